@@ -1,0 +1,66 @@
+#include "ops/Kernel.h"
+
+#include <algorithm>
+
+namespace npuwb {
+
+KernelContext::KernelContext(const Node& node, int64_t opset, std::vector<const Value*> inputs, SubgraphRunner runner)
+    : node_(node), opset_(opset), inputs_(std::move(inputs)), outputs_(node.outputs.size()), runner_(std::move(runner)) {}
+
+const Value& KernelContext::inputValue(size_t i) const {
+    if (!hasInput(i)) fail("input " + std::to_string(i) + " is required but missing");
+    return *inputs_[i];
+}
+
+const Tensor& KernelContext::input(size_t i) const {
+    const Value& v = inputValue(i);
+    if (!v.isTensor()) fail("input " + std::to_string(i) + " ('" + node_.inputs[i] + "') must be a tensor");
+    return v.tensor;
+}
+
+void KernelContext::setOutput(size_t i, Tensor t) { setOutputValue(i, Value(std::move(t))); }
+
+void KernelContext::setOutputValue(size_t i, Value v) {
+    if (i >= outputs_.size()) return;  // the graph does not name this optional output
+    outputs_[i] = std::move(v);
+}
+
+std::vector<Value> KernelContext::runSubgraph(const Graph& body, const std::vector<Value>& inputs) const {
+    if (!runner_) fail("subgraphs cannot run in this context");
+    return runner_(body, inputs);
+}
+
+void KernelContext::fail(const std::string& message) const { failInput("node " + node_.label() + ": " + message); }
+void KernelContext::failUnsupported(const std::string& message) const {
+    npuwb::failUnsupported("node " + node_.label() + ": " + message);
+}
+
+KernelRegistry& KernelRegistry::instance() {
+    static KernelRegistry registry;
+    return registry;
+}
+
+static std::string key(const std::string& domain, const std::string& opType) {
+    return (domain.empty() || domain == "ai.onnx") ? opType : domain + "." + opType;
+}
+
+bool KernelRegistry::add(const std::string& domain, const std::string& opType, KernelFn fn) {
+    entries_.emplace_back(key(domain, opType), fn);
+    return true;
+}
+
+KernelFn KernelRegistry::find(const std::string& domain, const std::string& opType) const {
+    std::string k = key(domain, opType);
+    for (const auto& [name, fn] : entries_)
+        if (name == k) return fn;
+    return nullptr;
+}
+
+std::vector<std::string> KernelRegistry::opTypes() const {
+    std::vector<std::string> out;
+    for (const auto& e : entries_) out.push_back(e.first);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+}  // namespace npuwb

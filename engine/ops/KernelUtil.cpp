@@ -1,0 +1,84 @@
+#include "ops/KernelUtil.h"
+
+#include <string>
+
+namespace npuwb {
+
+int64_t normalizeAxis(int64_t axis, int64_t rank, bool allowEnd) {
+    int64_t limit = allowEnd ? rank + 1 : rank;
+    int64_t a = axis < 0 ? axis + limit : axis;
+    if (a < 0 || a >= limit)
+        failInput("axis " + std::to_string(axis) + " is out of range for a tensor of rank " + std::to_string(rank));
+    return a;
+}
+
+std::vector<int64_t> stridesOf(const Shape& shape) {
+    std::vector<int64_t> s(shape.size(), 1);
+    for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+        s[static_cast<size_t>(i)] = s[static_cast<size_t>(i) + 1] * shape[static_cast<size_t>(i) + 1];
+    return s;
+}
+
+Shape broadcastShapes(const std::vector<Shape>& shapes) {
+    size_t rank = 0;
+    for (const auto& s : shapes) rank = std::max(rank, s.size());
+    Shape out(rank, 1);
+    for (const auto& s : shapes) {
+        size_t offset = rank - s.size();
+        for (size_t i = 0; i < s.size(); ++i) {
+            int64_t d = s[i];
+            int64_t& o = out[offset + i];
+            if (d == o || d == 1) continue;
+            if (o == 1) { o = d; continue; }
+            std::string all;
+            for (const auto& x : shapes) all += (all.empty() ? "" : " and ") + shapeToString(x);
+            failInput("shapes " + all + " cannot be broadcast together");
+        }
+    }
+    return out;
+}
+
+BroadcastIndex::BroadcastIndex(const Shape& outShape, const Shape& inShape) : outShape_(outShape) {
+    identity_ = outShape == inShape;
+    outStrides_ = stridesOf(outShape);
+    std::vector<int64_t> inS = stridesOf(inShape);
+    inStrides_.assign(outShape.size(), 0);
+    size_t offset = outShape.size() - inShape.size();
+    for (size_t i = 0; i < inShape.size(); ++i)
+        inStrides_[offset + i] = inShape[i] == 1 ? 0 : inS[i];
+}
+
+int64_t BroadcastIndex::operator()(int64_t outIndex) const {
+    if (identity_) return outIndex;
+    int64_t in = 0;
+    for (size_t d = 0; d < outShape_.size(); ++d) {
+        int64_t coord = outIndex / outStrides_[d];
+        outIndex -= coord * outStrides_[d];
+        in += coord * inStrides_[d];
+    }
+    return in;
+}
+
+std::vector<int64_t> BroadcastIndex::all() const {
+    int64_t n = shapeNumel(outShape_);
+    std::vector<int64_t> idx(static_cast<size_t>(n));
+    if (identity_) {
+        for (int64_t i = 0; i < n; ++i) idx[static_cast<size_t>(i)] = i;
+        return idx;
+    }
+    // Odometer walk: O(n) instead of a division per axis per element.
+    std::vector<int64_t> coord(outShape_.size(), 0);
+    int64_t in = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        idx[static_cast<size_t>(i)] = in;
+        for (int64_t d = static_cast<int64_t>(outShape_.size()) - 1; d >= 0; --d) {
+            size_t du = static_cast<size_t>(d);
+            if (++coord[du] < outShape_[du]) { in += inStrides_[du]; break; }
+            in -= inStrides_[du] * (coord[du] - 1);
+            coord[du] = 0;
+        }
+    }
+    return idx;
+}
+
+}  // namespace npuwb

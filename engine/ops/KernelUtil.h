@@ -1,0 +1,32 @@
+#pragma once
+// Small helpers shared by the reference kernels: axes, strides, numpy broadcasting.
+#include <cstdint>
+#include <vector>
+
+#include "ir/Tensor.h"
+
+namespace npuwb {
+
+/// Maps a possibly negative axis into [0, rank) (or [0, rank] when `allowEnd`); throws InvalidInput otherwise.
+int64_t normalizeAxis(int64_t axis, int64_t rank, bool allowEnd = false);
+/// Row-major strides in elements.
+std::vector<int64_t> stridesOf(const Shape& shape);
+/// Numpy-style broadcast of several shapes; throws InvalidInput naming both shapes when they do not broadcast.
+Shape broadcastShapes(const std::vector<Shape>& shapes);
+
+/// For an output shape and an input shape that broadcasts to it, maps output flat indices to input flat indices.
+class BroadcastIndex {
+public:
+    BroadcastIndex(const Shape& outShape, const Shape& inShape);
+    int64_t operator()(int64_t outIndex) const;
+    /// Flat input offset for every output element (convenient for small reference loops).
+    std::vector<int64_t> all() const;
+
+private:
+    Shape outShape_;
+    std::vector<int64_t> outStrides_;
+    std::vector<int64_t> inStrides_;  // 0 on broadcast axes
+    bool identity_ = false;
+};
+
+}  // namespace npuwb
