@@ -1,0 +1,31 @@
+#pragma once
+// ONNX files <-> the engine IR. The protobuf classes stay behind this header.
+#include <string>
+
+#include "ir/Graph.h"
+#include "ir/Value.h"
+
+namespace npuwb {
+
+struct ImportOptions {
+    bool inferShapes = true;    // run ONNX shape inference and record value types in Graph::valueInfo
+    bool foldConstants = true;  // turn Constant nodes into initializers
+};
+
+/// Loads a model file (with external data resolved relative to its folder). Errors name the file and the
+/// node/tensor at fault; malformed or hostile files throw InvalidInput, never crash.
+Model loadModel(const std::string& path, const ImportOptions& options = {});
+Model loadModelFromBytes(const std::string& bytes, const std::string& baseDir, const std::string& label,
+                         const ImportOptions& options = {});
+
+/// Serialises the IR back to ONNX (tensors as raw_data) and writes it atomically.
+void saveModel(const Model& model, const std::string& path);
+std::string serializeModel(const Model& model);
+
+/// Reads a serialized TensorProto (.pb, as in ONNX's test data).
+Tensor loadTensorProtoFile(const std::string& path);
+/// Reads a .pb holding a TensorProto, SequenceProto or OptionalProto, as the declared type says.
+Value loadValueProtoFile(const std::string& path, const ValueType& declared);
+void saveTensorProtoFile(const Tensor& tensor, const std::string& name, const std::string& path);
+
+}  // namespace npuwb

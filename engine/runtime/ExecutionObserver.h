@@ -1,0 +1,23 @@
+#pragma once
+// Observers watch the executor without changing it: the profiler, progress reporting and accuracy analysis
+// all hook in here.
+#include <cstddef>
+#include <vector>
+
+#include "ir/Graph.h"
+#include "ir/Value.h"
+
+namespace npuwb {
+
+class ExecutionObserver {
+public:
+    virtual ~ExecutionObserver() = default;
+    virtual void runStarted(size_t /*nodeCount*/) {}
+    /// `step` is the position in the execution order of the top-level graph.
+    virtual void nodeStarted(size_t /*step*/, const Node& /*node*/) {}
+    virtual void nodeFinished(size_t /*step*/, const Node& /*node*/, const std::vector<const Value*>& /*inputs*/,
+                              const std::vector<Value>& /*outputs*/) {}
+    virtual void runFinished() {}
+};
+
+}  // namespace npuwb

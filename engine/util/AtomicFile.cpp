@@ -1,0 +1,59 @@
+#include "util/AtomicFile.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "util/Error.h"
+
+namespace npuwb {
+
+void writeFileAtomically(const std::string& path, std::string_view contents) {
+    std::filesystem::path target(path);
+    std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+    std::string tmpl = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+    int fd = mkstemp(tmpl.data());
+    if (fd < 0) fail(ErrorKind::Io, "cannot write '" + path + "': " + std::strerror(errno));
+    size_t written = 0;
+    while (written < contents.size()) {
+        ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            int err = errno;
+            ::close(fd);
+            ::unlink(tmpl.c_str());
+            fail(ErrorKind::Io, "cannot write '" + path + "': " + std::strerror(err));
+        }
+        written += static_cast<size_t>(n);
+    }
+    ::fchmod(fd, 0644);
+    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+        int err = errno;
+        ::unlink(tmpl.c_str());
+        fail(ErrorKind::Io, "cannot write '" + path + "': " + std::strerror(err));
+    }
+    if (::rename(tmpl.c_str(), path.c_str()) != 0) {
+        int err = errno;
+        ::unlink(tmpl.c_str());
+        fail(ErrorKind::Io, "cannot replace '" + path + "': " + std::strerror(err));
+    }
+}
+
+std::string readFile(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) fail(ErrorKind::Io, "'" + path + "' is a folder, not a file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail(ErrorKind::Io, "cannot open '" + path + "': " + std::strerror(errno));
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (in.bad()) fail(ErrorKind::Io, "cannot read '" + path + "'");
+    return ss.str();
+}
+
+}  // namespace npuwb
