@@ -1,0 +1,24 @@
+#pragma once
+// Each command lives in its own file and registers a CLI11 subcommand here. Commands report failure by
+// throwing npuwb::Error; main() turns that into a message on stderr and the exit code (1 user, 2 internal).
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+
+#include "ir/Graph.h"
+
+namespace npuwb::cli {
+
+void addInfoCommand(CLI::App& app);
+void addRunCommand(CLI::App& app);
+void addProfileCommand(CLI::App& app);
+
+/// Loads a model for a command, turning every failure into an error that names the file.
+std::shared_ptr<const Model> loadModelForCommand(const std::string& path);
+/// "1.2 MB", "340 KB"
+std::string humanBytes(int64_t bytes);
+/// "1.82 G", "310 M"
+std::string humanCount(int64_t n);
+
+}  // namespace npuwb::cli

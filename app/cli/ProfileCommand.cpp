@@ -1,0 +1,102 @@
+// `npuwb-cli profile MODEL --runs N --warmup K --threads T [--json OUT]`: per-layer timing table and totals.
+#include <cstdio>
+#include <iostream>
+
+#include "Commands.h"
+#include "runtime/Profiler.h"
+#include "util/Npy.h"
+
+namespace npuwb::cli {
+
+namespace {
+struct ProfileCliOptions {
+    std::string model;
+    int runs = 10;
+    int warmup = 2;
+    int threads = 0;
+    std::string jsonPath;
+    std::vector<std::string> inputs;
+    bool quiet = false;
+    int top = 0;
+};
+
+std::string shapesText(const std::vector<std::vector<int64_t>>& shapes) {
+    std::string s;
+    for (const auto& sh : shapes) {
+        if (!s.empty()) s += " ";
+        s += shapeToString(sh);
+    }
+    return s;
+}
+
+void printTable(const Report& r, int top) {
+    std::vector<const LayerRow*> rows;
+    for (const auto& l : r.layers) rows.push_back(&l);
+    if (top > 0) {
+        std::sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->timeUs > b->timeUs; });
+        if (rows.size() > static_cast<size_t>(top)) rows.resize(static_cast<size_t>(top));
+    }
+    std::printf("%-5s %-22s %-9s %-6s %-22s %-22s %10s %6s %10s %10s  %s\n", "ID", "OpType", "DataType", "Target",
+                "InputShape", "OutputShape", "Time(us)", "%", "MACs", "RW(KB)", "FullName");
+    for (const LayerRow* l : rows) {
+        std::string in = l->inputShapes.empty() ? "" : shapeToString(l->inputShapes[0]);
+        std::string out = shapesText(l->outputShapes);
+        std::printf("%-5lld %-22s %-9s %-6s %-22s %-22s %10.1f %6.2f %10s %10.1f  %s\n", static_cast<long long>(l->id),
+                    l->opType.c_str(), l->dataType.c_str(), l->target.c_str(), in.c_str(), out.c_str(), l->timeUs,
+                    l->timePercent, humanCount(l->macs).c_str(), l->rwKB(), l->fullName.c_str());
+    }
+    double layerSum = 0;
+    for (const auto& l : r.layers) layerSum += l.timeUs;
+    std::printf("\nTotal: %zu layers, %.1f us per run (median of %lld runs after %lld warm-up; min %.1f us); "
+                "layer sum %.1f us\n",
+                r.layers.size(), r.run.medianUs, static_cast<long long>(r.run.runs), static_cast<long long>(r.run.warmup),
+                r.run.minUs, layerSum);
+    std::printf("MACs: %s   weights: %s   arena: %s (lower bound %s)   I/O: %s   peak RSS: %s\n",
+                humanCount(r.model.macs).c_str(), humanBytes(r.memory.weightBytes).c_str(),
+                humanBytes(r.memory.arenaBytes).c_str(), humanBytes(r.memory.lowerBoundBytes).c_str(),
+                humanBytes(r.memory.ioBytes).c_str(), humanBytes(r.memory.peakRssBytes).c_str());
+}
+
+void runProfile(const ProfileCliOptions& o) {
+    auto model = loadModelForCommand(o.model);
+    ProfileOptions po;
+    po.runs = o.runs;
+    po.warmup = o.warmup;
+    po.threads = o.threads;
+    for (const auto& spec : o.inputs) {
+        auto eq = spec.find('=');
+        if (eq == std::string::npos || eq == 0) failInput("--input '" + spec + "' must be NAME=FILE.npy");
+        po.inputs[spec.substr(0, eq)] = readNpy(spec.substr(eq + 1));
+    }
+    ProfileControl control;
+    if (!o.quiet)
+        control.progress = [](const std::string& phase, int done, int total) {
+            std::fprintf(stderr, "\r%s %d/%d", phase.c_str(), done, total);
+            if (phase == "run" && done == total) std::fprintf(stderr, "\n");
+        };
+    Report report = profileModel(model, po, control);
+    if (!o.jsonPath.empty()) {
+        saveReport(report, o.jsonPath);
+        std::cerr << "report written to " << o.jsonPath << "\n";
+    }
+    printTable(report, o.top);
+}
+}  // namespace
+
+void addProfileCommand(CLI::App& app) {
+    auto opts = std::make_shared<ProfileCliOptions>();
+    CLI::App* cmd = app.add_subcommand("profile", "Run a model repeatedly and report per-layer time, MACs and memory");
+    cmd->add_option("model", opts->model, "ONNX model file")->required();
+    cmd->add_option("--runs", opts->runs, "timed runs")->capture_default_str()->check(CLI::Range(1, 100000));
+    cmd->add_option("--warmup", opts->warmup, "untimed warm-up runs")->capture_default_str()->check(CLI::Range(0, 100000));
+    cmd->add_option("--threads", opts->threads, "worker threads (0: physical cores; the reference executor uses 1)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 1024));
+    cmd->add_option("--json", opts->jsonPath, "write the report (schema: resources/schema/report.schema.json)");
+    cmd->add_option("--input", opts->inputs, "NAME=FILE.npy (repeatable); other inputs are generated");
+    cmd->add_option("--top", opts->top, "show only the N slowest layers");
+    cmd->add_flag("-q,--quiet", opts->quiet, "no progress on stderr");
+    cmd->callback([opts] { runProfile(*opts); });
+}
+
+}  // namespace npuwb::cli

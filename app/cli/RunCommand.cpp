@@ -1,0 +1,64 @@
+// `npuwb-cli run MODEL --input NAME=FILE.npy ... --output-dir D`: one inference, outputs saved as .npy.
+#include <filesystem>
+#include <iostream>
+
+#include "Commands.h"
+#include "runtime/Profiler.h"
+#include "runtime/Session.h"
+#include "util/Npy.h"
+
+namespace npuwb::cli {
+
+namespace {
+struct RunOptions {
+    std::string model;
+    std::vector<std::string> inputs;  // NAME=FILE.npy
+    std::string outputDir;
+    uint64_t seed = 1;
+};
+
+std::string safeFileName(const std::string& name) {
+    std::string out;
+    for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_';
+    return out.empty() ? "output" : out;
+}
+
+void runRun(const RunOptions& o) {
+    auto model = loadModelForCommand(o.model);
+    Session session(model);
+    std::map<std::string, Tensor> feeds;
+    bool anyGiven = !o.inputs.empty();
+    for (const auto& spec : o.inputs) {
+        auto eq = spec.find('=');
+        if (eq == std::string::npos || eq == 0) failInput("--input '" + spec + "' must be NAME=FILE.npy");
+        feeds[spec.substr(0, eq)] = readNpy(spec.substr(eq + 1));
+    }
+    if (!anyGiven) {
+        feeds = makeInputs(session, o.seed);
+        std::cerr << "note: no --input given, using generated inputs (seed " << o.seed << ")\n";
+    }
+    auto outputs = session.runTensors(feeds);
+    if (!o.outputDir.empty()) std::filesystem::create_directories(o.outputDir);
+    for (const auto& [name, t] : outputs) {
+        std::cout << name << ": " << dtypeName(t.dtype()) << " " << shapeToString(t.shape());
+        if (!o.outputDir.empty()) {
+            std::string path = (std::filesystem::path(o.outputDir) / (safeFileName(name) + ".npy")).string();
+            writeNpy(path, t);
+            std::cout << " -> " << path;
+        }
+        std::cout << "\n";
+    }
+}
+}  // namespace
+
+void addRunCommand(CLI::App& app) {
+    auto opts = std::make_shared<RunOptions>();
+    CLI::App* cmd = app.add_subcommand("run", "Run a model once on the reference executor and save its outputs");
+    cmd->add_option("model", opts->model, "ONNX model file")->required();
+    cmd->add_option("--input", opts->inputs, "NAME=FILE.npy for each model input (repeatable); generated if none");
+    cmd->add_option("--output-dir", opts->outputDir, "folder to write each output as NAME.npy");
+    cmd->add_option("--seed", opts->seed, "seed for generated inputs")->capture_default_str();
+    cmd->callback([opts] { runRun(*opts); });
+}
+
+}  // namespace npuwb::cli

@@ -1,0 +1,27 @@
+// npuwb-cli: the headless face of NPU Workbench. Exit codes: 0 ok, 1 user error, 2 internal error.
+#include <iostream>
+
+#include "Commands.h"
+#include "util/Error.h"
+
+int main(int argc, char** argv) {
+    CLI::App app{"NPU Workbench command line: inspect, run and profile ONNX models headless.\n"
+                 "Every command has --help. Reports are JSON in the same schema the GUI uses."};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("npuwb-cli ") + NPUWB_VERSION);
+    npuwb::cli::addInfoCommand(app);
+    npuwb::cli::addRunCommand(app);
+    npuwb::cli::addProfileCommand(app);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : 1;
+    } catch (const npuwb::Error& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return e.kind() == npuwb::ErrorKind::Internal ? 2 : 1;
+    } catch (const std::exception& e) {
+        std::cerr << "internal error: " << e.what() << "\n";
+        return 2;
+    }
+    return 0;
+}

@@ -1,0 +1,18 @@
+#pragma once
+// Static facts about a model: op histogram, parameters, weight bytes, MACs per node (from shapes).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/Graph.h"
+#include "report/Report.h"
+
+namespace npuwb {
+
+/// Multiply-accumulates of one node given its concrete input and output shapes (0 for data movement).
+int64_t nodeMacs(const Node& node, const std::vector<Shape>& inputShapes, const std::vector<Shape>& outputShapes);
+
+/// Summary from the IR alone; MACs use shapes ONNX shape inference recorded (nodes with unknown shapes count 0).
+ModelSummary summarizeModel(const Model& model);
+
+}  // namespace npuwb

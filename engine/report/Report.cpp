@@ -1,0 +1,197 @@
+#include "report/Report.h"
+
+#include <chrono>
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "util/AtomicFile.h"
+#include "util/Error.h"
+
+namespace npuwb {
+
+using nlohmann::json;
+
+namespace {
+
+json tensorDescJson(const TensorDesc& t) { return {{"name", t.name}, {"dataType", t.dataType}, {"shape", t.shape}}; }
+TensorDesc tensorDescFrom(const json& j) {
+    return {j.at("name").get<std::string>(), j.at("dataType").get<std::string>(),
+            j.at("shape").get<std::vector<std::string>>()};
+}
+template <class T> json optionalJson(const std::optional<T>& v) { return v ? json(*v) : json(nullptr); }
+template <class T> std::optional<T> optionalFrom(const json& j, const char* key) {
+    if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+    return j.at(key).get<T>();
+}
+
+}  // namespace
+
+json toJson(const Report& r) {
+    json model = {{"path", r.model.path},
+                  {"name", r.model.name},
+                  {"producer", r.model.producer},
+                  {"irVersion", r.model.irVersion},
+                  {"opset", r.model.opset},
+                  {"inputs", json::array()},
+                  {"outputs", json::array()},
+                  {"nodeCount", r.model.nodeCount},
+                  {"parameterCount", r.model.parameterCount},
+                  {"weightBytes", r.model.weightBytes},
+                  {"macs", r.model.macs},
+                  {"opHistogram", r.model.opHistogram}};
+    for (const auto& t : r.model.inputs) model["inputs"].push_back(tensorDescJson(t));
+    for (const auto& t : r.model.outputs) model["outputs"].push_back(tensorDescJson(t));
+
+    json layers = json::array();
+    for (const auto& l : r.layers) {
+        layers.push_back({{"id", l.id},
+                          {"fullName", l.fullName},
+                          {"opType", l.opType},
+                          {"dataType", l.dataType},
+                          {"target", l.target},
+                          {"inputShape", l.inputShapes},
+                          {"outputShape", l.outputShapes},
+                          {"macs", l.macs},
+                          {"bytesRead", l.bytesRead},
+                          {"bytesWritten", l.bytesWritten},
+                          {"rwKB", l.rwKB()},
+                          {"timeUs", l.timeUs},
+                          {"timeUsMin", l.timeUsMin},
+                          {"timePercent", l.timePercent},
+                          {"cycles", {{"ddr", optionalJson(l.cyclesDdr)}, {"npu", optionalJson(l.cyclesNpu)},
+                                      {"total", optionalJson(l.cyclesTotal)}}},
+                          {"macUsagePercent", optionalJson(l.macUsagePercent)}});
+    }
+    json tensors = json::array();
+    for (const auto& t : r.memory.tensors)
+        tensors.push_back({{"name", t.name}, {"bytes", t.bytes}, {"offset", t.offset}, {"firstStep", t.firstStep},
+                           {"lastStep", t.lastStep}});
+    json suggestions = json::array();
+    for (const auto& s : r.suggestions)
+        suggestions.push_back({{"rule", s.rule}, {"hazard", s.hazard}, {"mitigation", s.mitigation}, {"nodes", s.nodes},
+                               {"estimatedGainUs", s.estimatedGainUs}, {"pass", s.pass}});
+    return {{"schema", "npuwb.report"},
+            {"schemaVersion", kReportSchemaVersion},
+            {"kind", r.kind},
+            {"tool", {{"name", r.tool}, {"version", r.toolVersion}}},
+            {"createdAt", r.createdAt},
+            {"model", model},
+            {"environment", {{"host", r.environment.host}, {"os", r.environment.os}, {"cpu", r.environment.cpu},
+                             {"cores", r.environment.cores}, {"threads", r.environment.threads},
+                             {"backend", r.environment.backend}, {"device", r.environment.device}}},
+            {"run", {{"runs", r.run.runs}, {"warmup", r.run.warmup}, {"medianUs", r.run.medianUs}, {"minUs", r.run.minUs},
+                     {"meanUs", r.run.meanUs}, {"maxUs", r.run.maxUs}, {"samplesUs", r.run.samplesUs}}},
+            {"layers", layers},
+            {"memory", {{"weightBytes", r.memory.weightBytes}, {"ioBytes", r.memory.ioBytes},
+                        {"arenaBytes", r.memory.arenaBytes}, {"lowerBoundBytes", r.memory.lowerBoundBytes},
+                        {"peakRssBytes", r.memory.peakRssBytes}, {"tensors", tensors}}},
+            {"suggestions", suggestions}};
+}
+
+Report reportFromJson(const json& j) {
+    try {
+        if (j.value("schema", "") != "npuwb.report") failInput("not an NPU Workbench report (field 'schema')");
+        int version = j.at("schemaVersion").get<int>();
+        if (version > kReportSchemaVersion)
+            failInput("report schema version " + std::to_string(version) + " is newer than this program understands (" +
+                      std::to_string(kReportSchemaVersion) + ")");
+        Report r;
+        r.kind = j.at("kind").get<std::string>();
+        r.tool = j.at("tool").at("name").get<std::string>();
+        r.toolVersion = j.at("tool").at("version").get<std::string>();
+        r.createdAt = j.value("createdAt", "");
+        const json& m = j.at("model");
+        r.model.path = m.at("path").get<std::string>();
+        r.model.name = m.at("name").get<std::string>();
+        r.model.producer = m.value("producer", "");
+        r.model.irVersion = m.value("irVersion", int64_t(0));
+        r.model.opset = m.value("opset", int64_t(0));
+        for (const auto& t : m.at("inputs")) r.model.inputs.push_back(tensorDescFrom(t));
+        for (const auto& t : m.at("outputs")) r.model.outputs.push_back(tensorDescFrom(t));
+        r.model.nodeCount = m.at("nodeCount").get<int64_t>();
+        r.model.parameterCount = m.at("parameterCount").get<int64_t>();
+        r.model.weightBytes = m.at("weightBytes").get<int64_t>();
+        r.model.macs = m.at("macs").get<int64_t>();
+        r.model.opHistogram = m.at("opHistogram").get<std::map<std::string, int64_t>>();
+        const json& e = j.at("environment");
+        r.environment = {e.value("host", ""), e.value("os", ""), e.value("cpu", ""), e.value("cores", int64_t(0)),
+                         e.value("threads", int64_t(1)), e.value("backend", ""), e.value("device", "")};
+        const json& run = j.at("run");
+        r.run.runs = run.at("runs").get<int64_t>();
+        r.run.warmup = run.at("warmup").get<int64_t>();
+        r.run.medianUs = run.at("medianUs").get<double>();
+        r.run.minUs = run.at("minUs").get<double>();
+        r.run.meanUs = run.value("meanUs", 0.0);
+        r.run.maxUs = run.value("maxUs", 0.0);
+        r.run.samplesUs = run.value("samplesUs", std::vector<double>{});
+        for (const auto& l : j.at("layers")) {
+            LayerRow row;
+            row.id = l.at("id").get<int64_t>();
+            row.fullName = l.at("fullName").get<std::string>();
+            row.opType = l.at("opType").get<std::string>();
+            row.dataType = l.value("dataType", "");
+            row.target = l.value("target", "CPU");
+            row.inputShapes = l.value("inputShape", std::vector<std::vector<int64_t>>{});
+            row.outputShapes = l.value("outputShape", std::vector<std::vector<int64_t>>{});
+            row.macs = l.value("macs", int64_t(0));
+            row.bytesRead = l.value("bytesRead", int64_t(0));
+            row.bytesWritten = l.value("bytesWritten", int64_t(0));
+            row.timeUs = l.at("timeUs").get<double>();
+            row.timeUsMin = l.value("timeUsMin", row.timeUs);
+            row.timePercent = l.value("timePercent", 0.0);
+            if (l.contains("cycles")) {
+                row.cyclesDdr = optionalFrom<int64_t>(l.at("cycles"), "ddr");
+                row.cyclesNpu = optionalFrom<int64_t>(l.at("cycles"), "npu");
+                row.cyclesTotal = optionalFrom<int64_t>(l.at("cycles"), "total");
+            }
+            row.macUsagePercent = optionalFrom<double>(l, "macUsagePercent");
+            r.layers.push_back(std::move(row));
+        }
+        const json& mem = j.at("memory");
+        r.memory.weightBytes = mem.at("weightBytes").get<int64_t>();
+        r.memory.ioBytes = mem.at("ioBytes").get<int64_t>();
+        r.memory.arenaBytes = mem.at("arenaBytes").get<int64_t>();
+        r.memory.lowerBoundBytes = mem.at("lowerBoundBytes").get<int64_t>();
+        r.memory.peakRssBytes = mem.value("peakRssBytes", int64_t(0));
+        for (const auto& t : mem.value("tensors", json::array()))
+            r.memory.tensors.push_back({t.at("name").get<std::string>(), t.at("bytes").get<int64_t>(),
+                                        t.at("offset").get<int64_t>(), t.at("firstStep").get<int64_t>(),
+                                        t.at("lastStep").get<int64_t>()});
+        for (const auto& s : j.value("suggestions", json::array()))
+            r.suggestions.push_back({s.at("rule").get<std::string>(), s.value("hazard", ""), s.value("mitigation", ""),
+                                     s.value("nodes", std::vector<std::string>{}), s.value("estimatedGainUs", 0.0),
+                                     s.value("pass", "")});
+        return r;
+    } catch (const json::exception& e) {
+        failInput(std::string("invalid report: ") + e.what());
+    }
+}
+
+std::string reportToString(const Report& report) { return toJson(report).dump(2) + "\n"; }
+
+Report loadReport(const std::string& path) {
+    json j;
+    try {
+        j = json::parse(readFile(path));
+    } catch (const json::parse_error& e) {
+        failInput(path + ": not valid JSON: " + e.what());
+    }
+    try {
+        return reportFromJson(j);
+    } catch (const Error& e) {
+        failInput(path + ": " + e.what());
+    }
+}
+
+void saveReport(const Report& report, const std::string& path) { writeFileAtomically(path, reportToString(report)); }
+
+std::string utcTimestamp() {
+    std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+}  // namespace npuwb

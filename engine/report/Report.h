@@ -1,0 +1,124 @@
+#pragma once
+// The one report schema shared by engine, CLI, agent and GUI (resources/schema/report.schema.json documents it).
+// Per-layer field names follow RKNN's eval_perf table where they mean the same thing:
+//   ID OpType DataType Target InputShape OutputShape Cycles(DDR/NPU/Total) Time(us) MacUsage(%) RW(KB) FullName.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace npuwb {
+
+inline constexpr int kReportSchemaVersion = 1;
+
+struct TensorDesc {
+    std::string name;
+    std::string dataType;        // "float32", ...
+    std::vector<std::string> shape;  // dims as text so symbolic dims survive ("batch", "3")
+};
+
+struct ModelSummary {
+    std::string path;
+    std::string name;
+    std::string producer;
+    int64_t irVersion = 0;
+    int64_t opset = 0;
+    std::vector<TensorDesc> inputs;
+    std::vector<TensorDesc> outputs;
+    int64_t nodeCount = 0;
+    int64_t parameterCount = 0;  // elements of all initializers
+    int64_t weightBytes = 0;
+    int64_t macs = 0;
+    std::map<std::string, int64_t> opHistogram;
+};
+
+struct LayerRow {
+    int64_t id = 0;              // execution step
+    std::string fullName;        // node name (RKNN: FullName)
+    std::string opType;
+    std::string dataType;        // of the first output
+    std::string target = "CPU";  // CPU / NPU / GPU
+    std::vector<std::vector<int64_t>> inputShapes;
+    std::vector<std::vector<int64_t>> outputShapes;
+    int64_t macs = 0;
+    int64_t bytesRead = 0;
+    int64_t bytesWritten = 0;
+    double timeUs = 0.0;     // median over runs
+    double timeUsMin = 0.0;
+    double timePercent = 0.0;
+    std::optional<int64_t> cyclesDdr, cyclesNpu, cyclesTotal;  // estimates / board logs only
+    std::optional<double> macUsagePercent;
+    double rwKB() const { return double(bytesRead + bytesWritten) / 1024.0; }
+};
+
+struct TensorLifetime {
+    std::string name;
+    int64_t bytes = 0;
+    int64_t offset = 0;     // planned arena offset
+    int64_t firstStep = 0;  // producing step
+    int64_t lastStep = 0;   // last consuming step
+};
+
+struct MemorySummary {
+    int64_t weightBytes = 0;
+    int64_t ioBytes = 0;            // graph inputs + outputs
+    int64_t arenaBytes = 0;         // planned arena for intermediate activations
+    int64_t lowerBoundBytes = 0;    // largest sum of live intermediates at any step
+    int64_t peakRssBytes = 0;       // process peak resident set size, 0 if unknown
+    std::vector<TensorLifetime> tensors;
+};
+
+struct Environment {
+    std::string host;
+    std::string os;
+    std::string cpu;
+    int64_t cores = 0;
+    int64_t threads = 1;
+    std::string backend = "reference";
+    std::string device = "local";
+};
+
+struct RunStats {
+    int64_t runs = 0;
+    int64_t warmup = 0;
+    double medianUs = 0.0;
+    double minUs = 0.0;
+    double meanUs = 0.0;
+    double maxUs = 0.0;
+    std::vector<double> samplesUs;
+};
+
+struct Suggestion {
+    std::string rule;
+    std::string hazard;
+    std::string mitigation;
+    std::vector<std::string> nodes;
+    double estimatedGainUs = 0.0;
+    std::string pass;
+};
+
+struct Report {
+    std::string kind = "profile";  // profile | estimate | info
+    std::string tool = "npuwb";
+    std::string toolVersion;
+    std::string createdAt;  // ISO 8601 UTC
+    ModelSummary model;
+    Environment environment;
+    RunStats run;
+    std::vector<LayerRow> layers;
+    MemorySummary memory;
+    std::vector<Suggestion> suggestions;
+};
+
+nlohmann::json toJson(const Report& report);
+Report reportFromJson(const nlohmann::json& j);  // throws InvalidInput naming the missing/invalid field
+std::string reportToString(const Report& report);  // pretty-printed JSON
+Report loadReport(const std::string& path);
+void saveReport(const Report& report, const std::string& path);  // atomic
+/// "2026-11-29T12:00:00Z"
+std::string utcTimestamp();
+
+}  // namespace npuwb

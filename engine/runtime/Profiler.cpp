@@ -1,0 +1,231 @@
+#include "runtime/Profiler.h"
+
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <random>
+#include <thread>
+#include <unordered_map>
+
+#include "analysis/ModelSummary.h"
+#include "runtime/MemoryPlanner.h"
+
+namespace npuwb {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t valueBytes(const Value& v) {
+    if (v.isTensor()) return static_cast<int64_t>(v.tensor.byteSize());
+    int64_t b = 0;
+    for (const auto& t : v.sequence) b += static_cast<int64_t>(t.byteSize());
+    return b;
+}
+
+/// Records per-node wall time and, on the first run, shapes, bytes and tensor lifetimes.
+class ProfilingObserver : public ExecutionObserver {
+public:
+    explicit ProfilingObserver(const Graph& graph) : graph_(graph) {}
+
+    void nodeStarted(size_t, const Node&) override { start_ = Clock::now(); }
+    void nodeFinished(size_t step, const Node& node, const std::vector<const Value*>& inputs,
+                      const std::vector<Value>& outputs) override {
+        double us = std::chrono::duration<double, std::micro>(Clock::now() - start_).count();
+        if (times_.size() <= step) times_.resize(step + 1);
+        times_[step].push_back(us);
+        if (!recordShapes_) return;
+        if (rows_.size() <= step) rows_.resize(step + 1);
+        LayerRow& row = rows_[step];
+        row.id = static_cast<int64_t>(step);
+        row.fullName = node.name.empty() ? node.outputs.empty() ? node.opType : node.outputs[0] : node.name;
+        row.opType = (node.domain.empty() ? "" : node.domain + ".") + node.opType;
+        std::vector<Shape> inShapes, outShapes;
+        for (size_t i = 0; i < inputs.size(); ++i) {
+            const Value* v = inputs[i];
+            Shape s = v && v->isTensor() ? v->tensor.shape() : Shape{};
+            row.inputShapes.push_back(s);
+            inShapes.push_back(s);
+            if (v) row.bytesRead += valueBytes(*v);
+            if (v && !node.inputs[i].empty()) lastUse_[node.inputs[i]] = static_cast<int64_t>(step);
+        }
+        for (size_t i = 0; i < outputs.size(); ++i) {
+            const Value& v = outputs[i];
+            Shape s = v.isTensor() ? v.tensor.shape() : Shape{};
+            row.outputShapes.push_back(s);
+            outShapes.push_back(s);
+            row.bytesWritten += valueBytes(v);
+            if (i == 0 && v.isTensor()) row.dataType = std::string(dtypeName(v.tensor.dtype()));
+            if (i < node.outputs.size() && !node.outputs[i].empty()) {
+                produced_[node.outputs[i]] = {static_cast<int64_t>(step), valueBytes(v)};
+                producedOrder_.push_back(node.outputs[i]);
+            }
+        }
+        row.macs = nodeMacs(node, inShapes, outShapes);
+    }
+    void runFinished() override { recordShapes_ = false; }
+
+    std::vector<LayerRow> rows() const {
+        std::vector<LayerRow> out = rows_;
+        double total = 0.0;
+        for (size_t i = 0; i < out.size() && i < times_.size(); ++i) {
+            std::vector<double> t = times_[i];
+            std::sort(t.begin(), t.end());
+            out[i].timeUs = t.empty() ? 0.0 : t[t.size() / 2];
+            out[i].timeUsMin = t.empty() ? 0.0 : t.front();
+            total += out[i].timeUs;
+        }
+        for (auto& r : out) r.timePercent = total > 0 ? 100.0 * r.timeUs / total : 0.0;
+        return out;
+    }
+
+    /// Lifetimes of intermediate tensors (not graph inputs, outputs or initializers) for the memory planner.
+    std::vector<TensorLifetime> lifetimes() const {
+        std::vector<TensorLifetime> out;
+        std::unordered_map<std::string, bool> isOutput;
+        for (const auto& o : graph_.outputs) isOutput[o.name] = true;
+        for (const auto& name : producedOrder_) {
+            if (isOutput.count(name)) continue;
+            const auto& [step, bytes] = produced_.at(name);
+            auto last = lastUse_.find(name);
+            out.push_back({name, bytes, 0, step, last == lastUse_.end() ? step : std::max(step, last->second)});
+        }
+        return out;
+    }
+    void resetTimes() { times_.clear(); }
+
+private:
+    const Graph& graph_;
+    Clock::time_point start_;
+    bool recordShapes_ = true;
+    std::vector<LayerRow> rows_;
+    std::vector<std::vector<double>> times_;
+    std::unordered_map<std::string, std::pair<int64_t, int64_t>> produced_;
+    std::vector<std::string> producedOrder_;
+    std::unordered_map<std::string, int64_t> lastUse_;
+};
+
+std::string firstLineMatching(const std::string& path, const std::string& key) {
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind(key, 0) == 0) {
+            auto colon = line.find(':');
+            if (colon != std::string::npos) return line.substr(line.find_first_not_of(" \t", colon + 1));
+        }
+    return {};
+}
+
+}  // namespace
+
+std::map<std::string, Tensor> makeInputs(const Session& session, uint64_t seed, int64_t symbolicDimValue) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+    std::map<std::string, Tensor> inputs;
+    for (const auto& in : session.inputs()) {
+        if (in.type.kind != ValueType::Kind::Tensor) failUnsupported("input '" + in.name + "' is not a tensor");
+        if (!in.type.shape) failInput("input '" + in.name + "' has no declared shape; pass it explicitly");
+        Shape shape;
+        for (const Dim& d : *in.type.shape) shape.push_back(d.known() ? d.value : symbolicDimValue);
+        Tensor t(in.type.dtype, shape);
+        if (isFloat(in.type.dtype)) {
+            visitFloat(in.type.dtype, [&]<typename T>() {
+                for (auto& v : t.values<T>()) v = T(uniform(rng));
+            });
+        }
+        inputs[in.name] = t;
+    }
+    return inputs;
+}
+
+int64_t peakRssBytes() {
+    struct rusage usage {};
+    if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+    return static_cast<int64_t>(usage.ru_maxrss) * 1024;
+}
+
+Environment localEnvironment(int threads) {
+    Environment env;
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) == 0) env.host = host;
+    struct utsname u {};
+    if (uname(&u) == 0) env.os = std::string(u.sysname) + " " + u.release + " " + u.machine;
+    env.cpu = firstLineMatching("/proc/cpuinfo", "model name");
+    env.cores = static_cast<int64_t>(std::thread::hardware_concurrency());
+    env.threads = threads;
+    env.backend = "reference";
+    env.device = "local";
+    return env;
+}
+
+Report profileModel(std::shared_ptr<const Model> model, const ProfileOptions& options, const ProfileControl& control) {
+    if (options.runs < 1) failInput("runs must be at least 1");
+    if (options.warmup < 0) failInput("warm-up runs cannot be negative");
+    Session session(model);
+    std::map<std::string, Tensor> inputs = makeInputs(session, options.seed, options.symbolicDimValue);
+    for (const auto& [name, t] : options.inputs) inputs[name] = t;
+
+    ProfilingObserver observer(model->graph);
+    RunControl rc;
+    rc.cancel = control.cancel;
+    rc.observer = &observer;
+    std::map<std::string, Value> feeds;
+    for (const auto& [k, t] : inputs) feeds[k] = Value(t);
+
+    int64_t ioBytes = 0;
+    for (int i = 0; i < options.warmup; ++i) {
+        if (control.progress) control.progress("warm-up", i, options.warmup);
+        session.run(feeds, rc);
+    }
+    observer.resetTimes();
+    std::vector<double> samples;
+    for (int i = 0; i < options.runs; ++i) {
+        if (control.progress) control.progress("run", i, options.runs);
+        auto start = Clock::now();
+        auto outputs = session.run(feeds, rc);
+        samples.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+        if (i == 0)
+            for (const auto& [k, v] : outputs) ioBytes += valueBytes(v);
+    }
+    if (control.progress) control.progress("run", options.runs, options.runs);
+    for (const auto& [k, t] : inputs) ioBytes += static_cast<int64_t>(t.byteSize());
+
+    Report report;
+    report.kind = "profile";
+#ifdef NPUWB_VERSION
+    report.toolVersion = NPUWB_VERSION;
+#endif
+    report.createdAt = utcTimestamp();
+    report.model = summarizeModel(*model);
+    report.environment = localEnvironment(1);  // the reference executor is single-threaded
+    report.layers = observer.rows();
+    int64_t observedMacs = 0;
+    for (const auto& l : report.layers) observedMacs += l.macs;
+    report.model.macs = std::max(report.model.macs, observedMacs);  // real shapes beat inferred ones
+
+    std::vector<double> sorted = samples;
+    std::sort(sorted.begin(), sorted.end());
+    report.run.runs = options.runs;
+    report.run.warmup = options.warmup;
+    report.run.samplesUs = samples;
+    report.run.medianUs = sorted[sorted.size() / 2];
+    report.run.minUs = sorted.front();
+    report.run.maxUs = sorted.back();
+    double sum = 0;
+    for (double s : samples) sum += s;
+    report.run.meanUs = sum / static_cast<double>(samples.size());
+
+    MemoryPlan plan = planMemory(observer.lifetimes());
+    report.memory.weightBytes = report.model.weightBytes;
+    report.memory.ioBytes = ioBytes;
+    report.memory.arenaBytes = plan.arenaBytes;
+    report.memory.lowerBoundBytes = plan.lowerBoundBytes;
+    report.memory.peakRssBytes = peakRssBytes();
+    report.memory.tensors = std::move(plan.tensors);
+    return report;
+}
+
+}  // namespace npuwb

@@ -1,0 +1,19 @@
+#!/usr/bin/python3
+"""Validates a report against resources/schema/report.schema.json and checks it is internally consistent."""
+import json
+import sys
+
+import jsonschema
+
+schema_path, report_path = sys.argv[1], sys.argv[2]
+schema = json.load(open(schema_path))
+report = json.load(open(report_path))
+jsonschema.Draft202012Validator.check_schema(schema)
+jsonschema.validate(report, schema)
+layers = report["layers"]
+assert layers, "report has no layers"
+assert [l["id"] for l in layers] == list(range(len(layers))), "layer ids are not the execution steps"
+assert abs(sum(l["timePercent"] for l in layers) - 100.0) < 0.5, "time percentages do not add up to 100"
+assert report["memory"]["arenaBytes"] >= report["memory"]["lowerBoundBytes"] > 0, "arena smaller than its lower bound"
+assert report["model"]["macs"] == sum(l["macs"] for l in layers) or report["model"]["macs"] > 0
+print(f"{report_path}: valid ({len(layers)} layers, median {report['run']['medianUs']:.0f} us)")

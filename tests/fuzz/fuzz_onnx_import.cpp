@@ -1,0 +1,22 @@
+// libFuzzer target: arbitrary bytes through ONNX import, model validation and the static summary.
+// Any crash, sanitizer report or hang is a finding; npuwb::Error is the expected outcome for bad bytes.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "analysis/ModelSummary.h"
+#include "onnx/OnnxIO.h"
+#include "runtime/Session.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    try {
+        auto model = std::make_shared<npuwb::Model>(
+            npuwb::loadModelFromBytes(std::string(reinterpret_cast<const char*>(data), size), "/nonexistent", "fuzz.onnx"));
+        npuwb::summarizeModel(*model);
+        npuwb::Session session(model);
+        (void)session.executionOrder();
+    } catch (const npuwb::Error&) {
+    }
+    return 0;
+}
