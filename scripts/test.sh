@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Quick start 2: install everything, build the release preset and run the whole CTest suite
+# (unit, ONNX conformance, real models vs ONNX Runtime, CLI, GUI offscreen), then the 60 s import fuzzer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+bash scripts/fetch-models.sh tests/data/models
+cmake --preset release
+cmake --build --preset release
+QT_QPA_PLATFORM=offscreen ctest --preset release -j2
+if [ "${NPUWB_SKIP_FUZZ:-0}" != "1" ]; then
+  cmake --preset fuzz >/dev/null
+  cmake --build --preset fuzz --target fuzz_onnx_import
+  ctest --test-dir build/fuzz -R fuzz_onnx_import --output-on-failure
+fi
