@@ -1,0 +1,223 @@
+// The npuwb main window on a real (torch-exported) model: open, inspect, run on the worker, sort, select
+// across views, export, cancel, and fail cleanly on a bad file. Runs offscreen.
+#include <QAbstractItemModelTester>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <qcustomplot.h>
+
+#include "MainWindow.h"
+#include "models/LayerSelection.h"
+#include "models/LayerTableModel.h"
+#include "models/ModelInfoModel.h"
+#include "views/LayerTableView.h"
+#include "views/LayerTimeChart.h"
+#include "views/RunOptionsBar.h"
+
+using namespace npuwb::ui;
+
+namespace {
+constexpr int kTimeoutMs = 30000;
+constexpr int kLayers = 12;  // make_test_model.py's SmallNet after export (BatchNorm folded into Conv)
+}  // namespace
+
+class MainWindowTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void opensModelAndShowsInfo();
+    void runsOnWorkerAndFillsTableAndChart();
+    void sortsByTimeNumerically();
+    void tableAndChartShareTheSelection();
+    void exportsReport();
+    void cancelStopsRun();
+    void badFileShowsErrorNamingIt();
+    void cleanupTestCase();
+
+private:
+    std::unique_ptr<MainWindow> window_;
+    std::vector<std::unique_ptr<QAbstractItemModelTester>> testers_;
+};
+
+void MainWindowTest::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);  // QSettings (recent files, geometry) go to a test location
+    QCoreApplication::setOrganizationName(QStringLiteral("npuwb-test"));
+    QCoreApplication::setApplicationName(QStringLiteral("gui_mainwindow_test"));
+    window_ = std::make_unique<MainWindow>();
+    window_->runOptions()->setRuns(3);
+    window_->runOptions()->setWarmup(1);
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    // Testers from the start, so every reset and sort below is checked too.
+    const auto mode = QAbstractItemModelTester::FailureReportingMode::QtTest;
+    testers_.push_back(std::make_unique<QAbstractItemModelTester>(window_->layerTableModel(), mode));
+    testers_.push_back(std::make_unique<QAbstractItemModelTester>(window_->layerTableView()->proxyModel(), mode));
+    testers_.push_back(std::make_unique<QAbstractItemModelTester>(window_->modelInfoModel(), mode));
+}
+
+void MainWindowTest::opensModelAndShowsInfo() {
+    QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
+    window_->openModel(QStringLiteral(NPUWB_GUI_TEST_MODEL));
+    QVERIFY(loaded.wait(kTimeoutMs));
+    QVERIFY(window_->hasModel());
+
+    ModelInfoModel* info = window_->modelInfoModel();
+    QStandardItem* inputs = info->section(QStringLiteral("Inputs"));
+    QVERIFY(inputs);
+    QCOMPARE(inputs->rowCount(), 1);
+    QCOMPARE(inputs->child(0, 0)->text(), QStringLiteral("image"));
+    QVERIFY2(info->item(inputs->row(), 0)->child(0, 1)->text().contains(QStringLiteral("[1,3,32,32]")),
+             qPrintable(inputs->child(0, 1)->text()));
+    QStandardItem* ops = info->section(QStringLiteral("Operators"));
+    QVERIFY(ops);
+    QVERIFY(!info->findItems(QStringLiteral("Conv"), Qt::MatchExactly | Qt::MatchRecursive).isEmpty());
+
+    // Before a run the table already lists the layers, without times; the chart shows a hint, no bars.
+    QCOMPARE(window_->layerTableModel()->rowCount(), kLayers);
+    QVERIFY(!window_->layerTableModel()->isTimed());
+    QCOMPARE(window_->timeChart()->barCount(), 0);
+    QVERIFY(window_->runAction()->isEnabled());
+}
+
+void MainWindowTest::runsOnWorkerAndFillsTableAndChart() {
+    QSignalSpy finished(window_.get(), &MainWindow::runFinished);
+    // The GUI thread must keep serving events while the worker runs: count timer ticks meanwhile.
+    int ticks = 0;
+    QTimer heartbeat;
+    connect(&heartbeat, &QTimer::timeout, [&ticks] { ++ticks; });
+    heartbeat.start(5);
+    window_->startRun();
+    QVERIFY(window_->isBusy());
+    QVERIFY(window_->cancelAction()->isEnabled());
+    QVERIFY(!window_->runAction()->isEnabled());
+    QVERIFY(window_->progressBar()->isVisible());
+    QVERIFY(finished.wait(kTimeoutMs));
+    heartbeat.stop();
+    QVERIFY2(ticks > 0, "the GUI thread did not process events during the run");
+
+    const npuwb::Report* report = window_->lastReport();
+    QVERIFY(report);
+    QCOMPARE(int(report->layers.size()), kLayers);
+    QCOMPARE(report->run.runs, 3);
+    LayerTableModel* table = window_->layerTableModel();
+    QVERIFY(table->isTimed());
+    QCOMPARE(table->rowCount(), kLayers);
+    QCOMPARE(window_->timeChart()->barCount(), kLayers);
+    QVERIFY(!window_->progressBar()->isVisible());
+    QVERIFY(!window_->isBusy());
+    QVERIFY(window_->runAction()->isEnabled());
+    QVERIFY(window_->modelInfoModel()->section(QStringLiteral("Last run")));
+    // The chart lists the slowest layer first.
+    const int slowest = window_->timeChart()->layerAtRank(1);
+    for (const auto& row : report->layers)
+        QVERIFY(row.timeUs <= report->layers[size_t(table->rowOfLayer(slowest))].timeUs);
+}
+
+void MainWindowTest::sortsByTimeNumerically() {
+    QTableView* view = window_->layerTableView()->tableView();
+    view->sortByColumn(LayerTableModel::TimeColumn, Qt::DescendingOrder);
+    QAbstractItemModel* proxy = view->model();
+    for (int r = 1; r < proxy->rowCount(); ++r) {
+        const double above = proxy->index(r - 1, LayerTableModel::TimeColumn).data(LayerTableModel::SortRole).toDouble();
+        const double below = proxy->index(r, LayerTableModel::TimeColumn).data(LayerTableModel::SortRole).toDouble();
+        QVERIFY2(above >= below, qPrintable(QStringLiteral("row %1: %2 < %3").arg(r).arg(above).arg(below)));
+    }
+    // The top row is the chart's first bar.
+    QCOMPARE(proxy->index(0, 0).data(LayerTableModel::LayerIdRole).toInt(), window_->timeChart()->layerAtRank(1));
+    view->sortByColumn(LayerTableModel::IdColumn, Qt::AscendingOrder);
+}
+
+void MainWindowTest::tableAndChartShareTheSelection() {
+    LayerSelection* selection = window_->layerSelection();
+    LayerTimeChart* chart = window_->timeChart();
+    QTableView* view = window_->layerTableView()->tableView();
+
+    // Click a bar (the slowest, rank 1) in the chart: the table follows.
+    QCustomPlot* plot = chart->plot();
+    plot->replot();
+    const int target = chart->layerAtRank(1);
+    const double time = window_->lastReport()->layers[size_t(window_->layerTableModel()->rowOfLayer(target))].timeUs;
+    const QPoint barCenter(int(plot->xAxis->coordToPixel(time / 2)), int(plot->yAxis->coordToPixel(1.0)));
+    qDebug() << barCenter << plot->size() << plot->layerableAt(barCenter, false) << plot->yAxis->range() << time;
+    QTest::mouseClick(plot, Qt::LeftButton, {}, barCenter);
+    QCOMPARE(selection->selectedLayer(), target);
+    QCOMPARE(view->currentIndex().data(LayerTableModel::LayerIdRole).toInt(), target);
+    QCOMPARE(chart->highlightedLayer(), target);
+
+    // Click a row in the table: the chart highlights that bar.
+    const QModelIndex row = view->model()->index(2, LayerTableModel::NameColumn);
+    const int rowLayer = row.data(LayerTableModel::LayerIdRole).toInt();
+    QVERIFY(rowLayer != target);
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->visualRect(row).center());
+    QCOMPARE(selection->selectedLayer(), rowLayer);
+    QCOMPARE(chart->highlightedLayer(), rowLayer);
+    int selectedBars = 0;
+    for (int i = 0; i < plot->plottableCount(); ++i) selectedBars += plot->plottable(i)->selection().dataPointCount();
+    QCOMPARE(selectedBars, 1);
+}
+
+void MainWindowTest::exportsReport() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("smallnet.report.json"));
+    QVERIFY(window_->exportReport(path));
+    const npuwb::Report back = npuwb::loadReport(path.toStdString());
+    QCOMPARE(int(back.layers.size()), kLayers);
+    QCOMPARE(back.layers.front().fullName, window_->lastReport()->layers.front().fullName);
+}
+
+void MainWindowTest::cancelStopsRun() {
+    const npuwb::Report* before = window_->lastReport();
+    window_->runOptions()->setRuns(100000);  // far longer than the test may take: only Cancel can end it
+    QSignalSpy cancelled(window_.get(), &MainWindow::runCancelled);
+    QSignalSpy finished(window_.get(), &MainWindow::runFinished);
+    window_->startRun();
+    QTRY_VERIFY_WITH_TIMEOUT(window_->progressBar()->value() >= 2, kTimeoutMs);  // really running
+    QTest::keyClick(window_.get(), Qt::Key_Escape);  // the Cancel shortcut
+    QVERIFY(cancelled.wait(kTimeoutMs));
+    QCOMPARE(finished.count(), 0);
+    QVERIFY(!window_->isBusy());
+    QVERIFY(window_->runAction()->isEnabled());
+    QCOMPARE(window_->lastReport(), before);  // the previous results stay on screen
+    QCOMPARE(window_->timeChart()->barCount(), kLayers);
+    window_->runOptions()->setRuns(3);
+}
+
+void MainWindowTest::badFileShowsErrorNamingIt() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("not-a-model.onnx"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("this is not protobuf");
+    file.close();
+
+    QSignalSpy failed(window_.get(), &MainWindow::operationFailed);
+    window_->openModel(path);
+    QVERIFY(failed.wait(kTimeoutMs));
+    QVERIFY2(failed.first().first().toString().contains(QStringLiteral("not-a-model.onnx")),
+             qPrintable(failed.first().first().toString()));
+    auto* box = window_->findChild<QMessageBox*>(QStringLiteral("errorMessageBox"));
+    QVERIFY(box);
+    QVERIFY(box->isVisible());
+    QVERIFY(box->text().contains(QStringLiteral("not-a-model.onnx")));
+    box->accept();
+    // The previous model and its results are untouched.
+    QVERIFY(window_->hasModel());
+    QCOMPARE(window_->layerTableModel()->rowCount(), kLayers);
+}
+
+void MainWindowTest::cleanupTestCase() {
+    testers_.clear();
+    window_.reset();
+}
+
+QTEST_MAIN(MainWindowTest)
+#include "gui_mainwindow_test.moc"

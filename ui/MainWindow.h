@@ -1,0 +1,115 @@
+#pragma once
+// The workbench window: opens a model (menu, recent files, drag and drop, command line), shows its info and
+// per-layer table, profiles it locally on a worker with progress and cancel, and charts per-layer times.
+#include <QMainWindow>
+
+#include <memory>
+
+#include "report/Report.h"
+
+class QAction;
+class QLabel;
+class QProgressBar;
+class QTreeView;
+
+namespace npuwb::ui {
+
+struct LoadedModel;
+class LayerSelection;
+class LayerTableModel;
+class LayerTableView;
+class LayerTimeChart;
+class ModelInfoModel;
+class ModelLoadJob;
+class ProfileJob;
+class RecentFiles;
+class RunOptionsBar;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    /// Starts loading on a worker; modelLoaded or operationFailed follows.
+    void openModel(const QString& path);
+    /// Profile right after the next successful load (the --run command line flag).
+    void setRunAfterLoad(bool run) { runAfterLoad_ = run; }
+    /// Writes the last report atomically; false (and a message box) on failure.
+    bool exportReport(const QString& path);
+
+    bool isBusy() const;
+    bool hasModel() const { return loaded_ != nullptr; }
+    const Report* lastReport() const { return report_.get(); }
+
+    LayerTableModel* layerTableModel() const { return layerModel_; }
+    LayerTableView* layerTableView() const { return layerView_; }
+    LayerTimeChart* timeChart() const { return chart_; }
+    ModelInfoModel* modelInfoModel() const { return infoModel_; }
+    LayerSelection* layerSelection() const { return selection_; }
+    RunOptionsBar* runOptions() const { return runBar_; }
+    QProgressBar* progressBar() const { return progress_; }
+    QAction* runAction() const { return runAction_; }
+    QAction* cancelAction() const { return cancelAction_; }
+
+public slots:
+    void startRun();
+    void cancelRun();
+
+signals:
+    void modelLoaded(const QString& path);
+    void runFinished();
+    void runCancelled();
+    /// Also shown to the user in a (non-blocking) message box.
+    void operationFailed(const QString& message);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void createActions();
+    void createViews();
+    void restoreSettings();
+    void saveSettings() const;
+    void updateActions();
+    void showError(const QString& title, const QString& message);
+
+    void onLoaded(std::shared_ptr<const LoadedModel> model);
+    void onLoadFailed(const QString& path, const QString& message);
+    void onRunProgress(const QString& phase, int done, int total);
+    void onRunFinished(std::shared_ptr<const Report> report);
+    void onRunCancelled();
+    void onRunFailed(const QString& message);
+    void endRun(const QString& statusText);
+    void openFileDialog();
+    void exportReportDialog();
+
+    ModelLoadJob* loadJob_;
+    ProfileJob* profileJob_;
+    LayerSelection* selection_;
+    LayerTableModel* layerModel_;
+    ModelInfoModel* infoModel_;
+    LayerTableView* layerView_ = nullptr;
+    LayerTimeChart* chart_ = nullptr;
+    QTreeView* infoView_ = nullptr;
+    RunOptionsBar* runBar_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QLabel* statusLabel_ = nullptr;
+    RecentFiles* recent_ = nullptr;
+
+    QAction* openAction_ = nullptr;
+    QAction* runAction_ = nullptr;
+    QAction* cancelAction_ = nullptr;
+    QAction* exportAction_ = nullptr;
+
+    std::shared_ptr<const LoadedModel> loaded_;
+    std::shared_ptr<const Report> report_;
+    QString loadingPath_;
+    int runWarmup_ = 0;  // of the run in flight, to map phase progress onto one bar
+    int runCount_ = 0;
+    bool runAfterLoad_ = false;
+};
+
+}  // namespace npuwb::ui

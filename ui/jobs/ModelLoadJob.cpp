@@ -1,0 +1,99 @@
+#include "jobs/ModelLoadJob.h"
+
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <exception>
+
+#include "analysis/ModelSummary.h"
+#include "onnx/OnnxIO.h"
+
+namespace npuwb::ui {
+
+namespace {
+
+// Layer rows from the IR alone, so the table is useful before the first run. Shapes come from ONNX shape
+// inference; unknown dims show as -1 ("?").
+std::vector<LayerRow> staticLayerRows(const Model& model) {
+    const Graph& graph = model.graph;
+    auto shapeOf = [&](const std::string& name, bool* known) {
+        std::vector<int64_t> shape;
+        if (const Tensor* init = graph.initializers.count(name) ? &graph.initializers.at(name) : nullptr)
+            return std::vector<int64_t>(init->shape().begin(), init->shape().end());
+        const ValueInfo* info = graph.findValueInfo(name);
+        if (!info || !info->type.shape) {
+            *known = false;
+            return shape;
+        }
+        for (const Dim& d : *info->type.shape) {
+            shape.push_back(d.known() ? d.value : -1);
+            *known = *known && d.known();
+        }
+        return shape;
+    };
+    std::vector<LayerRow> rows;
+    const std::vector<size_t> order = graph.topologicalOrder();
+    for (size_t step = 0; step < order.size(); ++step) {
+        const Node& node = graph.nodes[order[step]];
+        LayerRow row;
+        row.id = int64_t(step);
+        row.fullName = node.name;
+        if (row.fullName.empty()) (row.fullName = '#') += std::to_string(order[step]);  // as Node::label()
+        row.opType = node.opType;
+        bool known = true;
+        for (const auto& in : node.inputs)
+            if (!in.empty()) row.inputShapes.push_back(shapeOf(in, &known));
+        for (const auto& out : node.outputs)
+            if (!out.empty()) row.outputShapes.push_back(shapeOf(out, &known));
+        if (!node.outputs.empty())
+            if (const ValueInfo* info = graph.findValueInfo(node.outputs.front()))
+                row.dataType = std::string(dtypeName(info->type.dtype));
+        if (known) row.macs = nodeMacs(node, row.inputShapes, row.outputShapes);
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+}  // namespace
+
+ModelLoadJob::ModelLoadJob(QObject* parent) : QObject(parent) {
+    connect(&watcher_, &QFutureWatcherBase::finished, this, &ModelLoadJob::onFinished);
+}
+
+ModelLoadJob::~ModelLoadJob() {
+    watcher_.waitForFinished();
+}
+
+void ModelLoadJob::start(const QString& path) {
+    if (isRunning()) return;
+    path_ = path;
+    watcher_.setFuture(QtConcurrent::run(&ModelLoadJob::load, path));
+}
+
+ModelLoadJob::Outcome ModelLoadJob::load(const QString& path) {
+    // Runs on a pool thread: everything is caught here so no exception crosses into Qt's machinery.
+    Outcome outcome;
+    try {
+        auto loaded = std::make_shared<LoadedModel>();
+        loaded->path = path;
+        auto model = std::make_shared<Model>(loadModel(path.toStdString()));
+        loaded->summary = summarizeModel(*model);
+        loaded->layers = staticLayerRows(*model);
+        loaded->model = std::move(model);
+        outcome.model = std::move(loaded);
+    } catch (const std::exception& e) {
+        outcome.error = QString::fromStdString(e.what());
+    } catch (...) {
+        outcome.error = tr("unknown error");
+    }
+    return outcome;
+}
+
+void ModelLoadJob::onFinished() {
+    const Outcome outcome = watcher_.result();
+    if (outcome.model)
+        emit loaded(outcome.model);
+    else
+        emit failed(path_, outcome.error);
+}
+
+}  // namespace npuwb::ui

@@ -1,0 +1,51 @@
+#pragma once
+// Opens a model on a worker thread: ONNX import, shape inference and the summary can take seconds for big
+// models, and the GUI thread must never block.
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+#include "ir/Graph.h"
+#include "report/Report.h"
+
+namespace npuwb::ui {
+
+/// Everything the GUI shows about a model before it runs.
+struct LoadedModel {
+    QString path;
+    std::shared_ptr<const Model> model;
+    ModelSummary summary;
+    std::vector<LayerRow> layers;  // static rows in execution order (no times yet)
+};
+
+class ModelLoadJob : public QObject {
+    Q_OBJECT
+public:
+    explicit ModelLoadJob(QObject* parent = nullptr);
+    /// Waits for a load in flight: the worker must not outlive the object it reports to.
+    ~ModelLoadJob() override;
+
+    bool isRunning() const { return watcher_.isRunning(); }
+    /// Ignored while a load is running (the window disables Open meanwhile).
+    void start(const QString& path);
+
+signals:
+    void loaded(std::shared_ptr<const LoadedModel> model);
+    void failed(const QString& path, const QString& message);
+
+private:
+    struct Outcome {
+        std::shared_ptr<const LoadedModel> model;
+        QString error;
+    };
+    static Outcome load(const QString& path);
+    void onFinished();
+
+    QString path_;
+    QFutureWatcher<Outcome> watcher_;
+};
+
+}  // namespace npuwb::ui

@@ -1,0 +1,98 @@
+#include "models/LayerTableModel.h"
+
+#include <QColor>
+
+#include "models/Format.h"
+#include "models/OpTypeColors.h"
+
+namespace npuwb::ui {
+
+void LayerTableModel::setLayers(std::vector<LayerRow> layers, bool timed) {
+    beginResetModel();
+    layers_ = std::move(layers);
+    timed_ = timed;
+    endResetModel();
+}
+
+int LayerTableModel::rowOfLayer(int id) const {
+    for (size_t i = 0; i < layers_.size(); ++i)
+        if (layers_[i].id == id) return int(i);
+    return -1;
+}
+
+int LayerTableModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(layers_.size());
+}
+
+int LayerTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant LayerTableModel::display(const LayerRow& row, int column) const {
+    const bool timeColumn = column == TimeColumn || column == TimeMinColumn || column == TimePercentColumn;
+    if (timeColumn && !timed_) return {};  // not run yet: an empty cell, not a misleading 0
+    switch (column) {
+        case IdColumn: return qlonglong(row.id);
+        case NameColumn: return QString::fromStdString(row.fullName);
+        case OpTypeColumn: return QString::fromStdString(row.opType);
+        case DataTypeColumn: return QString::fromStdString(row.dataType);
+        case TargetColumn: return QString::fromStdString(row.target);
+        case InputShapesColumn: return formatShapes(row.inputShapes);
+        case OutputShapesColumn: return formatShapes(row.outputShapes);
+        case MacsColumn: return row.macs > 0 ? formatCount(row.macs) : QString();
+        case ReadWriteColumn: return QString::number(row.rwKB(), 'f', 1);
+        case TimeColumn: return QString::number(row.timeUs, 'f', 1);
+        case TimeMinColumn: return QString::number(row.timeUsMin, 'f', 1);
+        case TimePercentColumn: return QString::number(row.timePercent, 'f', 1);
+    }
+    return {};
+}
+
+QVariant LayerTableModel::sortKey(const LayerRow& row, int column) const {
+    switch (column) {
+        case IdColumn: return qlonglong(row.id);
+        case MacsColumn: return qlonglong(row.macs);
+        case ReadWriteColumn: return row.rwKB();
+        case TimeColumn: return row.timeUs;
+        case TimeMinColumn: return row.timeUsMin;
+        case TimePercentColumn: return row.timePercent;
+        default: return display(row, column);
+    }
+}
+
+QVariant LayerTableModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
+    const LayerRow& row = layers_[size_t(index.row())];
+    switch (role) {
+        case Qt::DisplayRole: return display(row, index.column());
+        case SortRole: return sortKey(row, index.column());
+        case LayerIdRole: return int(row.id);
+        case Qt::ToolTipRole:
+            if (index.column() == NameColumn || index.column() == OpTypeColumn)
+                return QStringLiteral("%1 (%2)").arg(QString::fromStdString(row.fullName),
+                                                     QString::fromStdString(row.opType));
+            return {};
+        case Qt::DecorationRole:
+            if (index.column() == OpTypeColumn) return opTypeColor(QString::fromStdString(row.opType));
+            return {};
+        case Qt::TextAlignmentRole:
+            if (index.column() == IdColumn || index.column() >= MacsColumn)
+                return int(Qt::AlignRight | Qt::AlignVCenter);
+            return {};
+    }
+    return {};
+}
+
+QVariant LayerTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
+    if (role == Qt::DisplayRole) {
+        static const char* const titles[ColumnCount] = {"ID",         "Name",        "Op type",   "Data type",
+                                                        "Target",     "Input shape", "Output shape", "MACs",
+                                                        "RW (KB)",    "Time (µs)",   "Min (µs)",  "Time (%)"};
+        return tr(titles[section]);
+    }
+    if (role == Qt::ToolTipRole && section == TimeColumn) return tr("Median over the timed runs");
+    return {};
+}
+
+}  // namespace npuwb::ui

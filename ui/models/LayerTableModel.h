@@ -1,0 +1,57 @@
+#pragma once
+// Per-layer rows of a model or a profile report as a Qt table (columns follow RKNN's eval_perf names).
+#include <QAbstractTableModel>
+
+#include <vector>
+
+#include "report/Report.h"
+
+namespace npuwb::ui {
+
+class LayerTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        IdColumn,
+        NameColumn,
+        OpTypeColumn,
+        DataTypeColumn,
+        TargetColumn,
+        InputShapesColumn,
+        OutputShapesColumn,
+        MacsColumn,
+        ReadWriteColumn,
+        TimeColumn,
+        TimeMinColumn,
+        TimePercentColumn,
+        ColumnCount
+    };
+    enum Role {
+        SortRole = Qt::UserRole + 1,  // numbers as numbers, so sorting by time or MACs is numeric
+        LayerIdRole,                  // LayerRow::id of the row, for the shared LayerSelection
+    };
+
+    using QAbstractTableModel::QAbstractTableModel;
+
+    /// `timed`: the rows come from a run; false for the static rows of a freshly opened model.
+    void setLayers(std::vector<LayerRow> layers, bool timed);
+    void clear() { setLayers({}, false); }
+    const std::vector<LayerRow>& layers() const { return layers_; }
+    bool isTimed() const { return timed_; }
+    /// Row of the layer with this id, -1 when absent.
+    int rowOfLayer(int id) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    QVariant display(const LayerRow& row, int column) const;
+    QVariant sortKey(const LayerRow& row, int column) const;
+
+    std::vector<LayerRow> layers_;
+    bool timed_ = false;
+};
+
+}  // namespace npuwb::ui

@@ -1,0 +1,101 @@
+#include "models/ModelInfoModel.h"
+
+#include <QFileInfo>
+
+#include <algorithm>
+
+#include "models/Format.h"
+#include "models/OpTypeColors.h"
+
+namespace npuwb::ui {
+
+namespace {
+const QString kRunSection = QStringLiteral("Last run");
+
+QString tensorLine(const TensorDesc& t) {
+    return QStringLiteral("%1 %2").arg(QString::fromStdString(t.dataType), formatShape(t.shape));
+}
+}  // namespace
+
+ModelInfoModel::ModelInfoModel(QObject* parent) : QStandardItemModel(parent) {
+    setHorizontalHeaderLabels({tr("Property"), tr("Value")});
+}
+
+void ModelInfoModel::clearAll() {
+    removeRows(0, rowCount());
+}
+
+QStandardItem* ModelInfoModel::section(const QString& title) const {
+    for (int r = 0; r < rowCount(); ++r)
+        if (item(r, 0)->text() == title) return item(r, 0);
+    return nullptr;
+}
+
+QStandardItem* ModelInfoModel::addSection(const QString& title) {
+    auto* key = new QStandardItem(title);
+    QFont bold = key->font();
+    bold.setBold(true);
+    key->setFont(bold);
+    key->setEditable(false);
+    auto* value = new QStandardItem;
+    value->setEditable(false);
+    appendRow({key, value});
+    return key;
+}
+
+void ModelInfoModel::addRow(QStandardItem* parent, const QString& key, const QString& value, const QString& tip) {
+    auto* k = new QStandardItem(key);
+    auto* v = new QStandardItem(value);
+    k->setEditable(false);
+    v->setEditable(false);
+    k->setToolTip(tip.isEmpty() ? key : tip);
+    v->setToolTip(tip.isEmpty() ? value : tip);
+    parent->appendRow({k, v});
+}
+
+void ModelInfoModel::setSummary(const ModelSummary& s) {
+    clearAll();
+    const QString path = QString::fromStdString(s.path);
+    QStandardItem* model = addSection(tr("Model"));
+    addRow(model, tr("File"), QFileInfo(path).fileName(), path);
+    if (!s.name.empty()) addRow(model, tr("Graph"), QString::fromStdString(s.name));
+    if (!s.producer.empty()) addRow(model, tr("Producer"), QString::fromStdString(s.producer));
+    addRow(model, tr("IR / opset"), QStringLiteral("%1 / %2").arg(s.irVersion).arg(s.opset));
+    addRow(model, tr("Nodes"), QString::number(s.nodeCount));
+    addRow(model, tr("Parameters"), formatCount(s.parameterCount), QString::number(s.parameterCount));
+    addRow(model, tr("Weights"), formatBytes(s.weightBytes), QString::number(s.weightBytes) + tr(" bytes"));
+    addRow(model, tr("MACs"), formatCount(s.macs), QString::number(s.macs));
+
+    QStandardItem* inputs = addSection(tr("Inputs"));
+    for (const auto& t : s.inputs) addRow(inputs, QString::fromStdString(t.name), tensorLine(t));
+    QStandardItem* outputs = addSection(tr("Outputs"));
+    for (const auto& t : s.outputs) addRow(outputs, QString::fromStdString(t.name), tensorLine(t));
+
+    // Most frequent ops first: that is what a reader scans for.
+    std::vector<std::pair<std::string, int64_t>> ops(s.opHistogram.begin(), s.opHistogram.end());
+    std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    QStandardItem* histogram = addSection(tr("Operators"));
+    for (const auto& [op, count] : ops) {
+        const QString name = QString::fromStdString(op);
+        addRow(histogram, name, QString::number(count));
+        histogram->child(histogram->rowCount() - 1, 0)->setData(opTypeColor(name), Qt::DecorationRole);
+    }
+    item(histogram->row(), 1)->setText(tr("%1 types").arg(ops.size()));
+}
+
+void ModelInfoModel::setRunResult(const Report& report) {
+    if (QStandardItem* old = section(kRunSection)) removeRow(old->row());
+    QStandardItem* run = addSection(kRunSection);
+    item(run->row(), 1)->setText(formatMicros(report.run.medianUs));
+    addRow(run, tr("Median"), formatMicros(report.run.medianUs));
+    addRow(run, tr("Min / max"),
+           QStringLiteral("%1 / %2").arg(formatMicros(report.run.minUs), formatMicros(report.run.maxUs)));
+    addRow(run, tr("Runs (warm-up)"), QStringLiteral("%1 (%2)").arg(report.run.runs).arg(report.run.warmup));
+    addRow(run, tr("Backend"), QStringLiteral("%1, %2 thread(s)")
+                                   .arg(QString::fromStdString(report.environment.backend))
+                                   .arg(report.environment.threads));
+    addRow(run, tr("Activation arena"), formatBytes(report.memory.arenaBytes));
+    if (report.memory.peakRssBytes > 0) addRow(run, tr("Peak RSS"), formatBytes(report.memory.peakRssBytes));
+}
+
+}  // namespace npuwb::ui

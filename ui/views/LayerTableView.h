@@ -1,0 +1,41 @@
+#pragma once
+// The sortable, filterable per-layer table. Emits layerClicked when the user picks a row and follows the
+// shared selection through highlightLayer.
+#include <QWidget>
+
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace npuwb::ui {
+
+class LayerTableModel;
+
+class LayerTableView : public QWidget {
+    Q_OBJECT
+public:
+    explicit LayerTableView(LayerTableModel* model, QWidget* parent = nullptr);
+
+    QTableView* tableView() const { return table_; }
+    QSortFilterProxyModel* proxyModel() const { return proxy_; }
+    QLineEdit* filterEdit() const { return filter_; }
+
+public slots:
+    /// Selects and reveals the row of this layer (-1 clears); does not emit layerClicked.
+    void highlightLayer(int id);
+
+signals:
+    void layerClicked(int id);
+
+private:
+    void onCurrentRowChanged();
+    void onModelReset();
+
+    LayerTableModel* model_;
+    QSortFilterProxyModel* proxy_;
+    QTableView* table_;
+    QLineEdit* filter_;
+    bool updatingFromSelection_ = false;
+};
+
+}  // namespace npuwb::ui

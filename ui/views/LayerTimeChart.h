@@ -1,0 +1,54 @@
+#pragma once
+// Per-layer time as horizontal bars, slowest layer on top, one color per op type (legend). Clicking a bar
+// emits layerClicked; highlightLayer outlines the bar of the shared selection.
+#include <QHash>
+#include <QWidget>
+
+#include <vector>
+
+#include "report/Report.h"
+
+class QCustomPlot;
+class QCPBars;
+class QCPItemText;
+class QCPAbstractPlottable;
+class QMouseEvent;
+
+namespace npuwb::ui {
+
+class LayerTimeChart : public QWidget {
+    Q_OBJECT
+public:
+    explicit LayerTimeChart(QWidget* parent = nullptr);
+
+    /// `timed` false (a model that has not run yet) shows a hint instead of bars.
+    void setLayers(const std::vector<LayerRow>& layers, bool timed);
+    QCustomPlot* plot() const { return plot_; }
+    /// Bars over all op-type series: one per layer after a run.
+    int barCount() const;
+    /// Layer id of the bar in this rank (1 = slowest), -1 when none.
+    int layerAtRank(int rank) const;
+    int highlightedLayer() const { return highlighted_; }
+
+public slots:
+    void highlightLayer(int id);
+
+signals:
+    void layerClicked(int id);
+
+private:
+    void onPlottableClick(QCPAbstractPlottable* plottable, int dataIndex, QMouseEvent* event);
+    /// Thins the layer-name ticks to what fits, so zoomed-out charts stay readable.
+    void updateTicks();
+    void showHint(const QString& text);
+
+    QCustomPlot* plot_;
+    QCPItemText* hint_ = nullptr;
+    std::vector<int> layerOfRank_;            // index rank-1
+    std::vector<QString> labelOfRank_;
+    QHash<int, QCPBars*> barsOfLayer_;        // layer id -> its op type's series
+    QHash<int, double> rankOfLayer_;
+    int highlighted_ = -1;
+};
+
+}  // namespace npuwb::ui
