@@ -5,6 +5,11 @@
 
 namespace npuwb::cli {
 
+std::vector<CommandSetup>& registeredCommands() {
+    static std::vector<CommandSetup> commands;
+    return commands;
+}
+
 std::shared_ptr<const Model> loadModelForCommand(const std::string& path) {
     return std::make_shared<const Model>(loadModel(path));
 }

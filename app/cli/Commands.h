@@ -5,14 +5,22 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ir/Graph.h"
 
 namespace npuwb::cli {
 
-void addInfoCommand(CLI::App& app);
-void addRunCommand(CLI::App& app);
-void addProfileCommand(CLI::App& app);
+/// Each command file registers its set-up function at start-up, so adding a command touches only its own file:
+///   static void addFooCommand(CLI::App& app) { ... }
+///   NPUWB_CLI_COMMAND(addFooCommand);
+using CommandSetup = void (*)(CLI::App&);
+std::vector<CommandSetup>& registeredCommands();
+inline bool registerCommand(CommandSetup setup) {
+    registeredCommands().push_back(setup);
+    return true;
+}
+#define NPUWB_CLI_COMMAND(SETUP) [[maybe_unused]] static const bool npuwbCliRegistered_##SETUP = ::npuwb::cli::registerCommand(SETUP)
 
 /// Loads a model for a command, turning every failure into an error that names the file.
 std::shared_ptr<const Model> loadModelForCommand(const std::string& path);

@@ -47,12 +47,13 @@ void runInfo(const InfoOptions& o) {
 }
 }  // namespace
 
-void addInfoCommand(CLI::App& app) {
+static void addInfoCommand(CLI::App& app) {
     auto opts = std::make_shared<InfoOptions>();
     CLI::App* cmd = app.add_subcommand("info", "Show a model's inputs, outputs, operators, parameters and MACs");
     cmd->add_option("model", opts->model, "ONNX model file")->required();
     cmd->add_option("--json", opts->jsonPath, "also write the summary as a JSON report");
     cmd->callback([opts] { runInfo(*opts); });
 }
+NPUWB_CLI_COMMAND(addInfoCommand);
 
 }  // namespace npuwb::cli

@@ -83,7 +83,7 @@ void runProfile(const ProfileCliOptions& o) {
 }
 }  // namespace
 
-void addProfileCommand(CLI::App& app) {
+static void addProfileCommand(CLI::App& app) {
     auto opts = std::make_shared<ProfileCliOptions>();
     CLI::App* cmd = app.add_subcommand("profile", "Run a model repeatedly and report per-layer time, MACs and memory");
     cmd->add_option("model", opts->model, "ONNX model file")->required();
@@ -98,5 +98,6 @@ void addProfileCommand(CLI::App& app) {
     cmd->add_flag("-q,--quiet", opts->quiet, "no progress on stderr");
     cmd->callback([opts] { runProfile(*opts); });
 }
+NPUWB_CLI_COMMAND(addProfileCommand);
 
 }  // namespace npuwb::cli

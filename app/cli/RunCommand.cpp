@@ -51,7 +51,7 @@ void runRun(const RunOptions& o) {
 }
 }  // namespace
 
-void addRunCommand(CLI::App& app) {
+static void addRunCommand(CLI::App& app) {
     auto opts = std::make_shared<RunOptions>();
     CLI::App* cmd = app.add_subcommand("run", "Run a model once on the reference executor and save its outputs");
     cmd->add_option("model", opts->model, "ONNX model file")->required();
@@ -60,5 +60,6 @@ void addRunCommand(CLI::App& app) {
     cmd->add_option("--seed", opts->seed, "seed for generated inputs")->capture_default_str();
     cmd->callback([opts] { runRun(*opts); });
 }
+NPUWB_CLI_COMMAND(addRunCommand);
 
 }  // namespace npuwb::cli

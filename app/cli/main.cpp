@@ -9,9 +9,7 @@ int main(int argc, char** argv) {
                  "Every command has --help. Reports are JSON in the same schema the GUI uses."};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("npuwb-cli ") + NPUWB_VERSION);
-    npuwb::cli::addInfoCommand(app);
-    npuwb::cli::addRunCommand(app);
-    npuwb::cli::addProfileCommand(app);
+    for (auto setup : npuwb::cli::registeredCommands()) setup(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -146,7 +146,6 @@ void MainWindowTest::tableAndChartShareTheSelection() {
     const int target = chart->layerAtRank(1);
     const double time = window_->lastReport()->layers[size_t(window_->layerTableModel()->rowOfLayer(target))].timeUs;
     const QPoint barCenter(int(plot->xAxis->coordToPixel(time / 2)), int(plot->yAxis->coordToPixel(1.0)));
-    qDebug() << barCenter << plot->size() << plot->layerableAt(barCenter, false) << plot->yAxis->range() << time;
     QTest::mouseClick(plot, Qt::LeftButton, {}, barCenter);
     QCOMPARE(selection->selectedLayer(), target);
     QCOMPARE(view->currentIndex().data(LayerTableModel::LayerIdRole).toInt(), target);

@@ -14,13 +14,13 @@ BENCH = ["resnet50", "squeezenet1_1", "efficientnet_b0", "shufflenet_v2_x1_0"]
 
 
 def export(name, out_dir, force):
-    import torch
-    import torchvision
-
     path = os.path.join(out_dir, name + ".onnx")
     if os.path.exists(path) and not force:
         print(f"keep   {path}")
         return
+    import torch  # only now: importing torch takes seconds
+    import torchvision
+
     torch.manual_seed(0)
     model = getattr(torchvision.models, name)(weights=None).eval()
     example = torch.randn(1, 3, 224, 224)

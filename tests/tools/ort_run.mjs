@@ -85,6 +85,7 @@ async function main() {
   const args = parseArgs(process.argv.slice(2));
   const session = await ort.InferenceSession.create(args.model, {
     intraOpNumThreads: args.threads, interOpNumThreads: 1, graphOptimizationLevel: args.optLevel,
+    logSeverityLevel: 3,  // errors only: warnings about unused initializers are noise here
   });
   const feeds = {};
   for (const [name, file] of Object.entries(args.inputs)) feeds[name] = readNpy(file);

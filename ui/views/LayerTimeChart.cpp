@@ -29,7 +29,8 @@ LayerTimeChart::LayerTimeChart(QWidget* parent) : QWidget(parent), plot_(new QCu
     layout->addWidget(plot_);
     setMinimumHeight(200);
 
-    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom | QCP::iSelectPlottables);
+    // No iSelectPlottables: the shared LayerSelection alone decides what is highlighted (see onMouseRelease).
+    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot_->axisRect()->setRangeDrag(Qt::Vertical);  // scroll through layers; the time axis stays fitted
     plot_->axisRect()->setRangeZoom(Qt::Vertical);
     plot_->yAxis->setRangeReversed(true);  // rank 1 (slowest) on top
@@ -47,7 +48,8 @@ LayerTimeChart::LayerTimeChart(QWidget* parent) : QWidget(parent), plot_(new QCu
     plot_->legend->setBrush(QColor(255, 255, 255, 220));
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
 
-    connect(plot_, &QCustomPlot::plottableClick, this, &LayerTimeChart::onPlottableClick);
+    connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) { pressPos_ = event->pos(); });
+    connect(plot_, &QCustomPlot::mouseRelease, this, &LayerTimeChart::onMouseRelease);
     connect(plot_->yAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &LayerTimeChart::updateTicks);
     connect(plot_, &QCustomPlot::afterLayout, this, &LayerTimeChart::updateTicks);
     showHint(tr("Open a model and run it (F5) to see per-layer times"));
@@ -150,10 +152,13 @@ int LayerTimeChart::layerAtRank(int rank) const {
     return rank >= 1 && rank <= int(layerOfRank_.size()) ? layerOfRank_[size_t(rank - 1)] : -1;
 }
 
-void LayerTimeChart::onPlottableClick(QCPAbstractPlottable* plottable, int dataIndex, QMouseEvent*) {
-    auto* bars = qobject_cast<QCPBars*>(plottable);
-    if (!bars || dataIndex < 0 || dataIndex >= bars->dataCount()) return;
-    const int id = layerAtRank(int(std::lround(bars->data()->at(dataIndex)->key)));
+void LayerTimeChart::onMouseRelease(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton || (event->pos() - pressPos_).manhattanLength() > 3) return;  // a drag
+    // A click anywhere in a bar's row, or on its label, picks the layer: most bars are too thin to hit, and
+    // QCustomPlot's own hit test lets the axes win near the plot's edges.
+    const QRect area = plot_->axisRect()->rect();
+    if (event->pos().y() < area.top() || event->pos().y() > area.bottom() || event->pos().x() > area.right()) return;
+    const int id = layerAtRank(int(std::lround(plot_->yAxis->pixelToCoord(event->pos().y()))));
     if (id >= 0) emit layerClicked(id);
 }
 

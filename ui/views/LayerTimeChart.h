@@ -2,6 +2,7 @@
 // Per-layer time as horizontal bars, slowest layer on top, one color per op type (legend). Clicking a bar
 // emits layerClicked; highlightLayer outlines the bar of the shared selection.
 #include <QHash>
+#include <QPoint>
 #include <QWidget>
 
 #include <vector>
@@ -11,7 +12,6 @@
 class QCustomPlot;
 class QCPBars;
 class QCPItemText;
-class QCPAbstractPlottable;
 class QMouseEvent;
 
 namespace npuwb::ui {
@@ -37,7 +37,7 @@ signals:
     void layerClicked(int id);
 
 private:
-    void onPlottableClick(QCPAbstractPlottable* plottable, int dataIndex, QMouseEvent* event);
+    void onMouseRelease(QMouseEvent* event);
     /// Thins the layer-name ticks to what fits, so zoomed-out charts stay readable.
     void updateTicks();
     void showHint(const QString& text);
@@ -49,6 +49,7 @@ private:
     QHash<int, QCPBars*> barsOfLayer_;        // layer id -> its op type's series
     QHash<int, double> rankOfLayer_;
     int highlighted_ = -1;
+    QPoint pressPos_;
 };
 
 }  // namespace npuwb::ui

@@ -1,5 +1,5 @@
-// Conv, ConvInteger and QLinearConv: one direct convolution loop (ConvCore.h) fed with float, int32 or
-// dequantised-by-zero-point values.
+// Conv, ConvInteger and QLinearConv: one convolution loop (ConvCore.h) fed with float values or with int32 values
+// already centred on their zero points.
 #include <vector>
 
 #include "ops/Kernel.h"

@@ -1,6 +1,6 @@
 #pragma once
-// The direct (im2col-free) convolution loop shared by Conv, ConvInteger and QLinearConv, and the shape checks that
-// resolve a convolution problem from the input, the weight and the attributes.
+// The convolution loop shared by Conv, ConvInteger and QLinearConv (blocked unfold + matrix product), and the shape
+// checks that resolve a convolution problem from the input, the weight and the attributes.
 #include <algorithm>
 #include <string>
 #include <vector>

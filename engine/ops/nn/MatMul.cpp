@@ -109,7 +109,18 @@ void gemm(KernelContext& ctx) {
         using Acc = MatAcc<T>;
         using Scale = std::conditional_t<std::is_integral_v<T>, double, Acc>;  // float alpha on integer products
         std::vector<Acc> acc(static_cast<size_t>(m * n), Acc(0));
-        gemmAccumulate<Acc>(matrixOf<Acc>(a, transA).data(), matrixOf<Acc>(b, transB).data(), acc.data(), m, k, n);
+        const std::vector<Acc> aRows = matrixOf<Acc>(a, transA);
+        if (transB) {  // B is [N, K]: rows of A and B are both contiguous, so take dot products directly
+            AccBuffer<Acc> bRows(b);
+            for (int64_t i = 0; i < m; ++i)
+                for (int64_t j = 0; j < n; ++j) {
+                    Acc dot = 0;
+                    for (int64_t p = 0; p < k; ++p) dot += aRows[static_cast<size_t>(i * k + p)] * bRows.data()[j * k + p];
+                    acc[static_cast<size_t>(i * n + j)] = dot;
+                }
+        } else {
+            gemmAccumulate<Acc>(aRows.data(), AccBuffer<Acc>(b).data(), acc.data(), m, k, n);
+        }
         std::vector<Acc> y(acc.size());
         for (size_t i = 0; i < acc.size(); ++i) y[i] = static_cast<Acc>(static_cast<Scale>(alpha) * acc[i]);
         if (ctx.hasInput(2) && beta != 0.0) {

@@ -27,46 +27,54 @@ Shape pooledShape(const Tensor& x, const WindowGeometry& g) {
     return s;
 }
 
-/// Visits every output position and hands `reduce` the in-bounds input offsets (within the plane) of its window,
-/// plus how many window positions fall inside the padded input (AveragePool's count_include_pad divisor).
-template <class Reduce> void forEachWindow(const WindowGeometry& geometry, int64_t planes, Reduce&& reduce) {
+/// Along one axis, the window of one output position: taps k in [kLo, kHi) read input start + k * dilation, and
+/// `padded` window positions fall inside the padded input (AveragePool's count_include_pad divisor).
+struct AxisWindow {
+    int64_t start = 0, kLo = 0, kHi = 0, padded = 0;
+};
+
+std::vector<AxisWindow> axisWindows(const WindowGeometry& g, size_t axis) {
+    std::vector<AxisWindow> windows(static_cast<size_t>(g.output[axis]));
+    for (int64_t o = 0; o < g.output[axis]; ++o) {
+        AxisWindow& w = windows[static_cast<size_t>(o)];
+        w.start = o * g.strides[axis] - g.padBegin[axis];
+        w.kLo = g.kernel[axis];
+        for (int64_t k = 0; k < g.kernel[axis]; ++k) {
+            const int64_t i = w.start + k * g.dilations[axis];
+            if (i >= 0 && i < g.input[axis]) {
+                w.kLo = std::min(w.kLo, k);
+                w.kHi = k + 1;
+            }
+            w.padded += i >= -g.padBegin[axis] && i < g.input[axis] + g.padEnd[axis];
+        }
+        if (w.kHi == 0) w.kLo = 0;
+    }
+    return windows;
+}
+
+/// Calls visit(out, planeBase, taps, paddedCount) for every output position; `taps(f)` calls f(offset) for each
+/// in-bounds input offset of the window (relative to planeBase), in row-major order.
+template <class Visit> void forEachWindow(const WindowGeometry& geometry, int64_t planes, Visit&& visit) {
     const WindowGeometry g = geometry.as3d();
+    const std::vector<AxisWindow> wd = axisWindows(g, 0), wh = axisWindows(g, 1), ww = axisWindows(g, 2);
     const int64_t inPlane = g.inputSize();
-    std::vector<int64_t> taps;
     int64_t out = 0;
-    for (int64_t plane = 0; plane < planes; ++plane) {
-        for (int64_t od = 0; od < g.output[0]; ++od)
-            for (int64_t oh = 0; oh < g.output[1]; ++oh)
-                for (int64_t ow = 0; ow < g.output[2]; ++ow, ++out) {
-                    taps.clear();
-                    int64_t padded = 1;
-                    const int64_t o[3] = {od, oh, ow};
-                    int64_t start[3];
-                    for (size_t a = 0; a < 3; ++a) {
-                        start[a] = o[a] * g.strides[a] - g.padBegin[a];
-                        int64_t inside = 0;  // window positions within [-padBegin, input + padEnd)
-                        for (int64_t k = 0; k < g.kernel[a]; ++k) {
-                            int64_t i = start[a] + k * g.dilations[a];
-                            inside += i >= -g.padBegin[a] && i < g.input[a] + g.padEnd[a];
-                        }
-                        padded *= inside;
-                    }
-                    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-                        const int64_t id = start[0] + kd * g.dilations[0];
-                        if (id < 0 || id >= g.input[0]) continue;
-                        for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-                            const int64_t ih = start[1] + kh * g.dilations[1];
-                            if (ih < 0 || ih >= g.input[1]) continue;
-                            for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-                                const int64_t iw = start[2] + kw * g.dilations[2];
-                                if (iw < 0 || iw >= g.input[2]) continue;
-                                taps.push_back((id * g.input[1] + ih) * g.input[2] + iw);
+    for (int64_t plane = 0; plane < planes; ++plane)
+        for (const AxisWindow& d : wd)
+            for (const AxisWindow& h : wh)
+                for (const AxisWindow& w : ww) {
+                    auto taps = [&](auto&& f) {
+                        for (int64_t kd = d.kLo; kd < d.kHi; ++kd) {
+                            const int64_t id = d.start + kd * g.dilations[0];
+                            for (int64_t kh = h.kLo; kh < h.kHi; ++kh) {
+                                const int64_t row = (id * g.input[1] + h.start + kh * g.dilations[1]) * g.input[2];
+                                for (int64_t kw = w.kLo; kw < w.kHi; ++kw) f(row + w.start + kw * g.dilations[2]);
                             }
                         }
-                    }
-                    reduce(out, plane, plane * inPlane, taps, padded);
+                    };
+                    const bool empty = d.kHi == d.kLo || h.kHi == h.kLo || w.kHi == w.kLo;
+                    visit(out++, plane * inPlane, taps, empty, d.padded * h.padded * w.padded);
                 }
-    }
 }
 
 void maxPool(KernelContext& ctx) {
@@ -81,12 +89,12 @@ void maxPool(KernelContext& ctx) {
     visitNumeric(x.dtype(), [&]<typename T>() {
         const T* src = x.data<T>();
         T* dst = y.data<T>();
-        forEachWindow(g, x.shape()[0] * x.shape()[1], [&](int64_t out, int64_t, int64_t base,
-                                                          const std::vector<int64_t>& taps, int64_t) {
-            if (taps.empty()) ctx.fail("a pooling window lies entirely in the padding");
-            int64_t best = taps[0];
-            for (int64_t t : taps)
-                if (src[base + t] > src[base + best]) best = t;
+        forEachWindow(g, x.shape()[0] * x.shape()[1], [&](int64_t out, int64_t base, auto&& taps, bool empty, int64_t) {
+            if (empty) ctx.fail("a pooling window lies entirely in the padding");
+            int64_t best = -1;
+            taps([&](int64_t t) {
+                if (best < 0 || src[base + t] > src[base + best]) best = t;
+            });
             dst[out] = src[base + best];
             if (columnMajor) {  // Indices in column-major order of the spatial axes
                 const int64_t w = best % g3.input[2], h = (best / g3.input[2]) % g3.input[1];
@@ -110,15 +118,19 @@ void averageOrLpPool(KernelContext& ctx, PoolKind kind) {
         using Acc = FloatAcc<T>;
         const T* src = x.data<T>();
         T* dst = y.data<T>();
-        forEachWindow(g, x.shape()[0] * x.shape()[1], [&](int64_t out, int64_t, int64_t base,
-                                                          const std::vector<int64_t>& taps, int64_t padded) {
+        forEachWindow(g, x.shape()[0] * x.shape()[1], [&](int64_t out, int64_t base, auto&& taps, bool,
+                                                          int64_t padded) {
             Acc sum = 0;
+            int64_t count = 0;
             if (kind == PoolKind::Average) {
-                for (int64_t t : taps) sum += static_cast<Acc>(src[base + t]);
-                const int64_t count = includePad ? padded : static_cast<int64_t>(taps.size());
+                taps([&](int64_t t) {
+                    sum += static_cast<Acc>(src[base + t]);
+                    ++count;
+                });
+                if (includePad) count = padded;
                 dst[out] = static_cast<T>(count > 0 ? sum / static_cast<Acc>(count) : Acc(0));
             } else {
-                for (int64_t t : taps) sum += static_cast<Acc>(std::pow(std::abs(static_cast<double>(src[base + t])), p));
+                taps([&](int64_t t) { sum += static_cast<Acc>(std::pow(std::abs(static_cast<double>(src[base + t])), p)); });
                 dst[out] = static_cast<T>(std::pow(static_cast<double>(sum), 1.0 / p));
             }
         });

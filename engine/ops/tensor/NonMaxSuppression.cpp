@@ -60,8 +60,8 @@ void nonMaxSuppression(KernelContext& ctx) {
             std::vector<int64_t> kept;
             for (int64_t i : order) {
                 if (static_cast<int64_t>(kept.size()) >= maxPerClass) break;
-                bool suppressed = std::any_of(kept.begin(), kept.end(),
-                                              [&](int64_t k) { return overlapsTooMuch(bx[uz(k)], bx[uz(i)], iouThreshold); });
+                auto overlaps = [&](int64_t k) { return overlapsTooMuch(bx[uz(k)], bx[uz(i)], iouThreshold); };
+                bool suppressed = std::any_of(kept.begin(), kept.end(), overlaps);
                 if (!suppressed) kept.push_back(i);
             }
             for (int64_t k : kept) selected.insert(selected.end(), {b, cl, k});

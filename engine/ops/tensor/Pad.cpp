@@ -45,7 +45,8 @@ void pad(KernelContext& ctx) {
         if (mode != "constant" && x.shape()[uz(d)] == 0 && outShape[uz(d)] > 0)
             ctx.fail("cannot " + mode + "-pad an empty axis");
     }
-    if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap") ctx.failUnsupported("pad mode '" + mode + "'");
+    if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
+        ctx.failUnsupported("pad mode '" + mode + "'");
 
     // Source offset for every output element; -1 marks the constant fill.
     std::vector<int64_t> inStrides = stridesOf(x.shape());

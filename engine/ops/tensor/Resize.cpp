@@ -107,7 +107,8 @@ double interpolate(const std::vector<double>& data, const std::vector<std::vecto
 }
 
 /// Output shape from scales (floor of in * scale) or sizes, then the interpolation itself.
-void runResize(KernelContext& ctx, const ResizeOptions& o, std::vector<double> scales, const std::vector<int64_t>& sizes,
+void runResize(KernelContext& ctx, const ResizeOptions& o, std::vector<double> scales,
+               const std::vector<int64_t>& sizes,
                const std::vector<double>& roi) {
     const Tensor& x = ctx.input(0);
     size_t rank = x.rank();

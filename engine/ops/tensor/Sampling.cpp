@@ -140,8 +140,10 @@ double poolBin(const double* plane, int64_t h, int64_t w, const RoiBins& r, int6
     bool first = true;
     for (int64_t iy = 0; iy < r.gridH; ++iy)
         for (int64_t ix = 0; ix < r.gridW; ++ix) {
-            double y = r.y0 + (static_cast<double>(i) + (static_cast<double>(iy) + 0.5) / static_cast<double>(r.gridH)) * r.binH;
-            double x = r.x0 + (static_cast<double>(j) + (static_cast<double>(ix) + 0.5) / static_cast<double>(r.gridW)) * r.binW;
+            double fy = (static_cast<double>(iy) + 0.5) / static_cast<double>(r.gridH);  // position inside the bin
+            double fx = (static_cast<double>(ix) + 0.5) / static_cast<double>(r.gridW);
+            double y = r.y0 + (static_cast<double>(i) + fy) * r.binH;
+            double x = r.x0 + (static_cast<double>(j) + fx) * r.binW;
             auto c = roiCorners(plane, h, w, y, x);
             if (!maxMode) {
                 acc += c[0] + c[1] + c[2] + c[3];

@@ -87,12 +87,13 @@ void scatterND(KernelContext& ctx) {
     for (int64_t d = k; d < r; ++d) slice *= data.shape()[uz(d)];
     std::vector<int64_t> strides = stridesOf(data.shape());
     std::vector<int64_t> ind = indices.toInt64Vector();
-    int64_t tuples = k == 0 ? shapeNumel(Shape(indices.shape().begin(), indices.shape().end() - 1)) : indices.numel() / k;
+    int64_t tuples = shapeNumel(Shape(indices.shape().begin(), indices.shape().end() - 1));
     std::vector<int64_t> target;
     target.reserve(uz(tuples * slice));
     for (int64_t t = 0; t < tuples; ++t) {
         int64_t off = 0;
-        for (int64_t j = 0; j < k; ++j) off += checkedIndex(ctx, ind[uz(t * k + j)], data.shape()[uz(j)]) * strides[uz(j)];
+        for (int64_t j = 0; j < k; ++j)
+            off += checkedIndex(ctx, ind[uz(t * k + j)], data.shape()[uz(j)]) * strides[uz(j)];
         for (int64_t j = 0; j < slice; ++j) target.push_back(off + j);
     }
     Tensor out = data.clone();

@@ -78,7 +78,8 @@ void reverseSequence(KernelContext& ctx) {
     int64_t batchAxis = normalizeAxis(ctx.attrInt("batch_axis", 1), rankOf(x));
     int64_t timeAxis = normalizeAxis(ctx.attrInt("time_axis", 0), rankOf(x));
     if (batchAxis == timeAxis) ctx.fail("batch_axis and time_axis must differ");
-    if (static_cast<int64_t>(lens.size()) != x.shape()[uz(batchAxis)]) ctx.fail("sequence_lens must have one entry per batch");
+    if (static_cast<int64_t>(lens.size()) != x.shape()[uz(batchAxis)])
+        ctx.fail("sequence_lens must have one entry per batch");
     int64_t maxTime = x.shape()[uz(timeAxis)];
     std::vector<int64_t> strides = stridesOf(x.shape());
     std::vector<int64_t> idx;

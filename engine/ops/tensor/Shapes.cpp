@@ -52,7 +52,8 @@ void squeeze(KernelContext& ctx) {
     } else {
         for (int64_t a : axes) {
             int64_t d = normalizeAxis(a, rankOf(x));
-            if (x.shape()[uz(d)] != 1) ctx.fail("cannot squeeze axis " + std::to_string(a) + " of " + shapeToString(x.shape()));
+            if (x.shape()[uz(d)] != 1)
+                ctx.fail("cannot squeeze axis " + std::to_string(a) + " of " + shapeToString(x.shape()));
             drop[uz(d)] = true;
         }
     }

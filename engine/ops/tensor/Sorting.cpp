@@ -17,7 +17,8 @@ void topK(KernelContext& ctx) {
     int64_t k = ctx.opset() >= 10 ? ctx.input(1).elementAsInt(0) : ctx.attrInt("k", 0);
     bool largest = ctx.attrInt("largest", 1) != 0;
     int64_t dim = x.shape()[uz(axis)];
-    if (k < 0 || k > dim) ctx.fail("k = " + std::to_string(k) + " is out of range for an axis of size " + std::to_string(dim));
+    if (k < 0 || k > dim)
+        ctx.fail("k = " + std::to_string(k) + " is out of range for an axis of size " + std::to_string(dim));
     int64_t outer = 1, inner = 1;
     for (int64_t d = 0; d < axis; ++d) outer *= x.shape()[uz(d)];
     for (int64_t d = axis + 1; d < rankOf(x); ++d) inner *= x.shape()[uz(d)];

@@ -124,3 +124,12 @@ TEST(MathKernels, EinsumDetAndLoss) {
             [](Node& n) { n.attributes["ignore_index"] = intAttr(0); });
     EXPECT_FLOAT_EQ(vec<float>(y[0])[0], 2.f);
 }
+
+TEST(MathKernels, CastLikeBFloat16TruncatesLikeTheOnnxReference) {
+    // 0.47892547f is 0x3EF536..: the upper half 0x3EF5 is kept (round-to-nearest would give 0x3EF6).
+    Tensor like(DType::BF16, {1});
+    auto y = run("CastLike", {Tensor::fromVector<float>({1}, {0.47892547f}), like}, 15);
+    EXPECT_EQ(y[0].tensor.data<BFloat16>()[0].bits, 0x3EF5);
+    y = run("CastLike", {y[0].tensor, Tensor::scalar<float>(0.f)}, 15);
+    EXPECT_EQ(vec<float>(y[0])[0], bfloat16BitsToFloat(0x3EF5));
+}

@@ -138,3 +138,32 @@ TEST(NnKernels, LayerNormalizationOutputsStatistics) {
     EXPECT_EQ(out[1].tensor.toFloatVector(), (std::vector<float>{2, 2}));
     EXPECT_TRUE(std::isinf(out[2].tensor.toFloatVector()[1]));  // zero variance, zero epsilon
 }
+
+TEST(NnKernels, LargeConvMatchesNaiveLoop) {
+    // Big enough that the unfolded column matrix is processed in several row blocks; strided, dilated, padded.
+    const int64_t c = 64, h = 100, w = 100, k = 3;
+    std::vector<float> xv(static_cast<size_t>(c * h * w)), wv(static_cast<size_t>(2 * c * k * k));
+    for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>((i * 7919) % 13) - 6.0f;
+    for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>((i * 104729) % 5) - 2.0f;
+    Tensor x = Tensor::fromVector<float>({1, c, h, w}, xv);
+    Tensor wt = Tensor::fromVector<float>({2, c, k, k}, wv);
+    auto out = run("Conv", {x, wt}, {{"pads", ints({1, 2, 1, 2})}, {"dilations", ints({1, 2})}, {"strides", ints({1, 1})}});
+    const Tensor& y = out[0].tensor;
+    const int64_t oh = h + 2 - 3 + 1, ow = w + 4 - 5 + 1;
+    ASSERT_EQ(y.shape(), (Shape{1, 2, oh, ow}));
+    const float* yp = y.data<float>();
+    for (int64_t m = 0; m < 2; ++m)
+        for (int64_t i = 0; i < oh; i += 7)
+            for (int64_t j = 0; j < ow; j += 3) {
+                double ref = 0;
+                for (int64_t ch = 0; ch < c; ++ch)
+                    for (int64_t a = 0; a < k; ++a)
+                        for (int64_t b = 0; b < k; ++b) {
+                            int64_t ii = i + a - 1, jj = j + 2 * b - 2;
+                            if (ii < 0 || ii >= h || jj < 0 || jj >= w) continue;
+                            ref += xv[static_cast<size_t>((ch * h + ii) * w + jj)] *
+                                   wv[static_cast<size_t>(((m * c + ch) * k + a) * k + b)];
+                        }
+                ASSERT_FLOAT_EQ(yp[(m * oh + i) * ow + j], static_cast<float>(ref)) << m << " " << i << " " << j;
+            }
+}

@@ -140,3 +140,20 @@ TEST(TensorOps, BadInputThrowsInsteadOfAborting) {
     EXPECT_THROW(KernelRun("Gather", {f32({2}, {1, 2}), i64({1}, {5})}), Error);
     EXPECT_THROW(KernelRun("Transpose", {f32({2, 2}, {1, 2, 3, 4})}, 1, 13, {{"perm", ints({0, 0})}}), Error);
 }
+
+TEST(TensorOps, FlattenNegativeAxisCountsFromRank) {
+    KernelRun r("Flatten", {f32({2, 3, 4}, std::vector<float>(24, 0.f))}, 1, 13, {{"axis", intAttr(-1)}});
+    EXPECT_EQ(r.out().shape(), (Shape{6, 4}));
+}
+
+TEST(TensorOps, PadWrapRepeatsFromTheOtherSide) {
+    KernelRun r("Pad", {f32({3}, {1, 2, 3}), i64({2}, {2, 1})}, 1, 19, {{"mode", str("wrap")}});
+    EXPECT_EQ(vals<float>(r.out()), (std::vector<float>{2, 3, 1, 2, 3, 1}));
+}
+
+TEST(TensorOps, DropoutInferenceIsIdentityWithAllTrueMask) {
+    KernelRun r("Dropout", {f32({3}, {1, 2, 3}), f32({}, {0.5f})}, 2, 13);
+    EXPECT_EQ(vals<float>(r.out(0)), (std::vector<float>{1, 2, 3}));
+    EXPECT_EQ(r.out(1).dtype(), DType::Bool);
+    for (bool m : r.out(1).values<bool>()) EXPECT_TRUE(m);
+}
