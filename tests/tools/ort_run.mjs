@@ -7,9 +7,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
-const ort = require(path.join(path.dirname(new URL(import.meta.url).pathname), 'ort', 'node_modules', 'onnxruntime-node'));
+const here = path.dirname(fileURLToPath(import.meta.url));
+const ort = require(path.join(here, 'ort', 'node_modules', 'onnxruntime-node'));
 
 // npy type code (without byte order) <-> ORT tensor type and typed array.
 const TYPES = [

@@ -65,6 +65,7 @@ ModelLoadJob::~ModelLoadJob() {
 
 void ModelLoadJob::start(const QString& path) {
     if (isRunning()) return;
+    running_ = true;
     path_ = path;
     watcher_.setFuture(QtConcurrent::run(&ModelLoadJob::load, path));
 }
@@ -89,6 +90,7 @@ ModelLoadJob::Outcome ModelLoadJob::load(const QString& path) {
 }
 
 void ModelLoadJob::onFinished() {
+    running_ = false;  // before emitting, so handlers may start the next job
     const Outcome outcome = watcher_.result();
     if (outcome.model)
         emit loaded(outcome.model);

@@ -28,7 +28,8 @@ public:
     /// Waits for a load in flight: the worker must not outlive the object it reports to.
     ~ModelLoadJob() override;
 
-    bool isRunning() const { return watcher_.isRunning(); }
+    /// True from start() until the result signal: the worker may be done before its result is delivered.
+    bool isRunning() const { return running_; }
     /// Ignored while a load is running (the window disables Open meanwhile).
     void start(const QString& path);
 
@@ -46,6 +47,7 @@ private:
 
     QString path_;
     QFutureWatcher<Outcome> watcher_;
+    bool running_ = false;
 };
 
 }  // namespace npuwb::ui

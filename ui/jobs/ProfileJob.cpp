@@ -24,6 +24,7 @@ void ProfileJob::cancel() {
 
 void ProfileJob::start(std::shared_ptr<const Model> model, const ProfileOptions& options) {
     if (isRunning()) return;
+    running_ = true;
     cancel_ = false;
     ProfileControl control;
     control.cancel = &cancel_;
@@ -53,6 +54,7 @@ void ProfileJob::start(std::shared_ptr<const Model> model, const ProfileOptions&
 }
 
 void ProfileJob::onFinished() {
+    running_ = false;  // before emitting, so handlers may start the next job
     const Outcome outcome = watcher_.result();
     if (outcome.report)
         emit finished(outcome.report);

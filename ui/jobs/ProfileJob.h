@@ -21,7 +21,8 @@ public:
     /// Cancels and waits for a run in flight (the worker reports to this object).
     ~ProfileJob() override;
 
-    bool isRunning() const { return watcher_.isRunning(); }
+    /// True from start() until the result signal: the worker may be done before its result is delivered.
+    bool isRunning() const { return running_; }
     /// Ignored while a run is in flight.
     void start(std::shared_ptr<const Model> model, const ProfileOptions& options);
 
@@ -45,6 +46,7 @@ private:
 
     std::atomic<bool> cancel_{false};
     QFutureWatcher<Outcome> watcher_;
+    bool running_ = false;
 };
 
 }  // namespace npuwb::ui

@@ -1,0 +1,107 @@
+#pragma once
+// The execution-backend contract (DESIGN.md "Backend"): a backend answers a capability query per node, prepares
+// (packs weights, creates primitives) once per node and input shape, and executes. The reference kernels run every
+// node no backend claims, and are the oracle backends are tested against.
+//
+// Backends live in shared libraries (plugins/) that export two C symbols:
+//   extern "C" int npuwb_backend_api_version();           // must equal kBackendApiVersion
+//   extern "C" npuwb::Backend* npuwb_create_backend();    // ownership passes to the engine
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/Graph.h"
+
+namespace npuwb {
+
+inline constexpr int kBackendApiVersion = 1;
+
+/// What a backend is told about one node before it runs: concrete input types/shapes and the inputs that are
+/// constant (initializers), so weights can be packed at prepare time.
+struct NodeQuery {
+    const Node& node;
+    int64_t opset = 0;
+    std::vector<DType> inputTypes;          // Undefined for absent optional inputs
+    std::vector<Shape> inputShapes;
+    std::vector<const Tensor*> constants;   // per input: the initializer, or nullptr when computed at run time
+};
+
+struct Capability {
+    bool supported = false;
+    std::string reason;  // why not, shown in the report's fallback list (e.g. "dilations > 1 not supported")
+    static Capability yes() { return {true, {}}; }
+    static Capability no(std::string why) { return {false, std::move(why)}; }
+};
+
+/// Receives per-kernel timings from a prepared segment when profiling is on. A fused kernel names every ONNX node
+/// it covers, so the report can map time back to the user's graph.
+class KernelTimingSink {
+public:
+    virtual ~KernelTimingSink() = default;
+    virtual void kernelTimed(const std::vector<std::string>& nodeNames, double microseconds) = 0;
+};
+
+/// A run of consecutive graph nodes compiled by a backend for fixed input shapes. Inside it the backend is free to
+/// fuse ops and keep its own (blocked) layouts; only the boundary values are plain row-major Tensors.
+class PreparedSegment {
+public:
+    virtual ~PreparedSegment() = default;
+    /// `inputs` follow SegmentPlan::inputs, `outputs` (resized by the caller) follow SegmentPlan::outputs.
+    virtual void run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs,
+                     KernelTimingSink* timing) = 0;
+};
+
+struct SegmentPlan {
+    std::vector<size_t> nodes;         // indices into Graph::nodes, in execution order
+    std::vector<std::string> inputs;   // values read from outside the segment (not its constants)
+    std::vector<std::string> outputs;  // values the rest of the graph (or the graph outputs) needs
+    std::unique_ptr<PreparedSegment> prepared;
+};
+
+/// Concrete type, shape and (for initializers) value of every tensor in the graph, from a first reference run.
+struct ValueDesc {
+    DType dtype = DType::Undefined;
+    Shape shape;
+    const Tensor* constant = nullptr;
+};
+
+struct GraphQuery {
+    const Graph& graph;
+    int64_t opset = 0;
+    const std::vector<size_t>& order;  // execution order of Graph::nodes
+    /// nullptr for names without a known tensor value (e.g. sequences)
+    std::function<const ValueDesc*(const std::string&)> value;
+};
+
+struct Fallback {
+    std::string node;    // node name (or first output when unnamed)
+    std::string opType;
+    std::string reason;  // from the capability query
+};
+
+struct CompileResult {
+    std::vector<SegmentPlan> segments;
+    std::vector<Fallback> fallbacks;  // nodes left to the reference kernels, with the reason
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::string name() const = 0;  // "cpu-onednn"
+    /// Threads for the session's pool; called before compile.
+    virtual void setThreads(int threads) = 0;
+    /// Per-node capability query (op, dtypes, shapes, attributes).
+    virtual Capability supports(const NodeQuery& query) const = 0;
+    /// Partitions the graph into segments this backend runs (weights packed here, once) and fallbacks.
+    virtual CompileResult compile(const GraphQuery& query) = 0;
+};
+
+/// Loads a backend by name ("cpu-onednn") from the plugin folders: $NPUWB_PLUGIN_PATH (colon-separated), the
+/// folder `plugins` next to the engine library's folder (`<prefix>/lib/npuwb/plugins` when installed) and the
+/// build tree. Throws Error(Unsupported) naming every place it looked, or the version mismatch.
+std::shared_ptr<Backend> loadBackend(const std::string& name);
+/// Names of the plugins found in those folders (for --help and the GUI).
+std::vector<std::string> availableBackends();
+
+}  // namespace npuwb
