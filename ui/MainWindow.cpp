@@ -18,6 +18,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTableView>
 #include <QToolBar>
 #include <QTreeView>
 
@@ -78,8 +79,9 @@ void MainWindow::createViews() {
     splitter->setObjectName(QStringLiteral("layerSplitter"));
     splitter->addWidget(layerView_);
     splitter->addWidget(chart_);
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 3);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 1);
+    splitter->setSizes({380, 440});  // the chart needs room for readable bar labels
     setCentralWidget(splitter);
 
     infoView_ = new QTreeView(this);
@@ -272,7 +274,10 @@ void MainWindow::endRun(const QString& statusText) {
 void MainWindow::onRunFinished(std::shared_ptr<const Report> report) {
     report_ = std::move(report);
     const int keep = selection_->selectedLayer();
+    const bool firstTimes = !layerModel_->isTimed();
     layerModel_->setLayers(report_->layers, true);
+    if (firstTimes)  // the first results: slowest layers on top, as in the chart; later runs keep the user's sort
+        layerView_->tableView()->sortByColumn(LayerTableModel::TimeColumn, Qt::DescendingOrder);
     chart_->setLayers(report_->layers, true);
     infoModel_->setRunResult(*report_);
     infoView_->expandAll();

@@ -1,6 +1,10 @@
 // The npuwb main window on a real (torch-exported) model: open, inspect, run on the worker, sort, select
 // across views, export, cancel, and fail cleanly on a bad file. Runs offscreen.
 #include <QAbstractItemModelTester>
+#include <QFileInfo>
+#include <QMimeData>
+#include <QSettings>
+#include <QUrl>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QSignalSpy>
@@ -25,8 +29,8 @@ using namespace npuwb::ui;
 
 namespace {
 constexpr int kTimeoutMs = 30000;
-constexpr int kLayers = 12;
-constexpr int kRuns = 30;   // enough for the run to outlast several event-loop turns, still well under a second  // make_test_model.py's SmallNet after export (BatchNorm folded into Conv)
+constexpr int kLayers = 12;  // make_test_model.py's SmallNet after export (BatchNorm folded into Conv)
+constexpr int kRuns = 30;    // enough for the run to outlast several event-loop turns, still well under a second
 }  // namespace
 
 class MainWindowTest : public QObject {
@@ -41,6 +45,7 @@ private slots:
     void exportsReport();
     void cancelStopsRun();
     void badFileShowsErrorNamingIt();
+    void droppingAModelOpensIt();
     void cleanupTestCase();
 
 private:
@@ -86,6 +91,8 @@ void MainWindowTest::opensModelAndShowsInfo() {
     QVERIFY(!window_->layerTableModel()->isTimed());
     QCOMPARE(window_->timeChart()->barCount(), 0);
     QVERIFY(window_->runAction()->isEnabled());
+    const QString absolute = QFileInfo(QStringLiteral(NPUWB_GUI_TEST_MODEL)).absoluteFilePath();
+    QCOMPARE(QSettings().value(QStringLiteral("recentFiles")).toStringList().value(0), absolute);
 }
 
 void MainWindowTest::runsOnWorkerAndFillsTableAndChart() {
@@ -215,6 +222,20 @@ void MainWindowTest::badFileShowsErrorNamingIt() {
     // The previous model and its results are untouched.
     QVERIFY(window_->hasModel());
     QCOMPARE(window_->layerTableModel()->rowCount(), kLayers);
+}
+
+void MainWindowTest::droppingAModelOpensIt() {
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(QStringLiteral(NPUWB_GUI_TEST_MODEL))});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(window_.get(), &enter);
+    QVERIFY(enter.isAccepted());
+    QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(window_.get(), &drop);
+    QVERIFY(loaded.wait(kTimeoutMs));
+    QCOMPARE(window_->layerTableModel()->rowCount(), kLayers);
+    QVERIFY(!window_->layerTableModel()->isTimed());  // a fresh model: results of the old one are gone
 }
 
 void MainWindowTest::cleanupTestCase() {

@@ -40,7 +40,7 @@ QVariant LayerTableModel::display(const LayerRow& row, int column) const {
         case InputShapesColumn: return formatShapes(row.inputShapes);
         case OutputShapesColumn: return formatShapes(row.outputShapes);
         case MacsColumn: return row.macs > 0 ? formatCount(row.macs) : QString();
-        case ReadWriteColumn: return QString::number(row.rwKB(), 'f', 1);
+        case ReadWriteColumn: return timed_ ? QString::number(row.rwKB(), 'f', 1) : QString();  // measured by runs
         case TimeColumn: return QString::number(row.timeUs, 'f', 1);
         case TimeMinColumn: return QString::number(row.timeUsMin, 'f', 1);
         case TimePercentColumn: return QString::number(row.timePercent, 'f', 1);
@@ -76,7 +76,7 @@ QVariant LayerTableModel::data(const QModelIndex& index, int role) const {
             if (index.column() == OpTypeColumn) return opTypeColor(QString::fromStdString(row.opType));
             return {};
         case Qt::TextAlignmentRole:
-            if (index.column() == IdColumn || index.column() >= MacsColumn)
+            if (index.column() == IdColumn || (index.column() >= TimeColumn && index.column() <= ReadWriteColumn))
                 return int(Qt::AlignRight | Qt::AlignVCenter);
             return {};
     }
@@ -86,9 +86,9 @@ QVariant LayerTableModel::data(const QModelIndex& index, int role) const {
 QVariant LayerTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
     if (role == Qt::DisplayRole) {
-        static const char* const titles[ColumnCount] = {"ID",         "Name",        "Op type",   "Data type",
-                                                        "Target",     "Input shape", "Output shape", "MACs",
-                                                        "RW (KB)",    "Time (µs)",   "Min (µs)",  "Time (%)"};
+        static const char* const titles[ColumnCount] = {"ID",      "Name",      "Op type",   "Time (µs)",
+                                                        "Time (%)", "Min (µs)",  "MACs",      "RW (KB)",
+                                                        "Data type", "Target",   "Input shape", "Output shape"};
         return tr(titles[section]);
     }
     if (role == Qt::ToolTipRole && section == TimeColumn) return tr("Median over the timed runs");

@@ -12,18 +12,19 @@ class LayerTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column {
+        // Times right after the op type: they are what a reader looks for, and must not need scrolling.
         IdColumn,
         NameColumn,
         OpTypeColumn,
+        TimeColumn,
+        TimePercentColumn,
+        TimeMinColumn,
+        MacsColumn,
+        ReadWriteColumn,
         DataTypeColumn,
         TargetColumn,
         InputShapesColumn,
         OutputShapesColumn,
-        MacsColumn,
-        ReadWriteColumn,
-        TimeColumn,
-        TimeMinColumn,
-        TimePercentColumn,
         ColumnCount
     };
     enum Role {

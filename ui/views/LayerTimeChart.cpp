@@ -13,12 +13,17 @@
 namespace npuwb::ui {
 
 namespace {
-constexpr int kInitialVisibleBars = 40;  // more would squeeze the labels; the rest is a wheel/drag away
-constexpr int kMaxLabelChars = 30;
+constexpr int kInitialVisibleBars = 25;  // more would squeeze the labels; the rest is a wheel/drag away
+constexpr int kLegendColumns = 8;
+constexpr int kMaxLabelChars = 34;
 
+// Middle elision keeps both the block prefix (/layer2/...) and the op suffix (.../Conv) that tell layers apart.
 QString barLabel(const LayerRow& row) {
     QString name = QString::fromStdString(row.fullName);
-    if (name.size() > kMaxLabelChars) name = QStringLiteral("…") + name.right(kMaxLabelChars - 1);
+    if (name.size() > kMaxLabelChars) {
+        const int head = (kMaxLabelChars - 1) / 2;
+        name = name.left(head) + QStringLiteral("…") + name.right(kMaxLabelChars - 1 - head);
+    }
     return name;
 }
 }  // namespace
@@ -38,15 +43,20 @@ LayerTimeChart::LayerTimeChart(QWidget* parent) : QWidget(parent), plot_(new QCu
     plot_->yAxis->grid()->setVisible(false);
     plot_->yAxis->setSubTicks(false);
     plot_->yAxis->setTickLength(0, 3);
-    plot_->xAxis->setLabel(tr("Time per layer (µs, median)"));
-    plot_->xAxis2->setVisible(true);  // times readable at the top as well when many bars are shown
-    plot_->xAxis2->setTickLabels(true);
-    connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), plot_->xAxis2,
-            qOverload<const QCPRange&>(&QCPAxis::setRange));
-    plot_->legend->setVisible(false);
+    // The legend goes in its own row above the bars (wrapping into columns), so it never hides a bar.
+    plot_->plotLayout()->insertRow(0);
+    plot_->plotLayout()->addElement(0, 0, plot_->legend);
+    plot_->plotLayout()->setRowStretchFactor(0, 0.001);
+    plot_->plotLayout()->setRowSpacing(0);
+    plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    plot_->legend->setWrap(kLegendColumns);
+    plot_->legend->setBorderPen(Qt::NoPen);
     plot_->legend->setFont(QFont(font().family(), font().pointSize() - 1));
-    plot_->legend->setBrush(QColor(255, 255, 255, 220));
-    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    plot_->legend->setIconSize(14, 10);
+    plot_->legend->setRowSpacing(0);
+    plot_->legend->setColumnSpacing(12);
+    plot_->legend->setMargins(QMargins(4, 2, 4, 0));
+    plot_->legend->setVisible(false);
 
     connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) { pressPos_ = event->pos(); });
     connect(plot_, &QCustomPlot::mouseRelease, this, &LayerTimeChart::onMouseRelease);
@@ -58,13 +68,17 @@ LayerTimeChart::LayerTimeChart(QWidget* parent) : QWidget(parent), plot_(new QCu
 void LayerTimeChart::showHint(const QString& text) {
     if (!hint_) {
         hint_ = new QCPItemText(plot_);
-        hint_->position->setType(QCPItemPosition::ptAxisRectRatio);
+        hint_->position->setType(QCPItemPosition::ptViewportRatio);  // the axis rect is degenerate when empty
         hint_->position->setCoords(0.5, 0.5);
         hint_->setColor(Qt::gray);
         hint_->setFont(QFont(font().family(), font().pointSize() + 2));
+        hint_->setClipToAxisRect(false);
     }
     hint_->setText(text);
     hint_->setVisible(!text.isEmpty());
+    // Empty axes with made-up ticks would only distract from the hint.
+    plot_->xAxis->setVisible(text.isEmpty());
+    plot_->yAxis->setVisible(text.isEmpty());
 }
 
 void LayerTimeChart::setLayers(const std::vector<LayerRow>& layers, bool timed) {
@@ -120,6 +134,10 @@ void LayerTimeChart::setLayers(const std::vector<LayerRow>& layers, bool timed) 
     }
     // Legend ordered by the op type's slowest layer, as the bars are.
     plot_->legend->setVisible(true);
+    plot_->xAxis->setLabel(order.size() > size_t(kInitialVisibleBars)
+                               ? tr("Time per layer (µs, median); wheel or drag over the bars to see all %1 layers")
+                                     .arg(order.size())
+                               : tr("Time per layer (µs, median)"));
 
     plot_->xAxis->setRange(0, maxTime > 0 ? maxTime * 1.05 : 1.0);
     const int visible = std::min<int>(int(order.size()), kInitialVisibleBars);
