@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "BackendOption.h"
 #include "Commands.h"
 #include "runtime/Profiler.h"
 #include "util/Npy.h"
@@ -14,6 +15,7 @@ struct ProfileCliOptions {
     int runs = 10;
     int warmup = 2;
     int threads = 0;
+    std::string backend = "reference";
     std::string jsonPath;
     std::vector<std::string> inputs;
     bool quiet = false;
@@ -55,6 +57,12 @@ void printTable(const Report& r, int top) {
                 humanCount(r.model.macs).c_str(), humanBytes(r.memory.weightBytes).c_str(),
                 humanBytes(r.memory.arenaBytes).c_str(), humanBytes(r.memory.lowerBoundBytes).c_str(),
                 humanBytes(r.memory.ioBytes).c_str(), humanBytes(r.memory.peakRssBytes).c_str());
+    if (r.environment.backend == "reference") return;
+    std::printf("Backend: %s, %lld threads; %zu node(s) fell back to the reference kernels%s\n",
+                r.environment.backend.c_str(), static_cast<long long>(r.environment.threads), r.fallbacks.size(),
+                r.fallbacks.empty() ? "" : ":");
+    for (const auto& f : r.fallbacks)
+        std::printf("  %-22s %-30s %s\n", f.opType.c_str(), f.node.c_str(), f.reason.c_str());
 }
 
 void runProfile(const ProfileCliOptions& o) {
@@ -63,6 +71,7 @@ void runProfile(const ProfileCliOptions& o) {
     po.runs = o.runs;
     po.warmup = o.warmup;
     po.threads = o.threads;
+    po.backend = usableBackend(o.backend);
     for (const auto& spec : o.inputs) {
         auto eq = spec.find('=');
         if (eq == std::string::npos || eq == 0) failInput("--input '" + spec + "' must be NAME=FILE.npy");
@@ -89,9 +98,7 @@ static void addProfileCommand(CLI::App& app) {
     cmd->add_option("model", opts->model, "ONNX model file")->required();
     cmd->add_option("--runs", opts->runs, "timed runs")->capture_default_str()->check(CLI::Range(1, 100000));
     cmd->add_option("--warmup", opts->warmup, "untimed warm-up runs")->capture_default_str()->check(CLI::Range(0, 100000));
-    cmd->add_option("--threads", opts->threads, "worker threads (0: physical cores; the reference executor uses 1)")
-        ->capture_default_str()
-        ->check(CLI::Range(0, 1024));
+    addBackendOptions(cmd, opts->backend, opts->threads);
     cmd->add_option("--json", opts->jsonPath, "write the report (schema: resources/schema/report.schema.json)");
     cmd->add_option("--input", opts->inputs, "NAME=FILE.npy (repeatable); other inputs are generated");
     cmd->add_option("--top", opts->top, "show only the N slowest layers");

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "BackendOption.h"
 #include "Commands.h"
 #include "runtime/Profiler.h"
 #include "runtime/Session.h"
@@ -15,6 +16,8 @@ struct RunOptions {
     std::vector<std::string> inputs;  // NAME=FILE.npy
     std::string outputDir;
     uint64_t seed = 1;
+    std::string backend = "reference";
+    int threads = 0;
 };
 
 std::string safeFileName(const std::string& name) {
@@ -25,7 +28,10 @@ std::string safeFileName(const std::string& name) {
 
 void runRun(const RunOptions& o) {
     auto model = loadModelForCommand(o.model);
-    Session session(model);
+    SessionOptions so;
+    so.backend = usableBackend(o.backend);
+    so.threads = o.threads;
+    Session session(model, so);
     std::map<std::string, Tensor> feeds;
     bool anyGiven = !o.inputs.empty();
     for (const auto& spec : o.inputs) {
@@ -37,7 +43,10 @@ void runRun(const RunOptions& o) {
         feeds = makeInputs(session, o.seed);
         std::cerr << "note: no --input given, using generated inputs (seed " << o.seed << ")\n";
     }
+    session.prepare(feeds);  // with a backend: the learning run, so the run below uses the backend
     auto outputs = session.runTensors(feeds);
+    for (const auto& f : session.fallbacks())
+        std::cerr << "fallback: " << f.opType << " " << f.node << ": " << f.reason << "\n";
     if (!o.outputDir.empty()) std::filesystem::create_directories(o.outputDir);
     for (const auto& [name, t] : outputs) {
         std::cout << name << ": " << dtypeName(t.dtype()) << " " << shapeToString(t.shape());
@@ -58,6 +67,7 @@ static void addRunCommand(CLI::App& app) {
     cmd->add_option("--input", opts->inputs, "NAME=FILE.npy for each model input (repeatable); generated if none");
     cmd->add_option("--output-dir", opts->outputDir, "folder to write each output as NAME.npy");
     cmd->add_option("--seed", opts->seed, "seed for generated inputs")->capture_default_str();
+    addBackendOptions(cmd, opts->backend, opts->threads);
     cmd->callback([opts] { runRun(*opts); });
 }
 NPUWB_CLI_COMMAND(addRunCommand);

@@ -25,6 +25,8 @@ struct NodeQuery {
     std::vector<DType> inputTypes;          // Undefined for absent optional inputs
     std::vector<Shape> inputShapes;
     std::vector<const Tensor*> constants;   // per input: the initializer, or nullptr when computed at run time
+    std::vector<DType> outputTypes;         // from the learning run (Undefined for unused optional outputs)
+    std::vector<Shape> outputShapes;
 };
 
 struct Capability {
@@ -42,7 +44,7 @@ public:
     virtual void kernelTimed(const std::vector<std::string>& nodeNames, double microseconds) = 0;
 };
 
-/// A run of consecutive graph nodes compiled by a backend for fixed input shapes. Inside it the backend is free to
+/// A run of consecutive graph nodes (consecutive positions of GraphQuery::order; the Session checks) compiled by a backend for fixed input shapes. Inside it the backend is free to
 /// fuse ops and keep its own (blocked) layouts; only the boundary values are plain row-major Tensors.
 class PreparedSegment {
 public:
@@ -70,9 +72,12 @@ struct GraphQuery {
     const Graph& graph;
     int64_t opset = 0;
     const std::vector<size_t>& order;  // execution order of Graph::nodes
-    /// nullptr for names without a known tensor value (e.g. sequences)
+    /// nullptr for names without a known tensor value (e.g. sequences). Pointers are valid during compile() only.
     std::function<const ValueDesc*(const std::string&)> value;
 };
+
+/// The NodeQuery for node `nodeIndex` built from the graph query's value descriptions (helper for compile()).
+NodeQuery makeNodeQuery(const GraphQuery& query, size_t nodeIndex);
 
 struct Fallback {
     std::string node;    // node name (or first output when unnamed)

@@ -1,9 +1,9 @@
 // ONNX ModelProto -> IR. Runs ONNX's own shape inference first so the IR carries every type it can know.
 #include <onnx/onnx-data_pb.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include <filesystem>
 
+#include "onnx/IsolatedShapeInference.h"
 #include "onnx/OnnxIO.h"
 #include "onnx/OnnxTensor.h"
 #include "ops/Kernel.h"
@@ -172,15 +172,8 @@ Model loadModelFromBytes(const std::string& bytes, const std::string& baseDir, c
     if (proto.functions_size() > 0)
         failUnsupported(label + ": model-local functions are not supported (" + proto.functions(0).name() + ")");
 
-    if (options.inferShapes) {
-        try {
-            onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(),
-                                               onnx::ShapeInferenceOptions(false, 0, true));
-        } catch (const std::exception&) {
-            // ONNX's inference is best effort here: the executor computes real shapes, and bad models are caught
-            // with better messages by our own checks.
-        }
-    }
+    // Best effort: the executor computes real shapes, and bad models get better messages from our own checks.
+    if (options.inferShapes) onnxconv::inferShapesIsolated(proto);
     ImportContext ctx{baseDir, label, options, model.opset("")};
     model.graph = convertGraph(proto.graph(), ctx, 0);
     return model;

@@ -70,6 +70,8 @@ json toJson(const Report& r) {
     for (const auto& s : r.suggestions)
         suggestions.push_back({{"rule", s.rule}, {"hazard", s.hazard}, {"mitigation", s.mitigation}, {"nodes", s.nodes},
                                {"estimatedGainUs", s.estimatedGainUs}, {"pass", s.pass}});
+    json fallbacks = json::array();
+    for (const auto& f : r.fallbacks) fallbacks.push_back({{"node", f.node}, {"opType", f.opType}, {"reason", f.reason}});
     return {{"schema", "npuwb.report"},
             {"schemaVersion", kReportSchemaVersion},
             {"kind", r.kind},
@@ -85,7 +87,8 @@ json toJson(const Report& r) {
             {"memory", {{"weightBytes", r.memory.weightBytes}, {"ioBytes", r.memory.ioBytes},
                         {"arenaBytes", r.memory.arenaBytes}, {"lowerBoundBytes", r.memory.lowerBoundBytes},
                         {"peakRssBytes", r.memory.peakRssBytes}, {"tensors", tensors}}},
-            {"suggestions", suggestions}};
+            {"suggestions", suggestions},
+            {"fallbacks", fallbacks}};
 }
 
 Report reportFromJson(const json& j) {
@@ -161,6 +164,9 @@ Report reportFromJson(const json& j) {
             r.suggestions.push_back({s.at("rule").get<std::string>(), s.value("hazard", ""), s.value("mitigation", ""),
                                      s.value("nodes", std::vector<std::string>{}), s.value("estimatedGainUs", 0.0),
                                      s.value("pass", "")});
+        // Optional: reports written before backends existed have no fallback list.
+        for (const auto& f : j.value("fallbacks", json::array()))
+            r.fallbacks.push_back({f.at("node").get<std::string>(), f.value("opType", ""), f.value("reason", "")});
         return r;
     } catch (const json::exception& e) {
         failInput(std::string("invalid report: ") + e.what());

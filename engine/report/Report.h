@@ -100,6 +100,13 @@ struct Suggestion {
     std::string pass;
 };
 
+/// A node a backend left to the reference kernels, and why.
+struct FallbackRow {
+    std::string node;
+    std::string opType;
+    std::string reason;
+};
+
 struct Report {
     std::string kind = "profile";  // profile | estimate | info
     std::string tool = "npuwb";
@@ -111,6 +118,7 @@ struct Report {
     std::vector<LayerRow> layers;
     MemorySummary memory;
     std::vector<Suggestion> suggestions;
+    std::vector<FallbackRow> fallbacks;  // empty for the reference executor
 };
 
 nlohmann::json toJson(const Report& report);

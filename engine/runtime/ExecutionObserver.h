@@ -18,6 +18,10 @@ public:
     virtual void nodeFinished(size_t /*step*/, const Node& /*node*/, const std::vector<const Value*>& /*inputs*/,
                               const std::vector<Value>& /*outputs*/) {}
     virtual void runFinished() {}
+    /// Backend segments: return true to receive per-kernel times (costs a clock read per kernel).
+    virtual bool wantsKernelTimes() const { return false; }
+    /// A backend kernel covering the nodes at these `steps` (fused kernels cover several) took this long.
+    virtual void kernelTimed(const std::vector<size_t>& /*steps*/, double /*microseconds*/) {}
 };
 
 }  // namespace npuwb

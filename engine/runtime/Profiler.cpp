@@ -27,17 +27,24 @@ int64_t valueBytes(const Value& v) {
     return b;
 }
 
-/// Records per-node wall time and, on the first run, shapes, bytes and tensor lifetimes.
+/// Records per-node wall time and, on the first run, shapes, bytes and tensor lifetimes. With a backend the first
+/// run is the reference learning run (it gives the shapes); later runs time backend kernels through kernelTimed:
+/// a fused kernel's time is split evenly over the ONNX nodes it covers, and a node timed by several kernels
+/// (e.g. a boundary reorder and the conv) gets their sum for the run.
 class ProfilingObserver : public ExecutionObserver {
 public:
     explicit ProfilingObserver(const Graph& graph) : graph_(graph) {}
 
+    void runStarted(size_t nodeCount) override { current_.assign(nodeCount, -1.0); }
     void nodeStarted(size_t, const Node&) override { start_ = Clock::now(); }
+    bool wantsKernelTimes() const override { return true; }
+    void kernelTimed(const std::vector<size_t>& steps, double microseconds) override {
+        for (size_t step : steps) addTime(step, microseconds / static_cast<double>(steps.size()));
+    }
     void nodeFinished(size_t step, const Node& node, const std::vector<const Value*>& inputs,
                       const std::vector<Value>& outputs) override {
         double us = std::chrono::duration<double, std::micro>(Clock::now() - start_).count();
-        if (times_.size() <= step) times_.resize(step + 1);
-        times_[step].push_back(us);
+        addTime(step, us);
         if (!recordShapes_) return;
         if (rows_.size() <= step) rows_.resize(step + 1);
         LayerRow& row = rows_[step];
@@ -67,7 +74,12 @@ public:
         }
         row.macs = nodeMacs(node, inShapes, outShapes);
     }
-    void runFinished() override { recordShapes_ = false; }
+    void runFinished() override {
+        if (times_.size() < current_.size()) times_.resize(current_.size());
+        for (size_t i = 0; i < current_.size(); ++i)
+            if (current_[i] >= 0.0) times_[i].push_back(current_[i]);
+        recordShapes_ = false;
+    }
 
     std::vector<LayerRow> rows() const {
         std::vector<LayerRow> out = rows_;
@@ -104,6 +116,12 @@ private:
     bool recordShapes_ = true;
     std::vector<LayerRow> rows_;
     std::vector<std::vector<double>> times_;
+    std::vector<double> current_;  // this run's time per step, -1 when not timed
+
+    void addTime(size_t step, double us) {
+        if (current_.size() <= step) current_.resize(step + 1, -1.0);
+        current_[step] = std::max(current_[step], 0.0) + us;
+    }
     std::unordered_map<std::string, std::pair<int64_t, int64_t>> produced_;
     std::vector<std::string> producedOrder_;
     std::unordered_map<std::string, int64_t> lastUse_;
@@ -164,7 +182,11 @@ Environment localEnvironment(int threads) {
 Report profileModel(std::shared_ptr<const Model> model, const ProfileOptions& options, const ProfileControl& control) {
     if (options.runs < 1) failInput("runs must be at least 1");
     if (options.warmup < 0) failInput("warm-up runs cannot be negative");
-    Session session(model);
+    SessionOptions so;
+    so.backend = options.backend;
+    so.threads = options.threads;
+    so.profileKernels = true;
+    Session session(model, so);
     std::map<std::string, Tensor> inputs = makeInputs(session, options.seed, options.symbolicDimValue);
     for (const auto& [name, t] : options.inputs) inputs[name] = t;
 
@@ -176,8 +198,10 @@ Report profileModel(std::shared_ptr<const Model> model, const ProfileOptions& op
     for (const auto& [k, t] : inputs) feeds[k] = Value(t);
 
     int64_t ioBytes = 0;
-    for (int i = 0; i < options.warmup; ++i) {
-        if (control.progress) control.progress("warm-up", i, options.warmup);
+    // With a backend the first run is the reference learning run that compiles the plan: never time it.
+    const int warmup = session.backendName() == "reference" ? options.warmup : std::max(options.warmup, 1);
+    for (int i = 0; i < warmup; ++i) {
+        if (control.progress) control.progress("warm-up", i, warmup);
         session.run(feeds, rc);
     }
     observer.resetTimes();
@@ -200,7 +224,9 @@ Report profileModel(std::shared_ptr<const Model> model, const ProfileOptions& op
 #endif
     report.createdAt = utcTimestamp();
     report.model = summarizeModel(*model);
-    report.environment = localEnvironment(1);  // the reference executor is single-threaded
+    report.environment = localEnvironment(session.threads());  // the reference executor is single-threaded
+    report.environment.backend = session.backendName();
+    for (const auto& f : session.fallbacks()) report.fallbacks.push_back({f.node, f.opType, f.reason});
     report.layers = observer.rows();
     int64_t observedMacs = 0;
     for (const auto& l : report.layers) observedMacs += l.macs;
@@ -209,7 +235,7 @@ Report profileModel(std::shared_ptr<const Model> model, const ProfileOptions& op
     std::vector<double> sorted = samples;
     std::sort(sorted.begin(), sorted.end());
     report.run.runs = options.runs;
-    report.run.warmup = options.warmup;
+    report.run.warmup = warmup;
     report.run.samplesUs = samples;
     report.run.medianUs = sorted[sorted.size() / 2];
     report.run.minUs = sorted.front();

@@ -16,7 +16,9 @@ namespace npuwb {
 struct ProfileOptions {
     int runs = 10;
     int warmup = 2;
-    int threads = 1;
+    int threads = 0;  // 0: physical cores (backends only; the reference executor uses 1)
+    /// "reference", a backend plugin name or "auto" (SessionOptions::backend).
+    std::string backend = "reference";
     uint64_t seed = 1;  // for generated inputs
     /// Inputs to use; missing ones are generated (uniform [0,1) floats, zeros for integers).
     std::map<std::string, Tensor> inputs;

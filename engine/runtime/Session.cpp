@@ -1,9 +1,15 @@
 #include "runtime/Session.h"
 
+#include <algorithm>
+#include <algorithm>
+#include <fstream>
+#include <optional>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 #include "ops/Kernel.h"
+#include "runtime/BackendPlan.h"
 
 namespace npuwb {
 
@@ -34,9 +40,29 @@ void checkOpsKnown(const Graph& g) {
     }
 }
 
+// Names a node reads: its inputs plus whatever its subgraph bodies (at any depth) read from enclosing scopes.
+std::vector<std::string> valuesRead(const Node& node) {
+    std::vector<std::string> names(node.inputs.begin(), node.inputs.end());
+    for (const auto& [an, attr] : node.attributes) {
+        std::vector<const Graph*> bodies;
+        if (attr.g) bodies.push_back(attr.g.get());
+        for (const auto& g : attr.graphs) bodies.push_back(g.get());
+        for (const Graph* body : bodies)
+            for (const auto& bn : body->nodes) {
+                auto inner = valuesRead(bn);
+                names.insert(names.end(), inner.begin(), inner.end());
+            }
+    }
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    return names;
+}
+
 struct GraphRunner {
     int64_t opset;
     const RunControl* control = nullptr;  // only for the top level
+    const Model* model = nullptr;
+    bool profileKernels = false;
 
     std::vector<Value> runGraph(const Graph& g, const Scope& scope, bool topLevel) const {
         std::vector<std::string> outer;  // names visible from enclosing scopes
@@ -47,17 +73,36 @@ struct GraphRunner {
     }
 
     std::vector<Value> runOrdered(const Graph& g, const std::vector<size_t>& order, const Scope& scope,
-                                  bool topLevel) const {
+                                  bool topLevel, const BackendPlan* plan = nullptr) const {
         Scope local;
         local.parent = &scope;
         // Initializers are shared, not copied: Tensor copies share storage.
         for (const auto& [name, t] : g.initializers)
             if (!scope.values.count(name)) local.values.emplace(name, Value(t));
+        if (plan)
+            for (const auto& [name, t] : plan->folded) local.values.emplace(name, Value(t));
+
+        // Without a backend every node is its own step; with one, a segment is one step.
+        std::vector<PlanStep> ownSteps;
+        if (!plan) {
+            ownSteps.reserve(order.size());
+            for (size_t pos = 0; pos < order.size(); ++pos) ownSteps.push_back({pos, pos, -1});
+        }
+        const std::vector<PlanStep>& steps = plan ? plan->steps : ownSteps;
+        // What each step reads, including values its subgraph bodies read implicitly from this scope.
+        std::vector<std::vector<std::string>> readsOfStep;
+        readsOfStep.reserve(steps.size());
+        for (const auto& st : steps)
+            readsOfStep.push_back(st.segment < 0 ? valuesRead(g.nodes[order[st.firstPos]])
+                                                 : plan->segments[static_cast<size_t>(st.segment)].inputs);
+        auto stepInputs = [&](const PlanStep& st) -> const std::vector<std::string>& {
+            return readsOfStep[static_cast<size_t>(&st - steps.data())];
+        };
 
         // Remaining uses of each value so it can be freed after the last consumer (graph outputs are kept).
         std::unordered_map<std::string, int> uses;
-        for (size_t idx : order)
-            for (const auto& in : g.nodes[idx].inputs)
+        for (const auto& st : steps)
+            for (const auto& in : stepInputs(st))
                 if (!in.empty()) ++uses[in];
         std::set<std::string> keep;
         for (const auto& o : g.outputs) keep.insert(o.name);
@@ -65,46 +110,14 @@ struct GraphRunner {
         ExecutionObserver* observer = topLevel && control ? control->observer : nullptr;
         if (observer) observer->runStarted(order.size());
         KernelContext::SubgraphRunner subRunner;
-        for (size_t step = 0; step < order.size(); ++step) {
+        for (const PlanStep& st : steps) {
             if (topLevel && control && control->cancel && control->cancel->load())
                 fail(ErrorKind::Cancelled, "run cancelled");
-            const Node& node = g.nodes[order[step]];
-            std::vector<const Value*> inputs;
-            inputs.reserve(node.inputs.size());
-            for (const auto& in : node.inputs) {
-                if (in.empty()) { inputs.push_back(nullptr); continue; }
-                const Value* v = local.find(in);
-                if (!v) failInput("node " + node.label() + ": input '" + in + "' has no value");
-                inputs.push_back(v);
-            }
-            KernelFn fn = KernelRegistry::instance().find(node.domain, node.opType);
-            if (!fn) failUnsupported("node " + node.label() + ": operator '" + node.opType + "' is not supported");
-            const Scope* nodeScope = &local;
-            KernelContext ctx(node, opset, inputs, [this, nodeScope](const Graph& body, const std::vector<Value>& args) {
-                return runBody(body, *nodeScope, args);
-            });
-            if (observer) observer->nodeStarted(step, node);
-            try {
-                fn(ctx);
-            } catch (const Error& e) {
-                const std::string msg = e.what();
-                if (msg.rfind("node ", 0) == 0 || e.kind() == ErrorKind::Cancelled) throw;
-                throw Error(e.kind(), "node " + node.label() + ": " + msg);
-            } catch (const std::bad_alloc&) {
-                failInput("node " + node.label() + ": out of memory");
-            } catch (const std::exception& e) {
-                fail(ErrorKind::Internal, "node " + node.label() + ": " + e.what());
-            }
-            auto& outs = ctx.outputs();
-            for (size_t i = 0; i < node.outputs.size(); ++i) {
-                if (node.outputs[i].empty()) continue;
-                if (outs[i].isTensor() && !outs[i].tensor.defined())
-                    fail(ErrorKind::Internal, "node " + node.label() + ": kernel did not produce output '" + node.outputs[i] + "'");
-            }
-            if (observer) observer->nodeFinished(step, node, inputs, outs);
-            for (size_t i = 0; i < node.outputs.size(); ++i)
-                if (!node.outputs[i].empty()) local.values[node.outputs[i]] = std::move(outs[i]);
-            for (const auto& in : node.inputs) {
+            if (st.segment >= 0)
+                runSegment(plan->segments[static_cast<size_t>(st.segment)], *plan, local, order, st, observer);
+            else
+                runNode(g, order[st.firstPos], st.firstPos, local, observer);
+            for (const auto& in : stepInputs(st)) {
                 if (in.empty()) continue;
                 auto u = uses.find(in);
                 if (u != uses.end() && --u->second == 0 && !keep.count(in)) {
@@ -112,7 +125,7 @@ struct GraphRunner {
                     if (it != local.values.end() && !g.initializers.count(in)) local.values.erase(it);
                 }
             }
-            if (topLevel && control && control->progress) control->progress(step + 1, order.size());
+            if (topLevel && control && control->progress) control->progress(st.lastPos + 1, order.size());
         }
         if (observer) observer->runFinished();
         std::vector<Value> results;
@@ -124,6 +137,89 @@ struct GraphRunner {
         return results;
     }
 
+    void runNode(const Graph& g, size_t nodeIndex, size_t step, Scope& local, ExecutionObserver* observer) const {
+        const Node& node = g.nodes[nodeIndex];
+        std::vector<const Value*> inputs;
+        inputs.reserve(node.inputs.size());
+        for (const auto& in : node.inputs) {
+            if (in.empty()) { inputs.push_back(nullptr); continue; }
+            const Value* v = local.find(in);
+            if (!v) failInput("node " + node.label() + ": input '" + in + "' has no value");
+            inputs.push_back(v);
+        }
+        KernelFn fn = KernelRegistry::instance().find(node.domain, node.opType);
+        if (!fn) failUnsupported("node " + node.label() + ": operator '" + node.opType + "' is not supported");
+        const Scope* nodeScope = &local;
+        KernelContext ctx(node, opset, inputs, [this, nodeScope](const Graph& body, const std::vector<Value>& args) {
+            return runBody(body, *nodeScope, args);
+        });
+        if (observer) observer->nodeStarted(step, node);
+        try {
+            fn(ctx);
+        } catch (const Error& e) {
+            const std::string msg = e.what();
+            if (msg.rfind("node ", 0) == 0 || e.kind() == ErrorKind::Cancelled) throw;
+            throw Error(e.kind(), "node " + node.label() + ": " + msg);
+        } catch (const std::bad_alloc&) {
+            failInput("node " + node.label() + ": out of memory");
+        } catch (const std::exception& e) {
+            fail(ErrorKind::Internal, "node " + node.label() + ": " + e.what());
+        }
+        auto& outs = ctx.outputs();
+        for (size_t i = 0; i < node.outputs.size(); ++i) {
+            if (node.outputs[i].empty()) continue;
+            if (outs[i].isTensor() && !outs[i].tensor.defined())
+                fail(ErrorKind::Internal, "node " + node.label() + ": kernel did not produce output '" + node.outputs[i] + "'");
+        }
+        if (observer) observer->nodeFinished(step, node, inputs, outs);
+        for (size_t i = 0; i < node.outputs.size(); ++i)
+            if (!node.outputs[i].empty()) local.values[node.outputs[i]] = std::move(outs[i]);
+    }
+
+    /// Forwards a segment's kernel times to the observer as positions in the execution order.
+    struct StepTimingSink : KernelTimingSink {
+        const BackendPlan& plan;
+        ExecutionObserver& observer;
+        StepTimingSink(const BackendPlan& p, ExecutionObserver& o) : plan(p), observer(o) {}
+        void kernelTimed(const std::vector<std::string>& nodeNames, double microseconds) override {
+            std::vector<size_t> steps;
+            for (const auto& n : nodeNames) {
+                auto it = plan.positionOfNode.find(n);
+                if (it != plan.positionOfNode.end()) steps.push_back(it->second);
+            }
+            if (!steps.empty()) observer.kernelTimed(steps, microseconds);
+        }
+    };
+
+    void runSegment(const SegmentPlan& seg, const BackendPlan& plan, Scope& local, const std::vector<size_t>& order,
+                    const PlanStep& st, ExecutionObserver* observer) const {
+        std::vector<const Tensor*> inputs;
+        inputs.reserve(seg.inputs.size());
+        const std::string where = "backend segment at node " + nodeDisplayName(model->graph.nodes[order[st.firstPos]]);
+        for (const auto& in : seg.inputs) {
+            const Value* v = local.find(in);
+            if (!v || !v->isTensor()) failInput(where + ": input '" + in + "' has no tensor value");
+            inputs.push_back(&v->tensor);
+        }
+        std::vector<Tensor> outputs(seg.outputs.size());
+        std::optional<StepTimingSink> sink;
+        if (observer && profileKernels && observer->wantsKernelTimes()) sink.emplace(plan, *observer);
+        try {
+            seg.prepared->run(inputs, outputs, sink ? &*sink : nullptr);
+        } catch (const Error& e) {
+            if (e.kind() == ErrorKind::Cancelled) throw;
+            throw Error(e.kind(), where + ": " + e.what());
+        } catch (const std::bad_alloc&) {
+            failInput(where + ": out of memory");
+        } catch (const std::exception& e) {
+            fail(ErrorKind::Internal, where + ": " + e.what());
+        }
+        for (size_t i = 0; i < seg.outputs.size(); ++i) {
+            if (!outputs[i].defined()) fail(ErrorKind::Internal, where + ": did not produce '" + seg.outputs[i] + "'");
+            local.values[seg.outputs[i]] = Value(std::move(outputs[i]));
+        }
+    }
+
     std::vector<Value> runBody(const Graph& body, const Scope& outer, const std::vector<Value>& args) const {
         Scope bound;
         bound.parent = &outer;
@@ -133,6 +229,24 @@ struct GraphRunner {
         for (size_t i = 0; i < args.size(); ++i) bound.values[body.inputs[i].name] = args[i];
         return runGraph(body, bound, false);
     }
+};
+
+/// Sends every event to the shape recorder and, when set, to the caller's observer.
+struct ForwardingObserver : ExecutionObserver {
+    ExecutionObserver& first;
+    ExecutionObserver* second;
+    ForwardingObserver(ExecutionObserver& a, ExecutionObserver* b) : first(a), second(b) {}
+    void runStarted(size_t n) override { first.runStarted(n); if (second) second->runStarted(n); }
+    void nodeStarted(size_t step, const Node& node) override {
+        first.nodeStarted(step, node);
+        if (second) second->nodeStarted(step, node);
+    }
+    void nodeFinished(size_t step, const Node& node, const std::vector<const Value*>& in,
+                      const std::vector<Value>& out) override {
+        first.nodeFinished(step, node, in, out);
+        if (second) second->nodeFinished(step, node, in, out);
+    }
+    void runFinished() override { first.runFinished(); if (second) second->runFinished(); }
 };
 
 }  // namespace
@@ -154,17 +268,72 @@ void checkInputAgainstDeclared(const ValueInfo& declared, const Value& value) {
                   symShapeToString(s));
 }
 
-Session::Session(std::shared_ptr<const Model> model) : model_(std::move(model)) {
+int physicalCoreCount() {
+    // Distinct (physical id, core id) pairs; SMT siblings share a core and gain little on conv/GEMM work.
+    std::ifstream in("/proc/cpuinfo");
+    std::set<std::pair<std::string, std::string>> cores;
+    std::string physical, line;
+    while (std::getline(in, line)) {
+        auto colon = line.find(':');
+        if (colon == std::string::npos) continue;
+        std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
+        std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
+        if (key == "physical id") physical = value;
+        if (key == "core id") cores.insert({physical, value});
+    }
+    if (!cores.empty()) return static_cast<int>(cores.size());
+    return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+std::string resolveBackendName(const std::string& requested) {
+    if (requested != "auto") return requested;
+#if defined(__x86_64__) || defined(__i386__)
+    const std::vector<std::string> preferred = {"cpu-onednn", "cpu-xnnpack"};
+#else
+    const std::vector<std::string> preferred = {"cpu-xnnpack", "cpu-onednn"};
+#endif
+    std::vector<std::string> found = availableBackends();
+    for (const auto& p : preferred)
+        if (std::find(found.begin(), found.end(), p) != found.end()) return p;
+    return "reference";
+}
+
+Session::Session(std::shared_ptr<const Model> model) : Session(std::move(model), SessionOptions{}) {}
+
+Session::Session(std::shared_ptr<const Model> model, const SessionOptions& options) : model_(std::move(model)) {
     if (!model_) failInput("no model");
+    if (options.threads < 0) failInput("threads cannot be negative");
     checkOpsKnown(model_->graph);
     order_ = model_->graph.topologicalOrder();
     for (const auto& in : model_->graph.inputs)
         if (!model_->graph.initializers.count(in.name)) requiredInputs_.push_back(in);
+    const std::string name = resolveBackendName(options.backend);
+    if (name == "reference") return;  // the reference kernels are single-threaded
+    threads_ = options.threads > 0 ? options.threads : physicalCoreCount();
+    backend_ = std::make_shared<BackendState>();
+    backend_->backend = loadBackend(name);
+    backend_->backend->setThreads(threads_);
+    backend_->profileKernels = options.profileKernels;
+}
+
+Session::~Session() = default;
+
+std::string Session::backendName() const { return backend_ ? backend_->backend->name() : "reference"; }
+
+std::vector<Fallback> Session::fallbacks() const {
+    if (!backend_) return {};
+    std::lock_guard lock(backend_->mutex);
+    return backend_->plan ? backend_->plan->fallbacks : std::vector<Fallback>{};
 }
 
 std::map<std::string, Value> Session::run(const std::map<std::string, Value>& inputs, const RunControl& control) const {
     const Graph& g = model_->graph;
     Scope root;
+    for (const auto& [name, v] : inputs) {
+        bool known = false;
+        for (const auto& d : g.inputs) known = known || d.name == name;
+        if (!known) failInput("the model has no input named '" + name + "'");
+    }
     for (const auto& declared : g.inputs) {
         auto it = inputs.find(declared.name);
         if (it == inputs.end()) {
@@ -174,16 +343,50 @@ std::map<std::string, Value> Session::run(const std::map<std::string, Value>& in
         checkInputAgainstDeclared(declared, it->second);
         root.values[declared.name] = it->second;
     }
-    for (const auto& [name, v] : inputs) {
-        bool known = false;
-        for (const auto& d : g.inputs) known = known || d.name == name;
-        if (!known) failInput("the model has no input named '" + name + "'");
+    GraphRunner runner{model_->opset(""), &control, model_.get(), false};
+    std::vector<Value> results;
+    if (!backend_) {
+        results = runner.runOrdered(g, order_, root, true);
+    } else {
+        std::lock_guard lock(backend_->mutex);
+        std::vector<std::pair<std::string, Shape>> shapes;
+        for (const auto& [name, v] : root.values)
+            shapes.emplace_back(name, v.isTensor() ? v.tensor.shape() : Shape{-1});
+        std::sort(shapes.begin(), shapes.end());
+        if (!backend_->plan || shapes != backend_->compiledFor) {
+            // Learning run: the reference kernels give every value's type and shape, and this run's results.
+            backend_->plan.reset();
+            std::vector<std::string> fed;
+            for (const auto& [name, v] : inputs) fed.push_back(name);
+            ValueShapeRecorder recorder(g, fed);
+            RunControl learning = control;
+            ForwardingObserver both(recorder, control.observer);
+            learning.observer = &both;
+            GraphRunner reference{model_->opset(""), &learning, model_.get(), false};
+            results = reference.runOrdered(g, order_, root, true);
+            for (const auto& [name, v] : root.values)
+                if (v.isTensor()) recorder.values[name] = ValueDesc{v.tensor.dtype(), v.tensor.shape(), nullptr};
+            backend_->plan = compileBackendPlan(*backend_->backend, g, model_->opset(""), order_, std::move(recorder));
+            backend_->compiledFor = std::move(shapes);
+        } else {
+            runner.profileKernels = backend_->profileKernels;
+            results = runner.runOrdered(g, order_, root, true, backend_->plan.get());
+        }
     }
-    GraphRunner runner{model_->opset(""), &control};
-    std::vector<Value> results = runner.runOrdered(g, order_, root, true);
     std::map<std::string, Value> out;
     for (size_t i = 0; i < g.outputs.size(); ++i) out[g.outputs[i].name] = std::move(results[i]);
     return out;
+}
+
+void Session::prepare(const std::map<std::string, Tensor>& inputs) const {
+    if (!backend_) return;
+    {
+        std::lock_guard lock(backend_->mutex);
+        std::vector<std::pair<std::string, Shape>> shapes;
+        for (const auto& [name, t] : inputs) shapes.emplace_back(name, t.shape());
+        if (backend_->plan && shapes == backend_->compiledFor) return;
+    }
+    runTensors(inputs);
 }
 
 std::map<std::string, Tensor> Session::runTensors(const std::map<std::string, Tensor>& inputs,

@@ -1,6 +1,9 @@
 #pragma once
 // A Session runs one model with the reference kernels: validates the model once (every op known, graph
-// acyclic), then executes it as often as asked, freeing each value after its last use.
+// acyclic), then executes it as often as asked, freeing each value after its last use. With a backend
+// (SessionOptions::backend), the first run of each input-shape set is a reference run that learns every value's
+// type and shape; the backend then compiles segments that later runs execute, and the reference kernels run the
+// nodes it does not claim (Session::fallbacks()).
 #include <atomic>
 #include <functional>
 #include <map>
@@ -9,6 +12,7 @@
 #include <vector>
 
 #include "ir/Graph.h"
+#include "backend/Backend.h"
 #include "ir/Value.h"
 #include "runtime/ExecutionObserver.h"
 
@@ -22,10 +26,31 @@ struct RunControl {
     ExecutionObserver* observer = nullptr;
 };
 
+struct SessionOptions {
+    /// "reference", a plugin name ("cpu-onednn") or "auto" (the best plugin found, else reference).
+    std::string backend = "reference";
+    int threads = 0;  // 0: the number of physical cores
+    /// Segments report per-kernel times to an observer that wants them (ExecutionObserver::wantsKernelTimes).
+    bool profileKernels = false;
+};
+
+struct BackendState;
+
 class Session {
 public:
     /// Throws InvalidInput/Unsupported naming the node for unknown ops, cycles or missing values.
     explicit Session(std::shared_ptr<const Model> model);
+    /// Throws Unsupported when the backend plugin cannot be loaded (missing, other interface version).
+    Session(std::shared_ptr<const Model> model, const SessionOptions& options);
+    ~Session();
+    Session(const Session&) = default;
+    Session& operator=(const Session&) = default;
+
+    /// The backend actually used ("reference" when none).
+    std::string backendName() const;
+    int threads() const { return threads_; }
+    /// Nodes the backend left to the reference kernels (empty before the first run, or without a backend).
+    std::vector<Fallback> fallbacks() const;
 
     const Model& model() const { return *model_; }
     /// Graph inputs the caller must provide (inputs with an initializer of the same name are optional).
@@ -36,6 +61,9 @@ public:
 
     /// Runs the model. Inputs are checked against the declared types and shapes (errors name the input).
     std::map<std::string, Value> run(const std::map<std::string, Value>& inputs, const RunControl& control = {}) const;
+    /// With a backend: makes sure the plan is compiled for these input shapes (a reference learning run when not),
+    /// so the next run() executes on the backend. Without one: does nothing.
+    void prepare(const std::map<std::string, Tensor>& inputs) const;
     /// Convenience for the common all-tensor case.
     std::map<std::string, Tensor> runTensors(const std::map<std::string, Tensor>& inputs,
                                              const RunControl& control = {}) const;
@@ -44,7 +72,14 @@ private:
     std::shared_ptr<const Model> model_;
     std::vector<size_t> order_;
     std::vector<ValueInfo> requiredInputs_;
+    int threads_ = 1;
+    std::shared_ptr<BackendState> backend_;  // shared by copies; null for the reference executor
 };
+
+/// Physical cores of this machine (at least 1).
+int physicalCoreCount();
+/// "auto" resolved: the best plugin found for this machine, or "reference".
+std::string resolveBackendName(const std::string& requested);
 
 /// Throws naming the input when `value` does not fit the declared type (dtype, rank, known dims).
 void checkInputAgainstDeclared(const ValueInfo& declared, const Value& value);

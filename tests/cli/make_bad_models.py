@@ -38,7 +38,9 @@ save("huge_dimension.onnx", helper.make_graph(
     [helper.make_node("ConstantOfShape", ["big_shape"], ["big"], name="make_big"),
      helper.make_node("Add", ["x", "big"], ["y"], name="add_big")], "huge", [x], [y], initializer=[shape]))
 # An initializer whose raw data is shorter than its shape needs.
-w = helper.make_tensor("w", TensorProto.FLOAT, [1, 4], b"\x00" * 8, raw=True)
+w = TensorProto()
+w.name, w.data_type, w.raw_data = "w", TensorProto.FLOAT, b"\x00" * 8
+w.dims.extend([1, 4])
 save("short_raw_data.onnx", helper.make_graph(
     [helper.make_node("Add", ["x", "w"], ["y"], name="add_w")], "short", [x], [y], initializer=[w]))
 # External data that tries to leave the model's folder.

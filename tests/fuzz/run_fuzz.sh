@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Seeds a corpus with ONNX's conformance models, then fuzzes for the given seconds. Exit 0 means no finding.
-set -eu
+set -euo pipefail
 FUZZER="$1"; WORK="$2"; SECONDS_TO_RUN="$3"
 CORPUS="$WORK/corpus"; SEEDS="$WORK/seeds"
 mkdir -p "$CORPUS" "$SEEDS" "$WORK/artifacts"

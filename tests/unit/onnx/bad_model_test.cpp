@@ -120,3 +120,15 @@ TEST(RoundTrip, ExportThenImportKeepsGraph) {
     auto out = s.runTensors({{"x", Tensor::fromVector<float>({1, 4}, {-1, 2, -3, 4})}});
     EXPECT_EQ(out.at("y").toFloatVector(), (std::vector<float>{0, 2, 0, 4}));
 }
+
+// Found by fuzz_onnx_import: ONNX's own shape inference (libonnx 1.12) segfaults on this file. It runs in a child
+// process, so loading must end in a model or an npuwb::Error, never a crash.
+TEST(BadModel, ShapeInferenceCrashIsContained) {
+    const std::string path = std::string(NPUWB_SOURCE_DIR) + "/tests/data/regressions/onnx-shape-inference-crash.onnx";
+    try {
+        Model m = loadModel(path);
+        EXPECT_EQ(m.graph.nodes.size(), 2u);
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("onnx-shape-inference-crash.onnx"), std::string::npos) << e.what();
+    }
+}

@@ -1,0 +1,197 @@
+#include "chips/ChipProfile.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "chips/ProfileFields.h"
+#include "util/AtomicFile.h"
+#include "util/Error.h"
+
+namespace npuwb {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+NpuDTypeRates parseRates(const ProfileFields& f) {
+    NpuDTypeRates r;
+    r.atomicInputChannels = f.positiveInteger("atomicInputChannels");
+    r.atomicOutputChannels = f.positiveInteger("atomicOutputChannels");
+    r.macsPerCycle = f.positiveInteger("macsPerCycle");
+    if (r.macsPerCycle != r.atomicInputChannels * r.atomicOutputChannels)
+        f.fail("macsPerCycle", "must equal atomicInputChannels x atomicOutputChannels (" +
+                                   std::to_string(r.atomicInputChannels * r.atomicOutputChannels) + ")");
+    r.c2 = f.positiveInteger("c2");
+    r.convOutputChannelAlign = f.positiveInteger("convOutputChannelAlign");
+    r.otherOutputChannelAlign = f.positiveInteger("otherOutputChannelAlign");
+    r.bytes = f.positiveInteger("bytes");
+    return r;
+}
+
+NpuOp parseNpuOp(const std::string& name, const ProfileFields& f) {
+    NpuOp op;
+    op.name = name;
+    op.dtypes = f.strings("dtypes");
+    op.multiCore = f.boolean("multiCore");
+    ProfileFields limits = f.object("limits");
+    for (const auto& [key, value] : limits.json().items()) {
+        if (!value.is_array() || value.size() != 2 || !value[0].is_number_integer() || !value[1].is_number_integer())
+            limits.fail(key, "expected [min, max] integers");
+        op.limits.push_back({key, value[0].get<int64_t>(), value[1].get<int64_t>()});
+    }
+    return op;
+}
+
+void parseOps(ChipProfile& p, const ProfileFields& ops) {
+    ProfileFields npuOps = ops.object("npuOps");
+    for (const auto& [name, value] : npuOps.json().items()) p.npuOps[name] = parseNpuOp(name, npuOps.object(name));
+    ProfileFields onnx = ops.object("onnxToNpu");
+    for (const auto& [onnxOp, value] : onnx.json().items()) {
+        p.onnxToNpu[onnxOp] = onnx.strings(onnxOp);
+        for (const auto& target : p.onnxToNpu[onnxOp])
+            if (!p.npuOps.count(target)) onnx.fail(onnxOp, "names NPU op '" + target + "' that ops.npuOps lacks");
+    }
+    if (ops.has("lowering")) {
+        ProfileFields lowering = ops.object("lowering");
+        for (const auto& [onnxOp, value] : lowering.json().items()) p.lowering[onnxOp] = lowering.string(onnxOp);
+    }
+    ProfileFields fused = ops.object("fusedOps");
+    for (const auto& [name, value] : fused.json().items()) {
+        ProfileFields f = fused.object(name);
+        p.fusedOps.push_back({name, f.string("base"), f.strings("then")});
+    }
+    if (ops.has("cpuOps")) p.cpuOps = ops.strings("cpuOps");
+}
+
+void parseCoefficients(CostCoefficients& c, const ProfileFields& f) {
+    if (f.has("computeEfficiency")) c.computeEfficiency = f.positiveNumber("computeEfficiency");
+    if (f.has("ddrEfficiency")) c.ddrEfficiency = f.positiveNumber("ddrEfficiency");
+    if (f.has("layerOverheadCycles")) c.layerOverheadCycles = f.number("layerOverheadCycles");
+    if (f.has("minStripePixels")) c.minStripePixels = f.positiveInteger("minStripePixels");
+    if (c.computeEfficiency > 1) f.fail("computeEfficiency", "must be at most 1");
+    if (c.ddrEfficiency > 1) f.fail("ddrEfficiency", "must be at most 1");
+}
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return s;
+}
+
+fs::path executableDir() {
+    std::error_code ec;
+    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? fs::path() : exe.parent_path();
+}
+
+}  // namespace
+
+const NpuDTypeRates& ChipProfile::rates(const std::string& dtype) const {
+    auto it = dtypes.find(dtype);
+    if (it == dtypes.end())
+        failUnsupported("chip " + name + " (" + sourcePath + ") has no NPU rates for dtype '" + dtype + "'");
+    return it->second;
+}
+
+const NpuOp* ChipProfile::npuOp(const std::string& opName) const {
+    auto it = npuOps.find(opName);
+    return it == npuOps.end() ? nullptr : &it->second;
+}
+
+ChipProfile chipProfileFromJson(const nlohmann::json& j, const std::string& label) {
+    ProfileFields root(j, label);
+    if (!j.is_object()) root.fail("", "the document must be a JSON object");
+    ChipProfile p;
+    p.sourcePath = label;
+    p.name = root.string("name");
+    p.opSupportPlatform = root.has("opSupportPlatform") ? root.string("opSupportPlatform") : p.name;
+    ProfileFields npu = root.object("npu");
+    p.cores = npu.positiveInteger("cores");
+    p.clockMHz = npu.positiveNumber("clockMHz");
+    if (npu.has("peakTopsInt8")) p.peakTopsInt8 = npu.number("peakTopsInt8");
+    p.bufferBytesPerCore = npu.positiveInteger("bufferKBPerCore") * 1024;
+    if (npu.has("sramKB")) p.sramBytes = npu.integer("sramKB") * 1024;
+    p.hwAlign = npu.positiveInteger("hwAlign");
+    if (npu.has("zeroCopyInputWidthAlign")) p.zeroCopyInputWidthAlign = npu.integer("zeroCopyInputWidthAlign");
+    ProfileFields dtypes = npu.object("dtypes");
+    for (const auto& [dt, value] : dtypes.json().items()) p.dtypes[dt] = parseRates(dtypes.object(dt));
+    if (!p.dtypes.count("int8")) dtypes.fail("int8", "missing (every chip runs int8)");
+    p.ddrBandwidthGBps = root.object("memory").positiveNumber("ddrBandwidthGBps");
+    ProfileFields cpu = root.object("cpu");
+    p.cpu.description = cpu.string("description");
+    p.cpu.gmacsPerSecond = cpu.positiveNumber("gmacsPerSecond");
+    p.cpu.gbytesPerSecond = cpu.positiveNumber("gbytesPerSecond");
+    p.cpu.opOverheadUs = cpu.number("opOverheadUs");
+    parseOps(p, root.object("ops"));
+    if (root.has("matmul")) p.matmul = root.raw("matmul");
+    if (root.has("notes")) p.notes = root.strings("notes");
+    if (root.has("costModel")) parseCoefficients(p.coefficients, root.object("costModel"));
+    return p;
+}
+
+ChipProfile loadChipProfile(const std::string& path) {
+    std::string text;
+    try {
+        text = readFile(path);
+    } catch (const Error& e) {
+        fail(ErrorKind::Io, "chip profile '" + path + "': cannot be read: " + e.what());
+    }
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        failInput("chip profile '" + path + "': not valid JSON: " + e.what());
+    }
+    return chipProfileFromJson(j, path);
+}
+
+std::vector<std::string> chipProfileDirs() {
+    std::vector<std::string> dirs;
+    if (const char* env = std::getenv("NPUWB_CHIPS_DIR"); env && *env) dirs.emplace_back(env);
+    fs::path exeDir = executableDir();
+    if (!exeDir.empty()) {
+        dirs.push_back((exeDir.parent_path() / "share" / "npuwb" / "chips").string());  // installed layout
+        // Build trees live inside the source tree (build/<name>/bin): walk up to find resources/chips.
+        for (fs::path p = exeDir; !p.empty() && p != p.root_path(); p = p.parent_path()) {
+            std::error_code ec;
+            if (fs::is_directory(p / "resources" / "chips", ec)) {
+                dirs.push_back((p / "resources" / "chips").string());
+                break;
+            }
+        }
+    }
+    return dirs;
+}
+
+std::vector<std::string> availableChipProfiles() {
+    std::vector<std::string> names;
+    for (const auto& dir : chipProfileDirs()) {
+        std::error_code ec;
+        for (const auto& entry : fs::directory_iterator(dir, ec))
+            if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+    }
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    return names;
+}
+
+ChipProfile findChipProfile(const std::string& name) {
+    if (name.find('/') != std::string::npos || name.ends_with(".json")) return loadChipProfile(name);
+    for (const auto& dir : chipProfileDirs()) {
+        fs::path candidate = fs::path(dir) / (lower(name) + ".json");
+        std::error_code ec;
+        if (fs::is_regular_file(candidate, ec)) return loadChipProfile(candidate.string());
+    }
+    std::string known, searched;
+    for (const auto& n : availableChipProfiles()) known += (known.empty() ? "" : ", ") + n;
+    for (const auto& d : chipProfileDirs()) searched += (searched.empty() ? "" : ", ") + d;
+    failInput("unknown chip '" + name + "' (profiles: " + (known.empty() ? "none found" : known) +
+              "; searched: " + (searched.empty() ? "nothing" : searched) + "; set NPUWB_CHIPS_DIR)");
+}
+
+}  // namespace npuwb

@@ -1,0 +1,104 @@
+#pragma once
+// A Rockchip NPU chip as the cost model sees it, loaded from an editable JSON file (resources/chips/*.json,
+// fields documented in resources/chips/README.md). Facts live in the files, never in code.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace npuwb {
+
+/// The MAC array and memory layout for one data type ("int8", "fp16").
+struct NpuDTypeRates {
+    int64_t atomicInputChannels = 0;   // input channels reduced per cycle (matmul K block)
+    int64_t atomicOutputChannels = 0;  // output channels produced per cycle (matmul N block)
+    int64_t macsPerCycle = 0;          // per core; = atomicInputChannels x atomicOutputChannels
+    int64_t c2 = 0;                    // NC1HWC2 channel block of activations in memory
+    int64_t convOutputChannelAlign = 0;
+    int64_t otherOutputChannelAlign = 0;
+    int64_t bytes = 1;  // element size of activations and weights
+};
+
+/// An inclusive integer range an attribute or dimension must fall in, keyed as in the op list ("weight.kernel_h").
+struct NpuOpLimit {
+    std::string key;
+    int64_t min = 0;
+    int64_t max = 0;
+};
+
+struct NpuOp {
+    std::string name;  // RKNN op name ("Convolution", "Depthwise Convolution", "Clip/ReLU6")
+    std::vector<std::string> dtypes;  // "int8", "float16", ...
+    bool multiCore = false;  // split across cores when more than one is used
+    std::vector<NpuOpLimit> limits;
+};
+
+/// A fused NPU op: `base` followed by each of `then` (alternatives separated by '|', ONNX-style names).
+struct FusedNpuOp {
+    std::string name;
+    std::string base;
+    std::vector<std::string> then;
+};
+
+/// CPU fallback throughput of the runtime's CPU ops (single thread, fp32; documented estimates).
+struct CpuProfile {
+    std::string description;
+    double gmacsPerSecond = 0;
+    double gbytesPerSecond = 0;
+    double opOverheadUs = 0;  // NPU<->CPU hand-over, layout conversion
+};
+
+/// Coefficients of the cost model; every chip uses the defaults unless its profile has a "costModel" object.
+/// Set once against the published figures in rockchip-facts.md only (tests/perfmodel prints them); the fit is
+/// flat (RMS log error 0.12-0.14 over a wide range), so round, physically plausible values were taken.
+struct CostCoefficients {
+    double computeEfficiency = 0.6;  // MAC array busy fraction on aligned layers (pipeline fill, halo re-fetch)
+    double ddrEfficiency = 0.3;      // fraction of theoretical DDR bandwidth the NPU's strided NC1HWC2 DMA achieves
+    double layerOverheadCycles = 6000;  // per NPU layer: task set-up, register programming, pipeline drain
+    int64_t minStripePixels = 16;     // fewer output pixels per pass still cost this many (doc: H*W < 16 is poor)
+};
+
+struct ChipProfile {
+    std::string name;        // "RK3588"
+    std::string sourcePath;  // file it was loaded from
+    std::string opSupportPlatform;
+    int64_t cores = 1;
+    double clockMHz = 0;
+    double peakTopsInt8 = 0;
+    int64_t bufferBytesPerCore = 0;
+    int64_t sramBytes = 0;
+    int64_t hwAlign = 4;
+    int64_t zeroCopyInputWidthAlign = 0;
+    std::map<std::string, NpuDTypeRates> dtypes;
+    double ddrBandwidthGBps = 0;
+    CpuProfile cpu;
+    std::map<std::string, NpuOp> npuOps;
+    std::map<std::string, std::vector<std::string>> onnxToNpu;  // ONNX op -> candidate NPU ops
+    std::map<std::string, std::string> lowering;                // ONNX op -> NPU op the toolkit rewrites it to
+    std::vector<FusedNpuOp> fusedOps;
+    std::vector<std::string> cpuOps;
+    nlohmann::json matmul;  // layouts and alignments as in the file (README.md); null when absent
+    std::vector<std::string> notes;
+    CostCoefficients coefficients;
+
+    const NpuDTypeRates& rates(const std::string& dtype) const;  // throws Unsupported naming chip and dtype
+    const NpuOp* npuOp(const std::string& opName) const;
+};
+
+/// Parses a profile; `label` (usually the path) is named in every error together with the field at fault.
+ChipProfile chipProfileFromJson(const nlohmann::json& j, const std::string& label);
+/// Loads a profile file. Malformed JSON, a missing field or a wrong type throws InvalidInput naming file and field.
+ChipProfile loadChipProfile(const std::string& path);
+
+/// Folders searched for profiles: $NPUWB_CHIPS_DIR, then the install data dir, then the source tree.
+std::vector<std::string> chipProfileDirs();
+/// Finds "<name>.json" (case-insensitive name, e.g. "rk3588") in chipProfileDirs(); throws listing what exists.
+ChipProfile findChipProfile(const std::string& name);
+/// Names of all profiles found in chipProfileDirs().
+std::vector<std::string> availableChipProfiles();
+
+}  // namespace npuwb

@@ -1,0 +1,233 @@
+#include "passes/Optimizer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <random>
+#include <set>
+
+#include "onnx/OnnxIO.h"
+#include "passes/GraphEdit.h"
+#include "runtime/Profiler.h"
+#include "runtime/Session.h"
+#include "util/Error.h"
+
+namespace npuwb::passes {
+
+namespace {
+using InputSets = std::vector<std::map<std::string, Tensor>>;
+
+void say(const OptimizerOptions& o, const std::string& line) {
+    if (o.log) o.log(line);
+}
+
+/// After a rewrite: drop what nothing reads, restore file order and re-infer value types through a real
+/// ONNX round trip, which also rejects rewrites that produce an invalid model.
+Model finalize(const Model& m) {
+    Model copy = m;
+    pruneUnused(copy.graph);
+    sortTopologically(copy.graph);
+    copy.graph.valueInfo.clear();
+    Model back = loadModelFromBytes(serializeModel(copy), ".", m.sourcePath.empty() ? "optimized" : m.sourcePath);
+    back.sourcePath = m.sourcePath;
+    return back;
+}
+
+std::vector<std::unique_ptr<Pass>> selectPasses(const OptimizerOptions& o, int64_t opset) {
+    std::vector<std::unique_ptr<Pass>> out;
+    if (o.passes.empty()) {
+        for (auto& p : PassRegistry::instance().createAll())
+            if (p->runsByDefault()) out.push_back(std::move(p));
+    } else {
+        for (const auto& n : o.passes) out.push_back(PassRegistry::instance().create(n));
+    }
+    // Canonical clean-ups first so the seed passes see folded constants and no identities.
+    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+        return a->seedReference().empty() && !b->seedReference().empty();
+    });
+    PassConfig config = o.config;
+    config.opset = opset;
+    for (auto& p : out) p->configure(config);
+    return out;
+}
+
+std::string matchKey(const std::string& pass, const Match& m) {
+    std::string k = pass;
+    for (const auto& n : m.nodes) k += "|" + n;
+    return k;
+}
+}  // namespace
+
+std::map<std::string, int> opHistogram(const Graph& graph) {
+    std::map<std::string, int> h;
+    for (const auto& n : graph.nodes) ++h[n.opType];
+    return h;
+}
+
+InputSets proofInputs(const Model& model, const ProofOptions& options) {
+    auto shared = std::make_shared<const Model>(model);
+    Session session(shared);
+    InputSets sets;
+    for (int k = 0; k < options.randomInputSets; ++k) {
+        uint64_t seed = options.seed + static_cast<uint64_t>(k);
+        std::map<std::string, Tensor> set;
+        std::mt19937_64 rng(seed * 7919 + 17);
+        std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+        bool needGenerated = false;
+        for (const auto& in : session.inputs()) {
+            auto it = options.inputShapes.find(in.name);
+            if (it == options.inputShapes.end()) {
+                needGenerated = true;
+                continue;
+            }
+            Tensor t(in.type.dtype, it->second);
+            if (t.dtype() == DType::F32)
+                for (auto& v : t.values<float>()) v = uniform(rng);
+            set[in.name] = t;
+        }
+        if (needGenerated)
+            for (auto& [name, t] : makeInputs(session, seed, options.symbolicDimValue))
+                if (!set.count(name)) set[name] = t;
+        sets.push_back(std::move(set));
+    }
+    for (const auto& c : options.calibrationSets) sets.push_back(c);
+    return sets;
+}
+
+InputSets runOnSets(const Model& model, const InputSets& sets) {
+    Session session(std::make_shared<const Model>(model));
+    InputSets outs;
+    for (const auto& s : sets) outs.push_back(session.runTensors(s));
+    return outs;
+}
+
+Proof compareOutputs(const InputSets& reference, const InputSets& candidate, double tolerance) {
+    Proof p;
+    p.inputSets = static_cast<int>(reference.size());
+    for (size_t s = 0; s < reference.size() && p.failure.empty(); ++s) {
+        for (const auto& [name, ref] : reference[s]) {
+            auto it = candidate[s].find(name);
+            if (it == candidate[s].end()) {
+                p.failure = "output '" + name + "' is missing";
+                break;
+            }
+            const Tensor& got = it->second;
+            if (got.shape() != ref.shape() || got.dtype() != ref.dtype()) {
+                p.failure = "output '" + name + "' changed from " + shapeToString(ref.shape()) + " to " +
+                            shapeToString(got.shape());
+                break;
+            }
+            for (int64_t i = 0; i < ref.numel(); ++i) {
+                double a = ref.elementAsDouble(i), b = got.elementAsDouble(i);
+                if (std::isnan(a) != std::isnan(b)) {
+                    p.failure = "output '" + name + "' has a NaN where the original has none (or the reverse)";
+                    break;
+                }
+                if (std::isnan(a)) continue;
+                p.refMaxAbs = std::max(p.refMaxAbs, std::fabs(a));
+                double d = std::fabs(a - b);
+                if (!(d <= p.maxAbsDiff)) p.maxAbsDiff = std::isfinite(d) ? d : (a == b ? 0.0 : HUGE_VAL);
+            }
+            if (!p.failure.empty()) break;
+        }
+    }
+    p.maxRelDiff = p.refMaxAbs > 0 ? p.maxAbsDiff / p.refMaxAbs : p.maxAbsDiff;
+    double limit = tolerance * std::max(1.0, p.refMaxAbs);
+    if (p.failure.empty() && p.maxAbsDiff > limit)
+        p.failure = "max abs difference " + std::to_string(p.maxAbsDiff) + " exceeds the tolerance " +
+                    std::to_string(limit);
+    p.passed = p.failure.empty();
+    return p;
+}
+
+OptimizeResult optimize(const Model& model, const OptimizerOptions& options) {
+    auto passes = selectPasses(options, model.opset("") > 0 ? model.opset("") : 13);
+    OptimizeResult r;
+    Model cur = model;
+    nameAllNodes(cur.graph);
+    r.nodesBefore = cur.graph.nodes.size();
+    r.opsBefore = opHistogram(cur.graph);
+    InputSets sets = proofInputs(cur, options.proof);
+    InputSets original;
+    try {
+        original = runOnSets(cur, sets);
+    } catch (const Error& e) {
+        failInput(std::string("the original model does not run on the proof inputs, nothing can be proven: ") + e.what());
+    }
+    InputSets refCur = original;
+    std::set<std::string> rejected;
+
+    // Tries `matches` on `base`; on success `out` and `outputs` hold the rewritten model and its results.
+    auto attempt = [&](const Pass& pass, const Model& base, const std::vector<Match>& matches, Model& out,
+                       InputSets& outputs, std::vector<Match>& done) -> Proof {
+        Proof p;
+        out = base;
+        done.clear();
+        try {
+            for (const auto& m : matches)
+                if (pass.apply(out.graph, m)) done.push_back(m);
+            if (done.empty()) return p;
+            out = finalize(out);
+            outputs = runOnSets(out, sets);
+            p = compareOutputs(refCur, outputs, options.proof.tolerance);
+        } catch (const Error& e) {
+            p.passed = false;
+            p.failure = std::string("the rewritten model is invalid: ") + e.what();
+        }
+        return p;
+    };
+
+    for (r.rounds = 1; r.rounds <= options.maxRounds; ++r.rounds) {
+        bool changed = false;
+        for (const auto& pass : passes) {
+            std::vector<Match> matches;
+            for (auto& m : pass->findMatches(cur.graph))
+                if (m.applicable() && !rejected.count(matchKey(pass->name(), m))) matches.push_back(std::move(m));
+            if (matches.empty()) continue;
+            Model next;
+            InputSets outputs;
+            std::vector<Match> done;
+            Proof p = attempt(*pass, cur, matches, next, outputs, done);
+            if (done.empty()) continue;
+            if (p.passed) {
+                for (const auto& m : done) r.applied.push_back({pass->name(), pass->seedReference(), m, p,
+                                                                static_cast<int>(done.size()), ""});
+                say(options, pass->name() + ": " + std::to_string(done.size()) + " rewrite(s), max abs diff " +
+                                 std::to_string(p.maxAbsDiff));
+                cur = std::move(next);
+                refCur = std::move(outputs);
+                changed = true;
+                continue;
+            }
+            // The batch failed: retry one by one so only the culprits are rolled back.
+            std::vector<Match> batch = done;
+            for (const auto& m : batch) {
+                Proof one = attempt(*pass, cur, {m}, next, outputs, done);
+                if (done.empty()) continue;
+                if (one.passed) {
+                    r.applied.push_back({pass->name(), pass->seedReference(), m, one, 1, ""});
+                    cur = std::move(next);
+                    refCur = std::move(outputs);
+                    changed = true;
+                } else {
+                    rejected.insert(matchKey(pass->name(), m));
+                    std::string err = "pass '" + pass->name() + "' at node '" + m.nodes.front() +
+                                      "' rolled back: " + one.failure;
+                    r.rolledBack.push_back({pass->name(), pass->seedReference(), m, one, 1, err});
+                    say(options, "error: " + err);
+                }
+            }
+        }
+        if (!changed) break;
+    }
+    for (const auto& pass : passes)
+        for (auto& m : pass->findMatches(cur.graph))
+            if (!m.applicable()) r.nearMisses.push_back({pass->name(), std::move(m)});
+    r.endToEnd = compareOutputs(original, runOnSets(cur, sets), options.proof.tolerance);
+    r.nodesAfter = cur.graph.nodes.size();
+    r.opsAfter = opHistogram(cur.graph);
+    r.model = std::move(cur);
+    return r;
+}
+
+}  // namespace npuwb::passes

@@ -1,0 +1,82 @@
+#pragma once
+// Runs passes to a fixed point and proves every rewrite: the model before and after runs on seeded random inputs
+// (and the given calibration sets); a rewrite whose outputs differ by more than the tolerance is rolled back and
+// reported with the pass and the node that caused it.
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/Graph.h"
+#include "passes/Pass.h"
+
+namespace npuwb::passes {
+
+struct ProofOptions {
+    /// Accepted when max|after - before| <= tolerance * max(1, max|before|) over every output element.
+    double tolerance = 1e-4;
+    uint64_t seed = 1;
+    int randomInputSets = 1;
+    int64_t symbolicDimValue = 1;                  // for symbolic dims of generated inputs
+    std::map<std::string, Shape> inputShapes;      // concrete shapes for inputs with symbolic dims
+    std::vector<std::map<std::string, Tensor>> calibrationSets;  // extra input sets (e.g. from .npy files)
+};
+
+struct Proof {
+    bool passed = false;
+    double maxAbsDiff = 0;   // over all outputs and input sets
+    double maxRelDiff = 0;   // maxAbsDiff / max|reference|
+    double refMaxAbs = 0;    // largest reference magnitude, the tolerance's scale
+    int inputSets = 0;
+    std::string failure;     // why it did not pass (difference, shape change, model that no longer runs)
+};
+
+struct Application {
+    std::string pass;
+    std::string seedReference;
+    Match match;
+    Proof proof;
+    int batchSize = 1;  // rewrites of the same pass proven together in one run
+    std::string error;  // for rolled-back rewrites: "pass 'x' at node 'y': ..."
+};
+
+struct NearMiss {
+    std::string pass;
+    Match match;
+};
+
+struct OptimizerOptions {
+    std::vector<std::string> passes;  // empty: every pass that runs by default
+    PassConfig config;
+    ProofOptions proof;
+    int maxRounds = 20;
+    std::function<void(const std::string&)> log;  // progress lines
+};
+
+struct OptimizeResult {
+    Model model;
+    size_t nodesBefore = 0;
+    size_t nodesAfter = 0;
+    std::map<std::string, int> opsBefore;
+    std::map<std::string, int> opsAfter;
+    std::vector<Application> applied;
+    std::vector<Application> rolledBack;
+    std::vector<NearMiss> nearMisses;  // in the final graph: what almost matched and why not
+    Proof endToEnd;                    // original model vs optimized model
+    int rounds = 0;
+};
+
+/// Throws InvalidInput when the original model cannot run on the proof inputs (nothing could be proven).
+OptimizeResult optimize(const Model& model, const OptimizerOptions& options);
+
+/// Runs `model` on every input set; used by the proof and exposed for tests.
+std::vector<std::map<std::string, Tensor>> runOnSets(const Model& model,
+                                                     const std::vector<std::map<std::string, Tensor>>& sets);
+/// Input sets for the proof: seeded random sets plus the calibration sets.
+std::vector<std::map<std::string, Tensor>> proofInputs(const Model& model, const ProofOptions& options);
+Proof compareOutputs(const std::vector<std::map<std::string, Tensor>>& reference,
+                     const std::vector<std::map<std::string, Tensor>>& candidate, double tolerance);
+
+std::map<std::string, int> opHistogram(const Graph& graph);
+
+}  // namespace npuwb::passes

@@ -1,0 +1,66 @@
+#pragma once
+// A graph optimization pass: name + metadata + match predicate + rewrite. Passes register themselves by name from
+// their own .cpp file (like kernels) and are run to a fixed point by the Optimizer, which proves every rewrite
+// numerically and rolls back the ones that change the model's results:
+//
+//   class MyPass final : public Pass { ... };
+//   NPUWB_PASS(MyPass);
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/Graph.h"
+
+namespace npuwb::passes {
+
+/// One place where a pass applies (or almost applies).
+struct Match {
+    std::vector<std::string> nodes;  // node names involved; nodes[0] is the anchor the rewrite starts from
+    std::string explanation;         // what would be rewritten, in one line
+    std::string nearMissReason;      // empty for a real match; for a near miss: what breaks it
+    bool applicable() const { return nearMissReason.empty(); }
+};
+
+/// Settings some passes need (e.g. the chip's channel alignment); passes ignore what they do not use.
+struct PassConfig {
+    int64_t channelAlign = 0;  // pad_channels: pad conv channels up to a multiple of this (0 = off)
+    int64_t opset = 13;        // the model's ai.onnx opset: decides attribute-vs-input forms and new ops
+};
+
+class Pass {
+public:
+    virtual ~Pass() = default;
+    virtual std::string name() const = 0;         // "fold_batchnorm": the id used by --passes
+    virtual std::string description() const = 0;  // one sentence for --list-passes and the advisor
+    virtual std::string seedReference() const { return ""; }  // playbook section, e.g. "5.2.4.1"; "" = canonical
+    /// Optional passes (e.g. channel padding) only run when asked for by name.
+    virtual bool runsByDefault() const { return true; }
+    virtual void configure(const PassConfig& /*config*/) {}
+    /// Every match and near miss in the graph. Near misses carry the reason they do not match.
+    virtual std::vector<Match> findMatches(const Graph& graph) const = 0;
+    /// Rewrites one match. Returns false (graph untouched) when the match no longer holds, e.g. because an
+    /// earlier rewrite in the same round changed its nodes.
+    virtual bool apply(Graph& graph, const Match& match) const = 0;
+};
+
+class PassRegistry {
+public:
+    using Factory = std::unique_ptr<Pass> (*)();
+    static PassRegistry& instance();
+    bool add(Factory factory);
+    std::vector<std::string> names() const;  // sorted
+    /// Throws InvalidInput listing the known names when `name` is unknown.
+    std::unique_ptr<Pass> create(const std::string& name) const;
+    std::vector<std::unique_ptr<Pass>> createAll() const;
+
+private:
+    std::vector<Factory> factories_;
+};
+
+#define NPUWB_PASS(CLASS)                                                                         \
+    [[maybe_unused]] static const bool npuwbPassRegistered_##CLASS =                              \
+        ::npuwb::passes::PassRegistry::instance().add([]() -> std::unique_ptr<::npuwb::passes::Pass> { \
+            return std::make_unique<CLASS>();                                                     \
+        })
+
+}  // namespace npuwb::passes

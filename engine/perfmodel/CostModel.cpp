@@ -1,0 +1,98 @@
+#include "perfmodel/CostModel.h"
+
+#include <cmath>
+
+#include "analysis/ModelSummary.h"
+#include "perfmodel/LayerPlanner.h"
+#include "util/Error.h"
+
+namespace npuwb {
+
+namespace {
+
+LayerRow rowFor(const PlannedLayer& layer, int64_t id) {
+    LayerRow row;
+    const NodeShapes& anchor = *layer.nodes.front();
+    const Node& n = *anchor.node;
+    row.id = id;
+    row.fullName = n.name.empty() ? (n.outputs.empty() ? n.opType : n.outputs[0]) : n.name;
+    row.inputShapes = anchor.inputs;
+    row.outputShapes = layer.nodes.back()->outputs;
+    return row;
+}
+
+std::string reportDtype(const std::string& dtype) { return dtype == "fp16" ? "float16" : dtype; }
+
+}  // namespace
+
+Report estimateModel(const Model& model, const ChipProfile& chip, const EstimateOptions& options) {
+    if (options.dtype != "int8" && options.dtype != "fp16")
+        failInput("dtype must be int8 or fp16, got '" + options.dtype + "'");
+    if (options.cores < 1 || options.cores > chip.cores)
+        failInput("chip " + chip.name + " has " + std::to_string(chip.cores) + " NPU core(s); cannot use " +
+                  std::to_string(options.cores));
+    const NpuDTypeRates& rates = chip.rates(options.dtype);
+    CostCoefficients k = options.coefficients.value_or(chip.coefficients);
+
+    std::vector<NodeShapes> shapes = resolveLayerShapes(model, options.symbolicDimValue);
+    std::vector<PlannedLayer> layers = planLayers(shapes, model.graph, chip, options.dtype);
+
+    Report report;
+    report.kind = "estimate";
+#ifdef NPUWB_VERSION
+    report.toolVersion = NPUWB_VERSION;
+#endif
+    report.createdAt = utcTimestamp();
+    report.model = summarizeModel(model);
+    report.environment.device = chip.name;
+    report.environment.backend = "cost-model";
+    report.environment.cpu = chip.cpu.description;
+    report.environment.cores = chip.cores;
+    report.environment.threads = options.cores;
+    report.environment.os = "estimate (" + options.dtype + ", " + chip.sourcePath + ")";
+
+    double totalUs = 0;
+    for (const PlannedLayer& layer : layers) {
+        LayerRow row = rowFor(layer, static_cast<int64_t>(report.layers.size()));
+        const NodeShapes& anchor = *layer.nodes.front();
+        row.macs = nodeMacs(*anchor.node, anchor.inputs, anchor.outputs);
+        if (!layer.npuOp.empty()) {
+            NpuLayerCost c = npuLayerCost(layer.work, chip, rates, options.cores, k);
+            row.opType = layer.npuOp;
+            row.target = "NPU";
+            row.dataType = reportDtype(options.dtype);
+            row.bytesRead = c.bytesRead;
+            row.bytesWritten = c.bytesWritten;
+            row.cyclesNpu = std::llround(c.npuCycles);
+            row.cyclesDdr = std::llround(c.ddrCycles);
+            row.cyclesTotal = std::llround(c.totalCycles);
+            row.macUsagePercent = c.macUsagePercent;
+            row.timeUs = c.timeUs;
+        } else {
+            // RKNN runs fallback ops on the CPU in float32 after converting the NPU's layout.
+            row.opType = anchor.node->opType;
+            row.target = "CPU";
+            row.dataType = "float32";
+            row.bytesRead = layer.cpuBytes / 2;
+            row.bytesWritten = layer.cpuBytes - row.bytesRead;
+            row.timeUs = cpuLayerTimeUs(row.macs, layer.cpuBytes, chip.cpu);
+        }
+        row.timeUsMin = row.timeUs;
+        totalUs += row.timeUs;
+        report.layers.push_back(std::move(row));
+    }
+    for (auto& r : report.layers) r.timePercent = totalUs > 0 ? 100.0 * r.timeUs / totalUs : 0.0;
+
+    report.run.runs = 0;  // nothing was measured
+    report.run.medianUs = report.run.minUs = report.run.meanUs = report.run.maxUs = totalUs;
+    int64_t weightBytes = 0;
+    for (const PlannedLayer& l : layers) weightBytes += l.work.weightBytes;
+    report.memory.weightBytes = weightBytes;
+    return report;
+}
+
+double estimatedFps(const Report& estimate) {
+    return estimate.run.medianUs > 0 ? 1e6 / estimate.run.medianUs : 0.0;
+}
+
+}  // namespace npuwb

@@ -1,0 +1,71 @@
+#include "perfmodel/LayerCost.h"
+
+#include <algorithm>
+
+namespace npuwb {
+
+namespace {
+int64_t outputPixels(const ConvGeometry& g, const ChipProfile& chip, const CostCoefficients& k) {
+    int64_t hw = g.outH * g.outW;
+    // H*W is aligned only when it exceeds 1; a pass over fewer pixels than a stripe still costs a stripe.
+    int64_t aligned = hw > 1 ? roundUp(hw, chip.hwAlign) : hw;
+    return std::max(aligned, k.minStripePixels);
+}
+}  // namespace
+
+int64_t paddedConvMacs(const NpuWork& work, const NpuDTypeRates& rates, const ChipProfile& chip,
+                       const CostCoefficients& k) {
+    const ConvGeometry& g = work.conv;
+    int64_t pixels = g.batch * outputPixels(g, chip, k);
+    int64_t window = g.kernelH * g.kernelW;
+    if (work.kind == NpuWorkKind::DepthwiseConv) {
+        // Each output channel reduces over its own input channel only: one of atomicInputChannels lanes works.
+        return pixels * window * roundUp(g.outChannels, rates.atomicOutputChannels) * rates.atomicInputChannels;
+    }
+    int64_t outPerGroup = g.groups > 0 ? g.outChannels / g.groups : g.outChannels;
+    int64_t reduction = g.packSmallChannels ? roundUp(g.inChannelsPerGroup * window, rates.atomicInputChannels)
+                                            : window * roundUp(g.inChannelsPerGroup, rates.atomicInputChannels);
+    return pixels * g.groups * reduction * roundUp(outPerGroup, rates.atomicOutputChannels);
+}
+
+int64_t ddrReadBytes(const NpuWork& work, int64_t bufferBytes) {
+    int64_t in = work.activationReadBytes, w = work.weightBytes;
+    int64_t half = bufferBytes / 2;
+    if (in + w <= bufferBytes || w <= half || in <= half || half <= 0) return in + w;
+    int64_t tiles = (in + half - 1) / half;  // the input is streamed in tiles; weights are re-read per tile
+    return in + w * tiles;
+}
+
+NpuLayerCost npuLayerCost(const NpuWork& work, const ChipProfile& chip, const NpuDTypeRates& rates, int64_t cores,
+                          const CostCoefficients& k) {
+    NpuLayerCost c;
+    c.coresUsed = work.splitsAcrossCores ? std::max<int64_t>(1, cores) : 1;
+    if (work.kind == NpuWorkKind::Vector) {
+        c.npuCycles = double(work.vectorElements) / double(rates.atomicOutputChannels);
+    } else {
+        c.paddedMacs = paddedConvMacs(work, rates, chip, k);
+        c.npuCycles = double(c.paddedMacs) / (double(rates.macsPerCycle) * k.computeEfficiency);
+    }
+    c.npuCycles /= double(c.coresUsed);
+    c.bytesRead = ddrReadBytes(work, chip.bufferBytesPerCore);
+    c.bytesWritten = work.writeBytes;
+    double bytesPerCycle = chip.ddrBandwidthGBps * 1e9 * k.ddrEfficiency / (chip.clockMHz * 1e6);
+    c.ddrCycles = double(c.bytesRead + c.bytesWritten) / bytesPerCycle;
+    c.totalCycles = std::max(c.npuCycles, c.ddrCycles) + k.layerOverheadCycles;
+    c.timeUs = c.totalCycles / chip.clockMHz;
+    double capacity = c.totalCycles * double(rates.macsPerCycle) * double(c.coresUsed);
+    c.macUsagePercent = capacity > 0 ? 100.0 * double(work.macs) / capacity : 0.0;
+    return c;
+}
+
+double cpuLayerTimeUs(int64_t macs, int64_t bytes, const CpuProfile& cpu) {
+    return cpu.opOverheadUs + double(macs) / (cpu.gmacsPerSecond * 1e3) + double(bytes) / (cpu.gbytesPerSecond * 1e3);
+}
+
+int64_t npuActivationBytes(const Shape& shape, const NpuDTypeRates& rates) {
+    int64_t n = 1;
+    for (size_t i = 0; i < shape.size(); ++i) n *= (shape.size() == 4 && i == 1) ? roundUp(shape[i], rates.c2) : shape[i];
+    return n * rates.bytes;
+}
+
+}  // namespace npuwb

@@ -1,0 +1,308 @@
+#include "perfmodel/LayerPlanner.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "analysis/ModelSummary.h"
+
+namespace npuwb {
+
+namespace {
+
+int64_t elements(const Shape& s) {
+    int64_t n = 1;
+    for (int64_t d : s) n *= d;
+    return n;
+}
+
+std::string dtypeOpListName(const std::string& dtype) { return dtype == "fp16" ? "float16" : dtype; }
+
+bool isConvLike(const std::string& npuOp) {
+    return npuOp == "Convolution" || npuOp == "Depthwise Convolution" || npuOp == "exMatMul";
+}
+
+/// The attribute or dimension a limit key refers to, when this model knows how to read it.
+std::optional<int64_t> limitValue(const std::string& key, const NodeShapes& ns) {
+    const Node& n = *ns.node;
+    std::string field = key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
+    const Shape in0 = ns.inputs.empty() ? Shape{} : ns.inputs[0];
+    auto pick = [](const std::vector<int64_t>& v, size_t i, int64_t fallback) { return i < v.size() ? v[i] : fallback; };
+    bool global = n.opType.rfind("Global", 0) == 0;
+    if (field == "kernel_h" || field == "kernel_w") {
+        size_t axis = field == "kernel_h" ? 0 : 1;
+        if (global) return in0.size() == 4 ? std::optional<int64_t>(in0[2 + axis]) : std::nullopt;
+        if (n.hasAttribute("kernel_shape")) return pick(n.attrInts("kernel_shape"), axis, 1);
+        if (ns.inputs.size() > 1 && ns.inputs[1].size() >= 3) return pick(ns.inputs[1], 2 + axis, 1);
+        return std::nullopt;
+    }
+    if (field == "stride_h" || field == "stride_w") return pick(n.attrInts("strides"), field == "stride_h" ? 0 : 1, 1);
+    if (field == "dilation_h" || field == "dilation_w")
+        return pick(n.attrInts("dilations"), field == "dilation_h" ? 0 : 1, 1);
+    static const std::map<std::string, size_t> padIndex = {{"pad_top", 0}, {"pad_left", 1}, {"pad_bottom", 2},
+                                                           {"pad_right", 3}};
+    if (auto it = padIndex.find(field); it != padIndex.end() && n.opType != "Pad") {
+        std::vector<int64_t> pads = n.attrInts("pads");
+        if (pads.size() == 2) return pick(pads, it->second % 2 == 0 ? 0 : 1, 0);  // 1-D: begin, end
+        return pick(pads, it->second, 0);
+    }
+    if (key == "input.channel" || key == "input.height" || key == "input.width") {
+        if (in0.size() != 4) return std::nullopt;
+        return in0[field == "channel" ? 1 : field == "height" ? 2 : 3];
+    }
+    if (key == "A.k" && !in0.empty()) return in0.back();
+    return std::nullopt;
+}
+
+/// Index of the only node consuming `value`, if exactly one does and it is not a graph output.
+std::optional<size_t> soleConsumer(const std::string& value, const std::multimap<std::string, size_t>& consumers,
+                                   const std::set<std::string>& graphOutputs) {
+    if (graphOutputs.count(value) || consumers.count(value) != 1) return std::nullopt;
+    return consumers.find(value)->second;
+}
+
+bool matchesStep(const std::string& step, const std::string& onnxOp) {
+    size_t start = 0;
+    while (start <= step.size()) {  // "PRelu|LeakyRelu": alternatives
+        size_t bar = step.find('|', start);
+        if (step.substr(start, bar - start) == onnxOp) return true;
+        if (bar == std::string::npos) break;
+        start = bar + 1;
+    }
+    return false;
+}
+
+class Planner {
+public:
+    Planner(const std::vector<NodeShapes>& nodes, const Graph& graph, const ChipProfile& chip, const std::string& dtype)
+        : nodes_(nodes), chip_(chip), rates_(chip.rates(dtype)), dtype_(dtype) {
+        for (size_t i = 0; i < nodes.size(); ++i) {
+            for (const auto& in : nodes[i].node->inputs)
+                if (!in.empty()) consumers_.emplace(in, i);
+            for (const auto& out : nodes[i].node->outputs) producer_[out] = i;
+        }
+        for (const auto& o : graph.outputs) graphOutputs_.insert(o.name);
+    }
+
+    std::vector<PlannedLayer> run() {
+        std::vector<PlannedLayer> layers;
+        std::vector<bool> done(nodes_.size(), false);
+        for (size_t i = 0; i < nodes_.size(); ++i) {
+            if (done[i] || folded(nodes_[i])) continue;
+            PlannedLayer layer = planAnchor(i);
+            for (size_t k = 1; k < layer.nodes.size(); ++k) done[size_t(layer.nodes[k] - nodes_.data())] = true;
+            layers.push_back(std::move(layer));
+        }
+        return layers;
+    }
+
+private:
+    /// Nodes the converter removes: constant subgraphs and pass-through ops.
+    static bool folded(const NodeShapes& ns) {
+        const std::string& op = ns.node->opType;
+        if (op == "Identity" || op == "Dropout") return true;
+        return std::all_of(ns.inputIsConstant.begin(), ns.inputIsConstant.end(), [](bool c) { return c; });
+    }
+
+    std::string npuOpFor(const NodeShapes& ns) const {
+        const Node& n = *ns.node;
+        if (!n.domain.empty() && n.domain != "ai.onnx") return {};
+        if (n.opType == "Conv") {
+            int64_t group = n.attrInt("group", 1);
+            bool depthwise = group > 1 && !ns.inputs.empty() && ns.inputs[0].size() >= 2 && group == ns.inputs[0][1];
+            return depthwise ? "Depthwise Convolution" : "Convolution";
+        }
+        if (auto it = chip_.onnxToNpu.find(n.opType); it != chip_.onnxToNpu.end() && !it->second.empty())
+            return it->second.front();
+        if (auto it = chip_.lowering.find(n.opType); it != chip_.lowering.end()) return it->second;
+        return {};
+    }
+
+    PlannedLayer planAnchor(size_t index) {
+        PlannedLayer layer;
+        const NodeShapes& ns = nodes_[index];
+        layer.nodes.push_back(&ns);
+        std::string op = npuOpFor(ns);
+        const NpuOp* npu = op.empty() ? nullptr : chip_.npuOp(op);
+        if (!npu) {
+            layer.cpuReason = ns.node->opType + " is not on " + chip_.name + "'s NPU op list";
+        } else if (!npu->dtypes.empty() && std::find(npu->dtypes.begin(), npu->dtypes.end(), dtypeOpListName(dtype_)) ==
+                                               npu->dtypes.end()) {
+            layer.cpuReason = op + " does not support " + dtype_ + " on " + chip_.name;
+        } else if (auto violated = violatedLimit(*npu, ns)) {
+            layer.cpuReason = op + " limit exceeded: " + *violated;
+        } else {
+            layer.npuOp = op;
+            fuse(layer, index);
+            buildWork(layer);
+        }
+        if (layer.npuOp.empty())
+            for (size_t i = 0; i < ns.inputs.size(); ++i)
+                layer.cpuBytes += 4 * (elements(ns.inputs[i]) + (i < ns.outputs.size() ? elements(ns.outputs[i]) : 0));
+        return layer;
+    }
+
+    /// Greedily extends the layer with consumers as long as some fused op of the chip continues the chain.
+    void fuse(PlannedLayer& layer, size_t anchor) {
+        std::string base = layer.npuOp == "Depthwise Convolution" ? "Convolution" : layer.npuOp;
+        std::vector<size_t> chain;  // fused nodes after the anchor, BatchNormalization included
+        std::vector<std::string> steps;  // op types that count as fusion steps
+        size_t best = 0;
+        std::string bestName;
+        size_t current = anchor;
+        while (true) {
+            const auto& outs = nodes_[current].node->outputs;
+            if (outs.empty()) break;
+            auto next = soleConsumer(outs[0], consumers_, graphOutputs_);
+            if (!next || !operandsReadyBefore(*next, anchor)) break;
+            const std::string& op = nodes_[*next].node->opType;
+            if (op == "BatchNormalization" && base == "Convolution" && steps.empty()) {
+                chain.push_back(*next);  // folded into the convolution's weights by the converter
+                best = chain.size();
+                current = *next;
+                continue;
+            }
+            bool continues = false;
+            for (const auto& f : chip_.fusedOps) {
+                if (f.base != base || f.then.size() <= steps.size() || !chip_.npuOp(f.name)) continue;
+                bool prefix = true;
+                for (size_t s = 0; s < steps.size(); ++s) prefix = prefix && matchesStep(f.then[s], steps[s]);
+                if (prefix && matchesStep(f.then[steps.size()], op)) continues = true;
+            }
+            if (!continues) break;
+            chain.push_back(*next);
+            steps.push_back(op);
+            current = *next;
+            for (const auto& f : chip_.fusedOps) {
+                if (f.base != base || f.then.size() != steps.size() || !chip_.npuOp(f.name)) continue;
+                bool all = true;
+                for (size_t s = 0; s < steps.size(); ++s) all = all && matchesStep(f.then[s], steps[s]);
+                if (all) { best = chain.size(); bestName = f.name; }
+            }
+        }
+        chain.resize(best);
+        for (size_t c : chain) layer.nodes.push_back(&nodes_[c]);
+        if (!bestName.empty()) layer.npuOp = bestName;
+    }
+
+    void buildWork(PlannedLayer& layer) {
+        const NodeShapes& a = *layer.nodes.front();
+        const Node& n = *a.node;
+        NpuWork& w = layer.work;
+        std::string anchorOp = npuOpFor(a);
+        w.splitsAcrossCores = chip_.npuOp(layer.npuOp)->multiCore;
+        w.macs = nodeMacs(n, a.inputs, a.outputs);
+        for (const NodeShapes* ns : layer.nodes)
+            for (size_t i = 0; i < ns->inputs.size(); ++i) {
+                bool producedInLayer = ns != &a && i < ns->node->inputs.size() && producedBy(layer, ns->node->inputs[i]);
+                if (producedInLayer || ns->inputs[i].empty() || ns->node->opType == "BatchNormalization") continue;
+                if (!ns->inputIsConstant[i]) w.activationReadBytes += npuActivationBytes(ns->inputs[i], rates_);
+                else if (ns == &a) w.weightBytes += elements(ns->inputs[i]) * (isBias(n, i) ? 4 : rates_.bytes);
+            }
+        const NodeShapes& last = *layer.nodes.back();
+        for (const Shape& s : last.outputs) w.writeBytes += npuActivationBytes(s, rates_);
+        if (isConvLike(anchorOp)) {
+            w.kind = anchorOp == "Depthwise Convolution" ? NpuWorkKind::DepthwiseConv : NpuWorkKind::Conv;
+            w.conv = geometry(a);
+        } else if (n.opType == "Gemm") {
+            w.kind = NpuWorkKind::Conv;
+            w.conv = geometry(a);
+        } else {
+            w.kind = NpuWorkKind::Vector;
+            int64_t inElems = 0;
+            for (size_t i = 0; i < a.inputs.size(); ++i)
+                if (!a.inputIsConstant[i]) inElems += elements(a.inputs[i]);
+            w.vectorElements = std::max(inElems, a.outputs.empty() ? 0 : elements(a.outputs[0]));
+        }
+    }
+
+    /// A node can join the anchor's layer only if its other operands exist when the anchor runs (for a residual
+    /// Add fed by two convs, the conv that runs second takes the Add).
+    bool operandsReadyBefore(size_t consumer, size_t anchor) const {
+        for (const auto& in : nodes_[consumer].node->inputs) {
+            auto it = producer_.find(in);
+            if (it != producer_.end() && it->second > anchor && it->second != consumer &&
+                !producesChainValue(it->second, anchor))
+                return false;
+        }
+        return true;
+    }
+    /// True for nodes between the anchor and the consumer that the chain itself contains.
+    bool producesChainValue(size_t producer, size_t anchor) const {
+        // Chains are linear (each step is the sole consumer of the previous one), so a producer after the anchor
+        // belongs to the chain exactly when it feeds the chain; walk forward from the anchor to check.
+        size_t current = anchor;
+        while (current != producer) {
+            const auto& outs = nodes_[current].node->outputs;
+            if (outs.empty()) return false;
+            auto next = soleConsumer(outs[0], consumers_, graphOutputs_);
+            if (!next) return false;
+            current = *next;
+        }
+        return true;
+    }
+
+    bool producedBy(const PlannedLayer& layer, const std::string& value) const {
+        for (const NodeShapes* ns : layer.nodes)
+            for (const auto& o : ns->node->outputs)
+                if (o == value) return true;
+        return false;
+    }
+
+    static bool isBias(const Node& n, size_t input) {
+        return input == 2 && (n.opType == "Conv" || n.opType == "Gemm" || n.opType == "ConvTranspose");
+    }
+
+    ConvGeometry geometry(const NodeShapes& a) const {
+        ConvGeometry g;
+        const Node& n = *a.node;
+        const Shape& in = a.inputs[0];
+        const Shape& out = a.outputs[0];
+        if (n.opType == "Conv" && a.inputs.size() > 1 && a.inputs[1].size() >= 3 && out.size() >= 3) {
+            const Shape& wt = a.inputs[1];
+            g.batch = out[0];
+            g.groups = n.attrInt("group", 1);
+            g.inChannelsPerGroup = wt[1];
+            g.outChannels = wt[0];
+            g.kernelH = wt[2];
+            g.kernelW = wt.size() > 3 ? wt[3] : 1;
+            g.outH = out[2];
+            g.outW = out.size() > 3 ? out[3] : 1;
+            g.packSmallChannels = g.groups == 1 && g.inChannelsPerGroup < rates_.c2;
+        } else if (!in.empty() && !out.empty()) {  // Gemm / MatMul: rows are the pixels, K the input channels
+            bool transA = n.opType == "Gemm" && n.attrInt("transA", 0);
+            g.inChannelsPerGroup = transA ? in[0] : in.back();
+            g.outChannels = out.back();
+            g.outH = out.size() >= 2 ? out[out.size() - 2] : 1;
+            for (size_t i = 0; i + 2 < out.size(); ++i) g.batch *= out[i];
+        }
+        return g;
+    }
+
+    const std::vector<NodeShapes>& nodes_;
+    const ChipProfile& chip_;
+    const NpuDTypeRates& rates_;
+    std::string dtype_;
+    std::multimap<std::string, size_t> consumers_;
+    std::set<std::string> graphOutputs_;
+    std::map<std::string, size_t> producer_;
+};
+
+}  // namespace
+
+std::optional<std::string> violatedLimit(const NpuOp& op, const NodeShapes& node) {
+    for (const auto& limit : op.limits) {
+        auto v = limitValue(limit.key, node);
+        if (v && (*v < limit.min || *v > limit.max))
+            return limit.key + " = " + std::to_string(*v) + " not in [" + std::to_string(limit.min) + ", " +
+                   std::to_string(limit.max) + "]";
+    }
+    return std::nullopt;
+}
+
+std::vector<PlannedLayer> planLayers(const std::vector<NodeShapes>& nodes, const Graph& graph, const ChipProfile& chip,
+                                     const std::string& dtype) {
+    return Planner(nodes, graph, chip, dtype).run();
+}
+
+}  // namespace npuwb

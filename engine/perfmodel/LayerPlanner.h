@@ -1,0 +1,32 @@
+#pragma once
+// Turns ONNX nodes into the layers the RKNN converter would produce for a chip: constant subgraphs folded,
+// BatchNormalization folded into the preceding convolution, fused ops (ConvolutionRelu, ConvolutionAdd, AddRelu,
+// ...) merged into one layer, and every layer assigned to the NPU or, when the op is missing from the chip's op
+// list or exceeds one of its limits, to the CPU with the reason.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "chips/ChipProfile.h"
+#include "perfmodel/LayerCost.h"
+#include "perfmodel/LayerShapes.h"
+
+namespace npuwb {
+
+struct PlannedLayer {
+    std::vector<const NodeShapes*> nodes;  // the anchor node first, then the nodes fused into it
+    std::string npuOp;                     // RKNN op name; empty when the layer runs on the CPU
+    std::string cpuReason;                 // why it is not on the NPU
+    NpuWork work;                          // NPU work (shapes, bytes) when npuOp is set
+    int64_t cpuBytes = 0;                  // fp32 bytes the CPU fallback reads and writes
+};
+
+/// `dtype` is the profile's dtype key ("int8", "fp16").
+std::vector<PlannedLayer> planLayers(const std::vector<NodeShapes>& nodes, const Graph& graph, const ChipProfile& chip,
+                                     const std::string& dtype);
+
+/// The first limit of `op` the node violates, as "weight.kernel_h = 33 not in [1, 31]"; nullopt when within all.
+/// Limits on keys this model does not understand (recurrent-op dims and the like) are not checked.
+std::optional<std::string> violatedLimit(const NpuOp& op, const NodeShapes& node);
+
+}  // namespace npuwb

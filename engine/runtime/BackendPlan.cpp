@@ -1,0 +1,118 @@
+#include "runtime/BackendPlan.h"
+
+#include <algorithm>
+#include <set>
+
+#include "util/Error.h"
+
+namespace npuwb {
+
+std::string nodeDisplayName(const Node& node) {
+    if (!node.name.empty()) return node.name;
+    return node.outputs.empty() ? node.opType : node.outputs[0];
+}
+
+ValueShapeRecorder::ValueShapeRecorder(const Graph& graph, const std::vector<std::string>& fedInputs) {
+    for (const auto& [name, t] : graph.initializers)
+        if (std::find(fedInputs.begin(), fedInputs.end(), name) == fedInputs.end()) constants.insert(name);
+}
+
+void ValueShapeRecorder::nodeFinished(size_t, const Node& node, const std::vector<const Value*>&,
+                                      const std::vector<Value>& outputs) {
+    // Random generators differ per run; subgraph ops may read outer values: neither is folded.
+    static const std::set<std::string> kNeverFold = {"RandomNormal", "RandomUniform", "RandomNormalLike",
+                                                     "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"};
+    bool foldable = node.domain.empty() && !kNeverFold.count(node.opType);
+    for (const auto& [n, a] : node.attributes) foldable = foldable && !a.g && a.graphs.empty();
+    for (const auto& in : node.inputs) foldable = foldable && (in.empty() || constants.count(in));
+    for (size_t i = 0; i < outputs.size() && i < node.outputs.size(); ++i) {
+        if (node.outputs[i].empty() || !outputs[i].isTensor()) continue;
+        values[node.outputs[i]] = ValueDesc{outputs[i].tensor.dtype(), outputs[i].tensor.shape(), nullptr};
+        if (foldable) {
+            folded[node.outputs[i]] = outputs[i].tensor;
+            constants.insert(node.outputs[i]);
+        }
+    }
+}
+
+std::unique_ptr<BackendPlan> compileBackendPlan(Backend& backend, const Graph& graph, int64_t opset,
+                                                const std::vector<size_t>& fullOrder, ValueShapeRecorder&& learned) {
+    auto plan = std::make_unique<BackendPlan>();
+    plan->folded = std::move(learned.folded);
+    std::map<std::string, ValueDesc>& values = learned.values;
+    for (const auto& name : learned.constants) {
+        auto init = graph.initializers.find(name);
+        const Tensor& t = init != graph.initializers.end() ? init->second : plan->folded.at(name);
+        values[name] = ValueDesc{t.dtype(), t.shape(), &t};
+    }
+    // Folded nodes are done: the backend and later runs see only the rest.
+    auto isFolded = [&](size_t idx) {
+        const auto& outs = graph.nodes[idx].outputs;
+        return !outs.empty() && std::all_of(outs.begin(), outs.end(), [&](const std::string& o) {
+            return o.empty() || plan->folded.count(o);
+        });
+    };
+    std::vector<size_t> order;
+    for (size_t idx : fullOrder)
+        if (!isFolded(idx)) order.push_back(idx);
+    GraphQuery query{graph, opset, order, [&values](const std::string& name) -> const ValueDesc* {
+                         auto it = values.find(name);
+                         return it == values.end() ? nullptr : &it->second;
+                     }};
+    CompileResult result = backend.compile(query);
+
+    std::vector<size_t> positionOfIndex(graph.nodes.size(), SIZE_MAX), fullPosition(graph.nodes.size(), SIZE_MAX);
+    for (size_t pos = 0; pos < fullOrder.size(); ++pos) {
+        fullPosition[fullOrder[pos]] = pos;
+        plan->positionOfNode.emplace(nodeDisplayName(graph.nodes[fullOrder[pos]]), pos);
+    }
+    for (size_t pos = 0; pos < order.size(); ++pos) positionOfIndex[order[pos]] = pos;
+    std::vector<int> segmentAt(order.size(), -1);
+    for (size_t s = 0; s < result.segments.size(); ++s) {
+        const SegmentPlan& seg = result.segments[s];
+        const std::string who = "backend '" + backend.name() + "' segment " + std::to_string(s);
+        if (seg.nodes.empty() || !seg.prepared) fail(ErrorKind::Internal, who + " is empty or not prepared");
+        size_t first = SIZE_MAX;
+        for (size_t k = 0; k < seg.nodes.size(); ++k) {
+            if (seg.nodes[k] >= graph.nodes.size() || positionOfIndex[seg.nodes[k]] == SIZE_MAX)
+                fail(ErrorKind::Internal, who + " names an unknown node");
+            size_t pos = positionOfIndex[seg.nodes[k]];
+            if (k == 0) first = pos;
+            if (pos != first + k || segmentAt[pos] != -1)
+                fail(ErrorKind::Internal, who + " does not cover consecutive nodes of the execution order");
+            segmentAt[pos] = static_cast<int>(s);
+        }
+    }
+    for (size_t pos = 0; pos < order.size();) {
+        int s = segmentAt[pos];
+        size_t len = s < 0 ? 1 : result.segments[static_cast<size_t>(s)].nodes.size();
+        plan->steps.push_back({fullPosition[order[pos]], fullPosition[order[pos + len - 1]], s});
+        pos += len;
+    }
+    plan->segments = std::move(result.segments);
+    plan->fallbacks = std::move(result.fallbacks);
+    return plan;
+}
+
+}  // namespace npuwb
+
+namespace npuwb {
+
+NodeQuery makeNodeQuery(const GraphQuery& query, size_t nodeIndex) {
+    const Node& node = query.graph.nodes.at(nodeIndex);
+    NodeQuery q{node, query.opset, {}, {}, {}, {}, {}};
+    for (const auto& in : node.inputs) {
+        const ValueDesc* d = in.empty() ? nullptr : query.value(in);
+        q.inputTypes.push_back(d ? d->dtype : DType::Undefined);
+        q.inputShapes.push_back(d ? d->shape : Shape{});
+        q.constants.push_back(d ? d->constant : nullptr);
+    }
+    for (const auto& out : node.outputs) {
+        const ValueDesc* d = out.empty() ? nullptr : query.value(out);
+        q.outputTypes.push_back(d ? d->dtype : DType::Undefined);
+        q.outputShapes.push_back(d ? d->shape : Shape{});
+    }
+    return q;
+}
+
+}  // namespace npuwb

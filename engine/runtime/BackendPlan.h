@@ -1,0 +1,64 @@
+#pragma once
+// The compiled form of a graph for one backend and one set of input shapes: the backend's segments placed in the
+// execution order, and what fell back to the reference kernels. Session owns one per backend session.
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "backend/Backend.h"
+#include "ir/Value.h"
+#include "runtime/ExecutionObserver.h"
+
+namespace npuwb {
+
+/// One unit of work in the execution order: a single reference node, or a whole backend segment.
+struct PlanStep {
+    size_t firstPos = 0;  // positions in the execution order covered by this step
+    size_t lastPos = 0;
+    int segment = -1;     // index into BackendPlan::segments, or -1 for a reference node (at firstPos)
+};
+
+struct BackendPlan {
+    /// Constant folding: outputs of nodes whose inputs are all constants, computed by the learning run. Those
+    /// nodes are not run again and backends see their outputs as constants (e.g. Identity of a shared bias).
+    std::map<std::string, Tensor> folded;
+    std::vector<SegmentPlan> segments;
+    std::vector<Fallback> fallbacks;
+    std::vector<PlanStep> steps;
+    std::unordered_map<std::string, size_t> positionOfNode;  // node display name -> position in the order
+};
+
+struct BackendState {
+    std::shared_ptr<Backend> backend;
+    bool profileKernels = false;
+    std::mutex mutex;  // segments keep scratch state: one run at a time
+    std::vector<std::pair<std::string, Shape>> compiledFor;  // input shapes of the current plan
+    std::unique_ptr<BackendPlan> plan;
+    // Keep the segments (plugin code) destroyed before the backend they came from.
+    ~BackendState() { plan.reset(); }
+};
+
+/// The name a report and a backend use for a node: its name, else its first output.
+std::string nodeDisplayName(const Node& node);
+
+/// Records the dtype and shape of every tensor value a reference run produces, and the values of nodes that
+/// depend on constants only (initializers the caller did not feed, and such nodes' outputs).
+class ValueShapeRecorder : public ExecutionObserver {
+public:
+    ValueShapeRecorder(const Graph& graph, const std::vector<std::string>& fedInputs);
+    void nodeFinished(size_t, const Node& node, const std::vector<const Value*>&,
+                      const std::vector<Value>& outputs) override;
+    std::map<std::string, ValueDesc> values;
+    std::map<std::string, Tensor> folded;
+    std::set<std::string> constants;  // initializers not fed + folded
+};
+
+/// Asks the backend to compile `order` of `graph` with the learned value descriptions; checks that each segment
+/// covers consecutive positions of `order` (throws Internal naming the backend otherwise).
+std::unique_ptr<BackendPlan> compileBackendPlan(Backend& backend, const Graph& graph, int64_t opset,
+                                                const std::vector<size_t>& order, ValueShapeRecorder&& learned);
+
+}  // namespace npuwb

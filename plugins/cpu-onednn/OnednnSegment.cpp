@@ -1,0 +1,250 @@
+#include "OnednnSegment.h"
+
+#include <omp.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "OnednnSupport.h"
+#include "util/Error.h"
+
+namespace npuwb::onednn {
+
+using dnnl::memory;
+using tag = dnnl::memory::format_tag;
+using dt = dnnl::memory::data_type;
+
+void OnednnSegment::run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs,
+                        KernelTimingSink* timing) {
+    omp_set_num_threads(threads_);  // the ICV is per calling thread; runs may come from any thread
+    if (inputs.size() != inputMemories.size()) fail(ErrorKind::Internal, "cpu-onednn: wrong input count");
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        if (inputs[i]->dtype() != DType::F32) failInput("cpu-onednn: input is not float32");
+        inputMemories[i].set_data_handle(const_cast<void*>(inputs[i]->raw()));
+    }
+    using Clock = std::chrono::steady_clock;
+    for (auto& k : kernels) {
+        if (!timing || !k.timed) {
+            k.run(stream_);
+            continue;
+        }
+        auto start = Clock::now();
+        k.run(stream_);
+        stream_.wait();
+        timing->kernelTimed(k.nodes, std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+    }
+    outputs.resize(outputShapes.size());
+    for (size_t i = 0; i < outputShapes.size(); ++i) {
+        outputs[i] = Tensor(DType::F32, outputShapes[i]);
+        outputMemories[i].set_data_handle(outputs[i].raw());
+        outputCopies[i]->run(stream_);
+    }
+    stream_.wait();
+}
+
+namespace {
+
+memory::dims toDims(const Shape& s) { return memory::dims(s.begin(), s.end()); }
+
+memory::desc plainDesc(const Shape& s) {
+    static const tag tags[] = {tag::a, tag::a, tag::ab, tag::abc, tag::abcd, tag::abcde, tag::abcdef};
+    if (s.size() > 6) throw std::runtime_error("rank above 6");
+    if (s.empty()) return memory::desc({1}, dt::f32, tag::a);
+    return memory::desc(toDims(s), dt::f32, tags[s.size()]);
+}
+
+struct Builder {
+    const GraphQuery& q;
+    const dnnl::engine& eng;
+    OnednnSegment& seg;
+    const std::map<std::string, int>& consumers;
+    std::set<std::string> segmentOutputs;
+    std::map<std::string, memory> mem;                                  // current memory of each value
+    std::map<std::string, std::vector<memory>> converted;               // other layouts already made
+    std::vector<std::vector<size_t>> chains;                            // fused node groups, first is the anchor
+    std::map<size_t, size_t> chainEndingAt;                             // last node -> chain index
+    std::set<size_t> inChainNotLast;
+
+    const Node& node(size_t i) const { return q.graph.nodes[i]; }
+    const ValueDesc& desc(const std::string& n) const {
+        const ValueDesc* d = q.value(n);
+        if (!d) throw std::runtime_error("value '" + n + "' has no known shape");
+        return *d;
+    }
+
+    void addKernel(std::function<void(dnnl::stream&)> fn, std::vector<std::string> names, bool timed = true) {
+        seg.kernels.push_back({std::move(fn), std::move(names), timed});
+    }
+    void addPrimitive(dnnl::primitive p, std::unordered_map<int, memory> args, std::vector<std::string> names) {
+        addKernel([p, args](dnnl::stream& s) { p.execute(s, args); }, std::move(names));
+    }
+
+    memory constantMemory(const Tensor& t, const Shape& dims) {
+        memory m(plainDesc(dims), eng);
+        std::vector<float> v = t.toFloatVector();
+        std::memcpy(m.get_data_handle(), v.data(), v.size() * sizeof(float));
+        return m;
+    }
+    memory get(const std::string& name) {
+        auto it = mem.find(name);
+        if (it != mem.end()) return it->second;
+        const ValueDesc& d = desc(name);
+        if (!d.constant) throw std::runtime_error("value '" + name + "' is not available in the segment");
+        return mem[name] = constantMemory(*d.constant, d.shape);
+    }
+    /// `name` in layout `want`: the value itself, an earlier conversion, or a new reorder kernel.
+    memory getAs(const std::string& name, const memory::desc& want, const std::string& who) {
+        memory m = get(name);
+        if (m.get_desc() == want) return m;
+        for (const auto& c : converted[name])
+            if (c.get_desc() == want) return c;
+        memory out(want, eng);
+        if (desc(name).constant) {  // constants are converted once, now
+            dnnl::stream s(eng);
+            dnnl::reorder(m, out).execute(s, m, out);
+            s.wait();
+        } else {
+            addPrimitive(dnnl::reorder(m, out), {{DNNL_ARG_FROM, m}, {DNNL_ARG_TO, out}}, {who});
+        }
+        converted[name].push_back(out);
+        return out;
+    }
+    /// A zero-copy plain view of `source` (plain) with other dims; its handle follows the source's every run.
+    memory view(memory source, const Shape& dims) {
+        memory v(plainDesc(dims), eng, nullptr);
+        addKernel([source, v](dnnl::stream&) mutable { v.set_data_handle(source.get_data_handle()); }, {}, false);
+        return v;
+    }
+
+    void planFusion(const std::vector<size_t>& nodes) {
+        std::set<size_t> inSegment(nodes.begin(), nodes.end());
+        std::map<std::string, size_t> consumerOf;
+        std::set<size_t> claimed;
+        for (size_t idx : nodes)
+            for (const auto& in : node(idx).inputs)
+                if (!in.empty()) consumerOf[in] = idx;
+        for (size_t idx : nodes) {
+            if (node(idx).opType != "Conv" || inChainNotLast.count(idx) || chainEndingAt.count(idx)) continue;
+            std::vector<size_t> chain{idx};
+            bool sum = false, eltwise = false;
+            std::string out = node(idx).outputs[0];
+            while (true) {
+                auto c = consumers.find(out);
+                if (c == consumers.end() || c->second != 1 || segmentOutputs.count(out) || !consumerOf.count(out)) break;
+                size_t next = consumerOf[out];
+                const Node& n = node(next);
+                if (!inSegment.count(next) || n.inputs.empty() || claimed.count(next)) break;
+                bool ok = false;
+                if (n.opType == "BatchNormalization" && chain.size() == 1 && n.inputs[0] == out && n.inputs.size() == 5) {
+                    ok = true;
+                    for (size_t i = 1; i < 5; ++i) ok = ok && desc(n.inputs[i]).constant;
+                    ok = ok && (n.outputs.size() == 1 || n.outputs[1].empty());
+                } else if (n.opType == "Add" && !sum && n.inputs.size() == 2) {
+                    const std::string& other = n.inputs[0] == out ? n.inputs[1] : n.inputs[0];
+                    ok = other != out && !desc(other).constant && desc(other).shape == desc(out).shape;
+                    sum = ok;
+                    ok = ok && !eltwise;  // keep oneDNN's fast path: sum before activations
+                } else if (isPostOpActivation(n)) {
+                    ok = n.inputs[0] == out;
+                    eltwise = eltwise || ok;
+                }
+                if (!ok) break;
+                chain.push_back(next);
+                out = n.outputs[0];
+            }
+            for (size_t i = 0; i + 1 < chain.size(); ++i) inChainNotLast.insert(chain[i]);
+            claimed.insert(chain.begin(), chain.end());
+            chainEndingAt[chain.back()] = chains.size();
+            chains.push_back(chain);
+        }
+    }
+
+    bool isPostOpActivation(const Node& n) const {
+        static const std::set<std::string> ops = {"Relu", "LeakyRelu", "Sigmoid", "Clip", "HardSwish", "Tanh", "Elu"};
+        if (!ops.count(n.opType)) return false;
+        if (n.opType == "Clip") return bool(clipBounds(makeNodeQuery(q, indexOf(n))));
+        return true;
+    }
+    size_t indexOf(const Node& n) const { return static_cast<size_t>(&n - q.graph.nodes.data()); }
+
+    /// Algorithm and parameters of a unary op (also used as a post-op).
+    std::tuple<dnnl::algorithm, float, float> eltwiseOf(const Node& n) const {
+        using A = dnnl::algorithm;
+        const std::string& op = n.opType;
+        if (op == "Relu") return {A::eltwise_relu, 0.f, 0.f};
+        if (op == "LeakyRelu") return {A::eltwise_relu, n.attrFloat("alpha", 0.01f), 0.f};
+        if (op == "Sigmoid") return {A::eltwise_logistic, 0.f, 0.f};
+        if (op == "Tanh") return {A::eltwise_tanh, 0.f, 0.f};
+        if (op == "Elu") return {A::eltwise_elu, n.attrFloat("alpha", 1.f), 0.f};
+        if (op == "HardSwish") return {A::eltwise_hardswish, 0.f, 0.f};
+        if (op == "Exp") return {A::eltwise_exp, 0.f, 0.f};
+        if (op == "Abs") return {A::eltwise_abs, 0.f, 0.f};
+        if (op == "Sqrt") return {A::eltwise_sqrt, 0.f, 0.f};
+        if (op == "Neg") return {A::eltwise_linear, -1.f, 0.f};
+        if (op == "Identity") return {A::eltwise_linear, 1.f, 0.f};
+        if (op == "Clip") {
+            auto b = clipBounds(makeNodeQuery(q, indexOf(n)));
+            return {A::eltwise_clip_v2, b->first, b->second};
+        }
+        throw std::runtime_error("no eltwise for " + op);
+    }
+
+    std::vector<std::string> namesOf(const std::vector<size_t>& idx) const {
+        std::vector<std::string> out;
+        for (size_t i : idx) out.push_back(nodeName(node(i)));
+        return out;
+    }
+    static std::string nodeName(const Node& n) { return n.name.empty() ? (n.outputs.empty() ? n.opType : n.outputs[0]) : n.name; }
+
+    void build(size_t idx);
+    void buildConvChain(const std::vector<size_t>& chain);
+    void buildPool(const Node& n);
+    void buildGemm(const Node& n);
+    void buildMatMul(const Node& n);
+    void buildBinary(const Node& n);
+    void buildSoftmax(const Node& n);
+    void buildConcat(const Node& n);
+    void buildBatchNorm(const Node& n);
+};
+
+#include "OnednnOps.inc"
+
+}  // namespace
+
+std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::vector<size_t>& nodes,
+                                            const std::vector<std::string>& inputs,
+                                            const std::vector<std::string>& outputs,
+                                            const std::map<std::string, int>& consumerCount,
+                                            const dnnl::engine& engine, int threads) {
+    auto seg = std::make_unique<OnednnSegment>(engine, threads);
+    Builder b{query, engine, *seg, consumerCount, {outputs.begin(), outputs.end()}, {}, {}, {}, {}, {}};
+    for (const auto& in : inputs) {
+        memory m(plainDesc(b.desc(in).shape), engine, nullptr);
+        seg->inputMemories.push_back(m);
+        b.mem[in] = m;
+    }
+    b.planFusion(nodes);
+    for (size_t idx : nodes) {
+        if (b.inChainNotLast.count(idx)) continue;
+        try {
+            b.build(idx);
+        } catch (const dnnl::error& e) {
+            throw NodeBuildError(idx, std::string("oneDNN: ") + e.what());
+        } catch (const std::exception& e) {
+            throw NodeBuildError(idx, e.what());
+        }
+    }
+    for (const auto& out : outputs) {
+        const Shape& shape = b.desc(out).shape;
+        memory src = b.get(out);
+        memory dst(plainDesc(shape), engine, nullptr);
+        dnnl::reorder r(src, dst);
+        seg->outputMemories.push_back(dst);
+        seg->outputShapes.push_back(shape);
+        seg->outputCopies.push_back(std::make_unique<Kernel>(
+            Kernel{[r, src, dst](dnnl::stream& s) { r.execute(s, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}); }, {}, false}));
+    }
+    return seg;
+}
+
+}  // namespace npuwb::onednn

@@ -1,0 +1,49 @@
+#pragma once
+// A oneDNN segment: the kernels (primitives, reorders, zero-copy views) of consecutive graph nodes, built once
+// for fixed shapes. Values inside keep the layouts oneDNN picks (format_tag::any); reorders are added only where
+// a consumer needs another layout and at the segment's outputs.
+#include <map>
+#include <set>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "backend/Backend.h"
+
+namespace npuwb::onednn {
+
+/// A node that could not be built; the backend falls it back to the reference kernels and rebuilds.
+struct NodeBuildError : std::runtime_error {
+    size_t nodeIndex;
+    NodeBuildError(size_t index, const std::string& why) : std::runtime_error(why), nodeIndex(index) {}
+};
+
+struct Kernel {
+    std::function<void(dnnl::stream&)> run;
+    std::vector<std::string> nodes;  // ONNX nodes it covers (for profiling)
+    bool timed = true;               // zero-copy views take no time worth a clock read
+};
+
+class OnednnSegment : public PreparedSegment {
+public:
+    OnednnSegment(dnnl::engine engine, int threads) : engine_(std::move(engine)), stream_(engine_), threads_(threads) {}
+    void run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs, KernelTimingSink* timing) override;
+
+    dnnl::engine engine_;
+    dnnl::stream stream_;
+    int threads_;
+    std::vector<Kernel> kernels;
+    std::vector<dnnl::memory> inputMemories;   // plain, handles set per run
+    std::vector<dnnl::memory> outputMemories;  // plain layout of each output (own buffer or a view)
+    std::vector<Shape> outputShapes;
+    std::vector<std::unique_ptr<Kernel>> outputCopies;  // reorder into the caller's tensor when not plain
+};
+
+/// Builds one segment: `nodes` (graph indices, consecutive in execution order), with `inputs`/`outputs` the
+/// boundary values. Throws NodeBuildError for a node oneDNN cannot take.
+std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::vector<size_t>& nodes,
+                                            const std::vector<std::string>& inputs,
+                                            const std::vector<std::string>& outputs,
+                                            const std::map<std::string, int>& consumerCount,
+                                            const dnnl::engine& engine, int threads);
+
+}  // namespace npuwb::onednn

@@ -1,0 +1,181 @@
+#include "OnednnSupport.h"
+
+#include <limits>
+#include <set>
+
+namespace npuwb::onednn {
+
+namespace {
+
+const std::set<std::string> kUnary = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Exp", "Abs", "Sqrt", "Elu",
+                                      "Clip", "HardSwish", "Neg", "Identity"};
+const std::set<std::string> kBinary = {"Add", "Sub", "Mul", "Div", "Max", "Min"};
+const std::set<std::string> kReshapes = {"Flatten", "Reshape", "Squeeze", "Unsqueeze"};
+
+bool allFloat(const NodeQuery& q, size_t count) {
+    for (size_t i = 0; i < count && i < q.inputTypes.size(); ++i)
+        if (!q.node.inputs[i].empty() && q.inputTypes[i] != DType::F32) return false;
+    for (size_t i = 0; i < q.outputTypes.size(); ++i)
+        if (!q.node.outputs[i].empty() && q.outputTypes[i] != DType::F32) return false;
+    return true;
+}
+
+/// True when `small` broadcasts to `big` (numpy rules) without growing it.
+bool broadcastsInto(const Shape& small, const Shape& big) {
+    if (small.size() > big.size()) return false;
+    for (size_t i = 0; i < small.size(); ++i) {
+        int64_t s = small[small.size() - 1 - i], b = big[big.size() - 1 - i];
+        if (s != b && s != 1) return false;
+    }
+    return true;
+}
+
+Capability windowed(const NodeQuery& q, size_t spatialFrom) {
+    const Shape& x = q.inputShapes[0];
+    if (x.size() != 4) return Capability::no("only 2-D spatial (4-D tensors) supported");
+    std::vector<int64_t> kernel = q.node.attrInts("kernel_shape");
+    if (kernel.empty() && q.node.opType == "Conv" && q.inputShapes.size() > 1 && q.inputShapes[1].size() == 4)
+        kernel = {q.inputShapes[1][2], q.inputShapes[1][3]};
+    (void)spatialFrom;
+    std::string why;
+    if (!resolveWindow(q.node, x, q.outputShapes.at(0), kernel, why)) return Capability::no(why);
+    return Capability::yes();
+}
+
+}  // namespace
+
+std::optional<Window> resolveWindow(const Node& node, const Shape& inputShape, const Shape& outputShape,
+                                    const std::vector<int64_t>& kernel, std::string& why) {
+    Window w;
+    w.kernel = kernel;
+    if (w.kernel.size() != 2) { why = "kernel_shape must have 2 dims"; return std::nullopt; }
+    w.strides = node.attrInts("strides", {1, 1});
+    w.dilations = node.attrInts("dilations", {1, 1});
+    std::vector<int64_t> pads = node.attrInts("pads", {0, 0, 0, 0});
+    if (w.strides.size() != 2 || w.dilations.size() != 2 || pads.size() != 4) { why = "bad strides/dilations/pads"; return std::nullopt; }
+    const std::string autoPad = node.attrString("auto_pad", "NOTSET");
+    const bool ceil = node.attrInt("ceil_mode", 0) != 0;
+    w.padsBegin = {pads[0], pads[1]};
+    w.padsEnd = {pads[2], pads[3]};
+    for (int d = 0; d < 2; ++d) {
+        int64_t in = inputShape[2 + d], out = outputShape.size() == 4 ? outputShape[2 + d] : -1;
+        int64_t eff = (w.kernel[d] - 1) * w.dilations[d] + 1;
+        if (autoPad == "VALID") {
+            w.padsBegin[d] = w.padsEnd[d] = 0;
+        } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+            int64_t total = std::max<int64_t>(0, (out - 1) * w.strides[d] + eff - in);
+            w.padsBegin[d] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+            w.padsEnd[d] = total - w.padsBegin[d];
+        } else if (autoPad != "NOTSET") {
+            why = "auto_pad " + autoPad + " not supported";
+            return std::nullopt;
+        }
+        // The output size the learning run saw is the truth; ceil_mode shows up as extra right padding.
+        int64_t floorOut = (in + w.padsBegin[d] + w.padsEnd[d] - eff) / w.strides[d] + 1;
+        if (out != floorOut) {
+            if (!ceil || out != floorOut + 1) { why = "output size does not match the window"; return std::nullopt; }
+            w.padsEnd[d] += w.strides[d];
+        }
+    }
+    return w;
+}
+
+std::optional<std::pair<float, float>> clipBounds(const NodeQuery& q) {
+    float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+    if (q.opset < 11) return std::make_pair(q.node.attrFloat("min", lo), q.node.attrFloat("max", hi));
+    for (size_t i = 1; i < 3 && i < q.node.inputs.size(); ++i) {
+        if (q.node.inputs[i].empty()) continue;
+        if (!q.constants[i] || q.constants[i]->numel() != 1) return std::nullopt;
+        (i == 1 ? lo : hi) = static_cast<float>(q.constants[i]->elementAsDouble(0));
+    }
+    return std::make_pair(lo, hi);
+}
+
+Capability supportsNode(const NodeQuery& q) {
+    const std::string& op = q.node.opType;
+    if (!q.node.domain.empty()) return Capability::no("domain " + q.node.domain + " not supported");
+    if (q.outputShapes.empty() || q.inputShapes.empty()) return Capability::no("no inputs or outputs");
+    if (op == "Conv") {
+        if (!allFloat(q, 3)) return Capability::no("only float32 supported");
+        if (q.inputShapes.size() < 2 || !q.constants[1]) return Capability::no("weights are not a constant initializer");
+        if (q.inputShapes.size() > 2 && !q.node.inputs[2].empty() && !q.constants[2])
+            return Capability::no("bias is not a constant initializer");
+        return windowed(q, 2);
+    }
+    if (op == "MaxPool" || op == "AveragePool") {
+        if (!allFloat(q, 1)) return Capability::no("only float32 supported");
+        if (q.node.outputs.size() > 1 && !q.node.outputs[1].empty()) return Capability::no("Indices output not supported");
+        if (op == "AveragePool" && q.node.attrInt("ceil_mode", 0) && q.node.attrInt("count_include_pad", 0))
+            return Capability::no("ceil_mode with count_include_pad not supported");
+        if (op == "MaxPool" && q.node.attrInt("storage_order", 0)) return Capability::no("storage_order not supported");
+        return windowed(q, 2);
+    }
+    if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {
+        if (!allFloat(q, 1)) return Capability::no("only float32 supported");
+        if (q.inputShapes[0].size() != 4) return Capability::no("only 4-D input supported");
+        return Capability::yes();
+    }
+    if (op == "Gemm") {
+        if (!allFloat(q, 3)) return Capability::no("only float32 supported");
+        if (q.node.attrInt("transA", 0)) return Capability::no("transA not supported");
+        if (q.inputShapes.size() < 2 || !q.constants[1]) return Capability::no("B is not a constant initializer");
+        if (q.inputShapes.size() > 2 && !q.node.inputs[2].empty()) {
+            if (!q.constants[2]) return Capability::no("C is not a constant initializer");
+            const Shape& c = q.inputShapes[2];
+            int64_t n = q.outputShapes[0].at(1);
+            if (shapeNumel(c) != n || (c.size() == 2 && c[0] != 1)) return Capability::no("C must be a bias of N values");
+        }
+        return Capability::yes();
+    }
+    if (op == "MatMul") {
+        if (!allFloat(q, 2)) return Capability::no("only float32 supported");
+        const Shape &a = q.inputShapes[0], &b = q.inputShapes[1];
+        if (a.size() < 2 || b.size() < 2 || a.size() > 4 || b.size() > 4) return Capability::no("ranks 2-4 supported");
+        return Capability::yes();
+    }
+    if (op == "Softmax") {
+        if (!allFloat(q, 1)) return Capability::no("only float32 supported");
+        int64_t rank = static_cast<int64_t>(q.inputShapes[0].size());
+        int64_t axis = q.node.attrInt("axis", q.opset >= 13 ? -1 : 1);
+        if (axis < 0) axis += rank;
+        if (q.opset < 13 && axis != rank - 1) return Capability::no("opset < 13 Softmax only on the last axis");
+        if (axis < 0 || axis >= rank) return Capability::no("bad axis");
+        return Capability::yes();
+    }
+    if (op == "Concat") {
+        if (!allFloat(q, q.inputShapes.size())) return Capability::no("only float32 supported");
+        for (const auto& s : q.inputShapes)
+            if (s.size() != q.outputShapes[0].size() || shapeNumel(s) == 0) return Capability::no("empty input");
+        return Capability::yes();
+    }
+    if (kUnary.count(op)) {
+        if (!allFloat(q, 1)) return Capability::no("only float32 supported");
+        if (op == "Clip" && !clipBounds(q)) return Capability::no("min/max are not constants");
+        return Capability::yes();
+    }
+    if (kBinary.count(op)) {
+        if (!allFloat(q, 2)) return Capability::no("only float32 supported");
+        const Shape& out = q.outputShapes[0];
+        if (out.size() > 5 || out.empty()) return Capability::no("ranks 1-5 supported");
+        bool aFull = q.inputShapes[0] == out, bFull = q.inputShapes[1] == out;
+        bool commutative = op == "Add" || op == "Mul" || op == "Max" || op == "Min";
+        if (!aFull && !(bFull && commutative)) return Capability::no("first operand must have the output shape");
+        if (!broadcastsInto(q.inputShapes[aFull ? 1 : 0], out)) return Capability::no("unsupported broadcast");
+        return Capability::yes();
+    }
+    if (op == "BatchNormalization") {  // folded into a preceding Conv, else oneDNN batch normalization
+        if (!allFloat(q, 5)) return Capability::no("only float32 supported");
+        if (q.node.outputs.size() > 1 && !q.node.outputs[1].empty()) return Capability::no("training outputs not supported");
+        for (size_t i = 1; i < 5; ++i)
+            if (i >= q.constants.size() || !q.constants[i]) return Capability::no("scale/bias/mean/var are not constants");
+        if (q.inputShapes[0].size() < 2 || q.inputShapes[0].size() > 5) return Capability::no("ranks 2-5 supported");
+        return Capability::yes();
+    }
+    if (kReshapes.count(op)) {
+        if (!allFloat(q, 1)) return Capability::no("only float32 supported");
+        return Capability::yes();  // the learning run gave the output shape; data is reinterpreted
+    }
+    return Capability::no("operator not implemented by cpu-onednn");
+}
+
+}  // namespace npuwb::onednn

@@ -1,0 +1,25 @@
+#pragma once
+// Which nodes the oneDNN backend takes (fp32), and the attribute parsing shared by the capability query and the
+// segment builder so both agree.
+#include <optional>
+
+#include "backend/Backend.h"
+
+namespace npuwb::onednn {
+
+/// 2-D convolution / pooling window geometry in ONNX terms, with pads resolved (auto_pad, ceil_mode).
+struct Window {
+    std::vector<int64_t> kernel, strides, dilations, padsBegin, padsEnd;
+};
+
+/// Resolves a Conv/MaxPool/AveragePool window for input spatial dims `in` and output spatial dims `out`.
+/// Returns nullopt with `why` set when it cannot be expressed.
+std::optional<Window> resolveWindow(const Node& node, const Shape& inputShape, const Shape& outputShape,
+                                    const std::vector<int64_t>& kernel, std::string& why);
+
+/// Clip bounds from attributes (opset < 11) or constant inputs; nullopt when an input bound is not constant.
+std::optional<std::pair<float, float>> clipBounds(const NodeQuery& q);
+
+Capability supportsNode(const NodeQuery& q);
+
+}  // namespace npuwb::onednn

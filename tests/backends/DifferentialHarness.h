@@ -1,0 +1,50 @@
+#pragma once
+// Differential testing of an execution backend against the reference kernels: small seeded models (one op, or a
+// fusable chain) on random shapes, run by both, compared elementwise. Any backend can reuse it by name.
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ir/Graph.h"
+
+namespace npuwb::difftest {
+
+struct Case {
+    std::string label;                     // "Conv c=17 k=3 s=2 g=17 d=1"
+    std::shared_ptr<Model> model;
+    std::map<std::string, Tensor> inputs;  // seeded random
+};
+
+/// Builds one model: `nodes` in order, graph inputs and outputs declared with concrete float shapes, the
+/// initializers given. Inputs get uniform(-1, 1) values from `rng`.
+Case makeCase(std::string label, std::vector<Node> nodes, const std::map<std::string, Shape>& graphInputs,
+              const std::vector<std::string>& graphOutputs, std::map<std::string, Tensor> initializers,
+              std::mt19937& rng, int64_t opset = 17);
+
+Tensor randomTensor(const Shape& shape, std::mt19937& rng, float lo = -1.f, float hi = 1.f);
+Node makeNode(std::string op, std::vector<std::string> inputs, std::vector<std::string> outputs,
+              std::map<std::string, Attribute> attributes = {});
+Attribute intsAttr(std::vector<int64_t> v);
+Attribute intAttr(int64_t v);
+Attribute floatAttr(float v);
+
+/// The standard case set: every op cpu backends claim, odd channel counts (1, 3, 7, 17, 33), strides 1-2, pads,
+/// dilations, groups/depthwise, fused chains (Conv+BN+Relu, Conv+Add+Relu), broadcasting binaries.
+std::vector<Case> standardCases(uint32_t seed);
+
+struct Outcome {
+    std::string label;
+    bool claimed = false;   // the backend ran every node (no fallbacks)
+    bool passed = false;
+    double worstRelative = 0.0;  // max |a-b| / max(1e-3, |ref|)... see compareTensors
+    std::string message;
+};
+
+/// Runs `c` on the reference executor and on `backend` (learning run, then a backend run) and compares all
+/// outputs with relative tolerance `tolerance` (|a-b| <= tolerance * max(|ref|, 1)).
+Outcome runCase(const Case& c, const std::string& backend, double tolerance = 1e-4);
+
+}  // namespace npuwb::difftest

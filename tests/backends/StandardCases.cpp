@@ -1,0 +1,173 @@
+// The standard differential case set (see DifferentialHarness.h).
+#include "DifferentialHarness.h"
+
+namespace npuwb::difftest {
+
+namespace {
+
+std::string str(const std::vector<int64_t>& v) {
+    std::string s;
+    for (auto x : v) s += (s.empty() ? "" : "x") + std::to_string(x);
+    return s;
+}
+
+/// Conv input size for a given geometry; odd sizes on purpose.
+void addConvCases(std::vector<Case>& cases, std::mt19937& rng) {
+    const int64_t channels[] = {1, 3, 7, 17, 33};
+    std::uniform_int_distribution<int> pick(0, 4);
+    int n = 0;
+    for (int64_t c : channels)
+        for (int64_t stride : {1, 2})
+            for (int64_t k : {1, 3, 5})
+                for (int64_t dil : {1, 2}) {
+                    if (k == 1 && dil == 2) continue;
+                    const int64_t pad = (k / 2) * dil;
+                    const bool depthwise = (n % 3 == 1), grouped = (n % 3 == 2) && c % 1 == 0;
+                    const int64_t oc = depthwise ? c : channels[pick(rng)];
+                    int64_t group = depthwise ? c : 1;
+                    if (grouped && !depthwise) {  // a group count dividing both channel counts
+                        for (int64_t gc = std::min(c, oc); gc > 1; --gc)
+                            if (c % gc == 0 && oc % gc == 0) { group = gc; break; }
+                    }
+                    const int64_t h = 7 + (n % 4) * 4, w = 9 + (n % 3) * 6;
+                    ++n;
+                    std::map<std::string, Tensor> init{{"W", randomTensor({oc, c / group, k, k}, rng)},
+                                                       {"B", randomTensor({oc}, rng)}};
+                    std::map<std::string, Attribute> attrs{{"kernel_shape", intsAttr({k, k})},
+                                                           {"strides", intsAttr({stride, stride})},
+                                                           {"pads", intsAttr({pad, pad, pad + (n % 2), pad})},
+                                                           {"dilations", intsAttr({dil, dil})},
+                                                           {"group", intAttr(group)}};
+                    std::string label = "Conv c=" + std::to_string(c) + " oc=" + std::to_string(oc) + " k=" +
+                                        std::to_string(k) + " s=" + std::to_string(stride) + " d=" +
+                                        std::to_string(dil) + " g=" + std::to_string(group) + " in=" +
+                                        std::to_string(h) + "x" + std::to_string(w);
+                    cases.push_back(makeCase(label, {makeNode("Conv", {"X", "W", "B"}, {"Y"}, attrs)},
+                                             {{"X", {1, c, h, w}}}, {"Y"}, init, rng));
+                }
+}
+
+void addFusedCases(std::vector<Case>& cases, std::mt19937& rng) {
+    for (int64_t c : {3, 17, 33}) {
+        std::map<std::string, Attribute> conv{{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})}};
+        std::map<std::string, Tensor> init{{"W", randomTensor({c, c, 3, 3}, rng)},
+                                           {"B", randomTensor({c}, rng)},
+                                           {"scale", randomTensor({c}, rng, 0.5f, 1.5f)},
+                                           {"bias", randomTensor({c}, rng)},
+                                           {"mean", randomTensor({c}, rng)},
+                                           {"var", randomTensor({c}, rng, 0.5f, 2.f)}};
+        const std::string cs = std::to_string(c);
+        cases.push_back(makeCase("Conv+BN+Relu c=" + cs,
+                                 {makeNode("Conv", {"X", "W", "B"}, {"c"}, conv),
+                                  makeNode("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"bn"}),
+                                  makeNode("Relu", {"bn"}, {"Y"})},
+                                 {{"X", {1, c, 11, 13}}}, {"Y"}, init, rng));
+        cases.push_back(makeCase("Conv+Add+Relu (residual) c=" + cs,
+                                 {makeNode("Conv", {"X", "W", "B"}, {"c"}, conv), makeNode("Add", {"c", "X"}, {"a"}),
+                                  makeNode("Relu", {"a"}, {"Y"})},
+                                 {{"X", {1, c, 9, 9}}}, {"Y"}, init, rng));
+        std::map<std::string, Tensor> clipInit = init;
+        clipInit["lo"] = Tensor::scalar(0.f);
+        clipInit["hi"] = Tensor::scalar(6.f);
+        cases.push_back(makeCase("Conv+Clip(0,6) c=" + cs,
+                                 {makeNode("Conv", {"X", "W", "B"}, {"c"}, conv),
+                                  makeNode("Clip", {"c", "lo", "hi"}, {"Y"})},
+                                 {{"X", {1, c, 8, 8}}}, {"Y"}, clipInit, rng));
+        for (const char* act : {"Sigmoid", "HardSwish", "LeakyRelu", "Tanh"})
+            cases.push_back(makeCase(std::string("Conv+") + act + " c=" + cs,
+                                     {makeNode("Conv", {"X", "W", "B"}, {"c"}, conv), makeNode(act, {"c"}, {"Y"})},
+                                     {{"X", {1, c, 7, 7}}}, {"Y"}, init, rng));
+    }
+}
+
+void addPoolCases(std::vector<Case>& cases, std::mt19937& rng) {
+    for (int64_t c : {1, 3, 17, 33})
+        for (const char* op : {"MaxPool", "AveragePool"})
+            for (int64_t k : {2, 3})
+                for (int64_t s : {1, 2})
+                    for (int64_t ceil : {0, 1}) {
+                        std::map<std::string, Attribute> a{{"kernel_shape", intsAttr({k, k})},
+                                                           {"strides", intsAttr({s, s})},
+                                                           {"pads", intsAttr({k / 2, k / 2, k / 2, k / 2})},
+                                                           {"ceil_mode", intAttr(ceil)}};
+                        std::string label = std::string(op) + " c=" + std::to_string(c) + " k=" + std::to_string(k) +
+                                            " s=" + std::to_string(s) + " ceil=" + std::to_string(ceil);
+                        cases.push_back(makeCase(label, {makeNode(op, {"X"}, {"Y"}, a)}, {{"X", {1, c, 13, 10}}},
+                                                 {"Y"}, {}, rng));
+                    }
+    for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"})
+        for (int64_t c : {1, 7, 33})
+            cases.push_back(makeCase(std::string(op) + " c=" + std::to_string(c), {makeNode(op, {"X"}, {"Y"})},
+                                     {{"X", {2, c, 7, 5}}}, {"Y"}, {}, rng));
+}
+
+void addDenseCases(std::vector<Case>& cases, std::mt19937& rng) {
+    for (int64_t m : {1, 3})
+        for (int64_t k : {7, 33})
+            for (int64_t n : {1, 17})
+                for (int64_t transB : {0, 1}) {
+                    Shape b = transB ? Shape{n, k} : Shape{k, n};
+                    cases.push_back(makeCase("Gemm m=" + std::to_string(m) + " k=" + std::to_string(k) + " n=" +
+                                                 std::to_string(n) + " transB=" + std::to_string(transB),
+                                             {makeNode("Gemm", {"A", "B", "C"}, {"Y"},
+                                                       {{"transB", intAttr(transB)}, {"alpha", floatAttr(0.5f)}})},
+                                             {{"A", {m, k}}}, {"Y"},
+                                             {{"B", randomTensor(b, rng)}, {"C", randomTensor({n}, rng)}}, rng));
+                }
+    std::vector<std::pair<Shape, Shape>> mm = {{{3, 7}, {7, 17}}, {{2, 5, 7}, {7, 3}}, {{2, 3, 5, 7}, {2, 3, 7, 1}},
+                                               {{1, 33}, {33, 1}}};
+    for (const auto& [a, b] : mm)
+        cases.push_back(makeCase("MatMul " + str(a) + " @ " + str(b), {makeNode("MatMul", {"A", "B"}, {"Y"})},
+                                 {{"A", a}, {"B", b}}, {"Y"}, {}, rng));
+}
+
+void addElementwiseCases(std::vector<Case>& cases, std::mt19937& rng) {
+    for (const char* op : {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Exp", "Abs", "Elu", "HardSwish", "Neg"})
+        for (Shape s : {Shape{1, 17, 5, 3}, Shape{3, 7}})
+            cases.push_back(makeCase(std::string(op) + " " + str(s), {makeNode(op, {"X"}, {"Y"})}, {{"X", s}}, {"Y"},
+                                     {}, rng));
+    for (const char* op : {"Add", "Sub", "Mul", "Div", "Max", "Min"}) {
+        cases.push_back(makeCase(std::string(op) + " same shape", {makeNode(op, {"A", "B"}, {"Y"})},
+                                 {{"A", {1, 7, 5, 3}}, {"B", {1, 7, 5, 3}}}, {"Y"}, {}, rng));
+        cases.push_back(makeCase(std::string(op) + " per-channel constant", {makeNode(op, {"A", "C"}, {"Y"})},
+                                 {{"A", {1, 17, 4, 3}}}, {"Y"}, {{"C", randomTensor({17, 1, 1}, rng, 0.5f, 2.f)}}, rng));
+        cases.push_back(makeCase(std::string(op) + " broadcast last axis", {makeNode(op, {"A", "B"}, {"Y"})},
+                                 {{"A", {2, 3, 33}}, {"B", {33}}}, {"Y"}, {}, rng));
+    }
+    for (int64_t axis : {-1, 1})
+        cases.push_back(makeCase("Softmax axis=" + std::to_string(axis),
+                                 {makeNode("Softmax", {"X"}, {"Y"}, {{"axis", intAttr(axis)}})}, {{"X", {2, 17, 33}}},
+                                 {"Y"}, {}, rng));
+    for (int64_t axis : {1, 3})
+        cases.push_back(makeCase("Concat axis=" + std::to_string(axis),
+                                 {makeNode("Concat", {"A", "B", "C"}, {"Y"}, {{"axis", intAttr(axis)}})},
+                                 {{"A", {1, 3, 5, 7}},
+                                  {"B", axis == 1 ? Shape{1, 17, 5, 7} : Shape{1, 3, 5, 1}},
+                                  {"C", axis == 1 ? Shape{1, 1, 5, 7} : Shape{1, 3, 5, 33}}},
+                                 {"Y"}, {}, rng));
+    // A conv feeding a pool, flatten and gemm: blocked layouts inside the segment, reorders at its edges.
+    std::map<std::string, Tensor> init{{"W", randomTensor({17, 3, 3, 3}, rng)},
+                                       {"G", randomTensor({10, 17}, rng)},
+                                       {"shape", Tensor::fromVector<int64_t>({2}, {1, -1})}};
+    cases.push_back(makeCase("Conv>Relu>GlobalAveragePool>Reshape>Gemm",
+                             {makeNode("Conv", {"X", "W"}, {"c"}, {{"pads", intsAttr({1, 1, 1, 1})}}),
+                              makeNode("Relu", {"c"}, {"r"}), makeNode("GlobalAveragePool", {"r"}, {"p"}),
+                              makeNode("Reshape", {"p", "shape"}, {"f"}),
+                              makeNode("Gemm", {"f", "G"}, {"Y"}, {{"transB", intAttr(1)}})},
+                             {{"X", {1, 3, 15, 15}}}, {"Y"}, init, rng));
+}
+
+}  // namespace
+
+std::vector<Case> standardCases(uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<Case> cases;
+    addConvCases(cases, rng);
+    addFusedCases(cases, rng);
+    addPoolCases(cases, rng);
+    addDenseCases(cases, rng);
+    addElementwiseCases(cases, rng);
+    return cases;
+}
+
+}  // namespace npuwb::difftest

@@ -1,0 +1,57 @@
+// Every backend found (or those named in NPUWB_TEST_BACKENDS, comma-separated) against the reference kernels.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include "DifferentialHarness.h"
+#include "backend/Backend.h"
+
+using namespace npuwb;
+
+namespace {
+
+std::vector<std::string> backendsUnderTest() {
+    if (const char* env = std::getenv("NPUWB_TEST_BACKENDS")) {
+        std::vector<std::string> out;
+        std::stringstream ss(env);
+        for (std::string s; std::getline(ss, s, ',');)
+            if (!s.empty()) out.push_back(s);
+        return out;
+    }
+    return availableBackends();
+}
+
+}  // namespace
+
+class BackendDifferential : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BackendDifferential, MatchesReferenceOnStandardCases) {
+    const std::string backend = GetParam();
+    auto cases = difftest::standardCases(20261129);
+    ASSERT_GT(cases.size(), 100u);
+    int claimed = 0, passed = 0;
+    double worst = 0;
+    for (const auto& c : cases) {
+        difftest::Outcome o = difftest::runCase(c, backend);
+        EXPECT_TRUE(o.passed) << backend << ": " << c.label << ": " << o.message;
+        claimed += o.claimed;
+        passed += o.passed;
+        if (o.claimed) worst = std::max(worst, o.worstRelative);
+        if (!o.claimed && o.passed) std::printf("[%s] not claimed: %s (%s)\n", backend.c_str(), c.label.c_str(), o.message.c_str());
+    }
+    std::printf("[%s] %zu cases: %d passed, %d fully run by the backend, %zu partly/fully on the reference; "
+                "worst relative error on claimed cases %.3g\n",
+                backend.c_str(), cases.size(), passed, claimed, cases.size() - static_cast<size_t>(claimed), worst);
+    // A backend that claims nothing tests nothing.
+    EXPECT_GT(claimed, static_cast<int>(cases.size()) / 2) << backend << " claims too few cases";
+}
+
+INSTANTIATE_TEST_SUITE_P(Plugins, BackendDifferential, ::testing::ValuesIn(backendsUnderTest()),
+                         [](const auto& info) {
+                             std::string n = info.param;
+                             for (char& ch : n) if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                             return n;
+                         });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(BackendDifferential);
