@@ -6,9 +6,10 @@ namespace npuwb {
 
 namespace {
 
-int64_t product(const Shape& s, size_t from = 0, size_t to = SIZE_MAX) {
+/// Product of the dimensions from index `from` on.
+int64_t product(const Shape& s, size_t from = 0) {
     int64_t p = 1;
-    for (size_t i = from; i < std::min(to, s.size()); ++i) p *= s[i];
+    for (auto it = s.begin() + static_cast<std::ptrdiff_t>(std::min(from, s.size())); it != s.end(); ++it) p *= *it;
     return p;
 }
 

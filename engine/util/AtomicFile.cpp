@@ -17,7 +17,10 @@ namespace npuwb {
 void writeFileAtomically(const std::string& path, std::string_view contents) {
     std::filesystem::path target(path);
     std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
-    std::string tmpl = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+    std::string tmpName = ".";  // built by appending: GCC 12 warns falsely (-Wrestrict) on "." + std::string
+    tmpName += target.filename().string();
+    tmpName += ".tmp-XXXXXX";
+    std::string tmpl = (dir / tmpName).string();
     int fd = mkstemp(tmpl.data());
     if (fd < 0) fail(ErrorKind::Io, "cannot write '" + path + "': " + std::strerror(errno));
     size_t written = 0;

@@ -7,7 +7,10 @@ namespace {
 
 std::string str(const std::vector<int64_t>& v) {
     std::string s;
-    for (auto x : v) s += (s.empty() ? "" : "x") + std::to_string(x);
+    for (auto x : v) {
+        if (!s.empty()) s += 'x';
+        s += std::to_string(x);
+    }
     return s;
 }
 

@@ -21,7 +21,11 @@ TEST(MemoryPlanner, ChainReusesMemory) {
 
 TEST(MemoryPlanner, NoLiveTensorsShareBytes) {
     std::vector<TensorLifetime> ts;
-    for (int i = 0; i < 40; ++i) ts.push_back({"t" + std::to_string(i), 100 + (i * 37) % 500, 0, i % 7, i % 7 + i % 5});
+    for (int i = 0; i < 40; ++i) {
+        std::string name = "t";
+        name += std::to_string(i);
+        ts.push_back({name, 100 + (i * 37) % 500, 0, i % 7, i % 7 + i % 5});
+    }
     MemoryPlan plan = planMemory(ts);
     for (size_t i = 0; i < plan.tensors.size(); ++i)
         for (size_t j = i + 1; j < plan.tensors.size(); ++j)
