@@ -14,5 +14,5 @@ fi
 mkdir -p out
 build/release/bin/npuwb-cli profile "$MODEL" --runs 10 --warmup 2 --json out/quickstart-report.json --top 15
 echo
-echo "No display found: the report is in out/quickstart-report.json (open it in the GUI with File > Open Report,"
-echo "or run 'xvfb-run -a build/release/bin/npuwb $MODEL --run --screenshot out/quickstart.png' for a picture)."
+echo "No display found: the report is in out/quickstart-report.json. For a picture of the GUI after the same run:"
+echo "  xvfb-run -a build/release/bin/npuwb $MODEL --run --screenshot out/quickstart.png"

@@ -5,12 +5,16 @@
 
 #include <memory>
 
+#include "ir/Graph.h"
 #include "report/Report.h"
 
 class QAction;
 class QLabel;
 class QProgressBar;
+class QSplitter;
+class QTabWidget;
 class QTreeView;
+class QUndoStack;
 
 namespace npuwb::ui {
 
@@ -24,6 +28,13 @@ class ModelLoadJob;
 class ProfileJob;
 class RecentFiles;
 class RunOptionsBar;
+class EstimateJob;
+class EstimateView;
+class TargetOptionsBar;
+class SuggestionsView;
+class AdviseJob;
+class ModelEditor;
+struct EstimateResult;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -52,14 +63,35 @@ public:
     QAction* runAction() const { return runAction_; }
     QAction* cancelAction() const { return cancelAction_; }
 
+    // Estimate and Suggestions (MainWindowAnalysis.cpp)
+    EstimateView* estimateView() const { return estimateView_; }
+    SuggestionsView* suggestionsView() const { return suggestionsView_; }
+    TargetOptionsBar* targetOptions() const { return targetBar_; }
+    QAction* estimateAction() const { return estimateAction_; }
+    QAction* adviseAction() const { return adviseAction_; }
+    QUndoStack* undoStack() const;
+    std::shared_ptr<const Model> currentModel() const;
+    /// Shows a tab by name: "layers", "estimate" or "suggestions"; false for an unknown name.
+    bool setCurrentView(const QString& name);
+    /// Saves the current (possibly optimized) model atomically; false (and a message box) on failure.
+    bool saveModelAs(const QString& path);
+
 public slots:
     void startRun();
     void cancelRun();
+    void startEstimate();
+    void startAdvise();
+    /// Runs the fixing pass of the selected finding with its proof, on the undo stack.
+    void applySelectedFinding();
 
 signals:
     void modelLoaded(const QString& path);
     void runFinished();
     void runCancelled();
+    void estimateFinished();
+    void adviceFinished();
+    /// A pass was applied, undone or redone: the views show the new model.
+    void modelChanged();
     /// Also shown to the user in a (non-blocking) message box.
     void operationFailed(const QString& message);
 
@@ -85,6 +117,13 @@ private:
     void endRun(const QString& statusText);
     void openFileDialog();
     void exportReportDialog();
+    void createAnalysisViews();
+    void createAnalysisActions(QMenu* fileMenu);
+    void restoreAnalysisSettings();
+    void saveAnalysisSettings() const;
+    void showModel(std::shared_ptr<const LoadedModel> model);
+    void onModelReplaced(std::shared_ptr<const LoadedModel> model, const QString& statusText);
+    void saveModelDialog();
 
     ModelLoadJob* loadJob_;
     ProfileJob* profileJob_;
@@ -98,6 +137,18 @@ private:
     QProgressBar* progress_ = nullptr;
     QLabel* statusLabel_ = nullptr;
     RecentFiles* recent_ = nullptr;
+    QTabWidget* tabs_ = nullptr;
+    QSplitter* layerSplitter_ = nullptr;
+    EstimateJob* estimateJob_ = nullptr;
+    AdviseJob* adviseJob_ = nullptr;
+    ModelEditor* editor_ = nullptr;
+    EstimateView* estimateView_ = nullptr;
+    SuggestionsView* suggestionsView_ = nullptr;
+    TargetOptionsBar* targetBar_ = nullptr;
+    QAction* estimateAction_ = nullptr;
+    QAction* adviseAction_ = nullptr;
+    QAction* applyAction_ = nullptr;
+    QAction* saveModelAction_ = nullptr;
 
     QAction* openAction_ = nullptr;
     QAction* runAction_ = nullptr;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "Commands.h"
+#include "InputShapeOption.h"
 #include "chips/ChipProfile.h"
 #include "onnx/OnnxIO.h"
 #include "passes/Optimizer.h"
@@ -61,20 +62,7 @@ void runOptimize(const OptimizeCliOptions& o) {
     if (o.align == 0 && !o.target.empty() &&
         std::find(o.passes.begin(), o.passes.end(), "pad_channels") != o.passes.end())
         opts.config.channelAlign = alignFromChip(o.target);
-    for (const auto& spec : o.inputShapes) {  // NAME=1,3,64,64
-        auto eq = spec.find('=');
-        if (eq == std::string::npos || eq == 0) failInput("--input-shape '" + spec + "' must be NAME=D1,D2,...");
-        Shape shape;
-        std::stringstream ss(spec.substr(eq + 1));
-        for (std::string d; std::getline(ss, d, ',');) {
-            try {
-                shape.push_back(std::stoll(d));
-            } catch (const std::exception&) {
-                failInput("--input-shape '" + spec + "': '" + d + "' is not a number");
-            }
-        }
-        opts.proof.inputShapes[spec.substr(0, eq)] = shape;
-    }
+    opts.proof.inputShapes = parseInputShapes(o.inputShapes);
     for (const auto& set : o.calibration) {  // NAME=a.npy[;NAME2=b.npy]: one input set per option
         std::map<std::string, Tensor> feeds;
         std::stringstream ss(set);
@@ -142,7 +130,7 @@ static void addOptimizeCommand(CLI::App& app) {
     cmd->add_option("--random-sets", o->randomSets, "seeded random input sets per proof")->capture_default_str()
         ->check(CLI::Range(1, 100));
     cmd->add_option("--calibration", o->calibration, "an input set NAME=FILE.npy[;NAME2=FILE2.npy] (repeatable)");
-    cmd->add_option("--input-shape", o->inputShapes, "NAME=D1,D2,... for inputs with symbolic dims (repeatable)");
+    addInputShapeOption(cmd, o->inputShapes);
     cmd->add_flag("--list-passes", o->listPasses, "list the registered passes and exit");
     cmd->add_flag("-q,--quiet", o->quiet, "no progress on stderr");
     cmd->callback([o] { runOptimize(*o); });

@@ -1,9 +1,13 @@
 // `npuwb-cli profile MODEL --runs N --warmup K --threads T [--json OUT]`: per-layer timing table and totals.
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 
 #include "BackendOption.h"
 #include "Commands.h"
+#include "InputShapeOption.h"
 #include "runtime/Profiler.h"
 #include "util/Npy.h"
 
@@ -18,6 +22,7 @@ struct ProfileCliOptions {
     std::string backend = "reference";
     std::string jsonPath;
     std::vector<std::string> inputs;
+    std::vector<std::string> inputShapes;  // NAME=D1,D2,...
     bool quiet = false;
     int top = 0;
 };
@@ -57,6 +62,7 @@ void printTable(const Report& r, int top) {
                 humanCount(r.model.macs).c_str(), humanBytes(r.memory.weightBytes).c_str(),
                 humanBytes(r.memory.arenaBytes).c_str(), humanBytes(r.memory.lowerBoundBytes).c_str(),
                 humanBytes(r.memory.ioBytes).c_str(), humanBytes(r.memory.peakRssBytes).c_str());
+    if (r.run.sessionCreateUs > 0) std::printf("Session creation: %.1f ms\n", r.run.sessionCreateUs / 1e3);
     if (r.environment.backend == "reference") return;
     std::printf("Backend: %s, %lld threads; %zu node(s) fell back to the reference kernels%s\n",
                 r.environment.backend.c_str(), static_cast<long long>(r.environment.threads), r.fallbacks.size(),
@@ -66,8 +72,12 @@ void printTable(const Report& r, int top) {
 }
 
 void runProfile(const ProfileCliOptions& o) {
+    const auto loadStart = std::chrono::steady_clock::now();
     auto model = loadModelForCommand(o.model);
+    const double loadUs =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - loadStart).count();
     ProfileOptions po;
+    po.inputShapes = parseInputShapes(o.inputShapes);
     po.runs = o.runs;
     po.warmup = o.warmup;
     po.threads = o.threads;
@@ -78,12 +88,13 @@ void runProfile(const ProfileCliOptions& o) {
         po.inputs[spec.substr(0, eq)] = readNpy(spec.substr(eq + 1));
     }
     ProfileControl control;
-    if (!o.quiet)
+    if (!o.quiet && isatty(STDERR_FILENO))  // a progress line only makes sense on a terminal
         control.progress = [](const std::string& phase, int done, int total) {
             std::fprintf(stderr, "\r%s %d/%d", phase.c_str(), done, total);
             if (phase == "run" && done == total) std::fprintf(stderr, "\n");
         };
     Report report = profileModel(model, po, control);
+    report.run.sessionCreateUs += loadUs;  // like ORT's create(): reading the model is part of it
     if (!o.jsonPath.empty()) {
         saveReport(report, o.jsonPath);
         std::cerr << "report written to " << o.jsonPath << "\n";
@@ -101,6 +112,8 @@ static void addProfileCommand(CLI::App& app) {
     addBackendOptions(cmd, opts->backend, opts->threads);
     cmd->add_option("--json", opts->jsonPath, "write the report (schema: resources/schema/report.schema.json)");
     cmd->add_option("--input", opts->inputs, "NAME=FILE.npy (repeatable); other inputs are generated");
+    cmd->add_option("--input-shape", opts->inputShapes,
+                    "NAME=D1,D2,... shape of a generated input, e.g. x=1,3,480,480 (repeatable)");
     cmd->add_option("--top", opts->top, "show only the N slowest layers");
     cmd->add_flag("-q,--quiet", opts->quiet, "no progress on stderr");
     cmd->callback([opts] { runProfile(*opts); });

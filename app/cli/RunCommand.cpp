@@ -4,6 +4,7 @@
 
 #include "BackendOption.h"
 #include "Commands.h"
+#include "InputShapeOption.h"
 #include "runtime/Profiler.h"
 #include "runtime/Session.h"
 #include "util/Npy.h"
@@ -14,6 +15,7 @@ namespace {
 struct RunOptions {
     std::string model;
     std::vector<std::string> inputs;  // NAME=FILE.npy
+    std::vector<std::string> inputShapes;  // NAME=D1,D2,... for generated inputs
     std::string outputDir;
     uint64_t seed = 1;
     std::string backend = "reference";
@@ -28,19 +30,22 @@ std::string safeFileName(const std::string& name) {
 
 void runRun(const RunOptions& o) {
     auto model = loadModelForCommand(o.model);
+    const auto shapes = parseInputShapes(o.inputShapes);
     SessionOptions so;
     so.backend = usableBackend(o.backend);
     so.threads = o.threads;
     Session session(model, so);
     std::map<std::string, Tensor> feeds;
     bool anyGiven = !o.inputs.empty();
+    if (anyGiven && !shapes.empty())  // a given .npy has its own shape
+        failInput("--input-shape shapes generated inputs; it cannot be combined with --input");
     for (const auto& spec : o.inputs) {
         auto eq = spec.find('=');
         if (eq == std::string::npos || eq == 0) failInput("--input '" + spec + "' must be NAME=FILE.npy");
         feeds[spec.substr(0, eq)] = readNpy(spec.substr(eq + 1));
     }
     if (!anyGiven) {
-        feeds = makeInputs(session, o.seed);
+        feeds = makeInputs(session, o.seed, 1, shapes);
         std::cerr << "note: no --input given, using generated inputs (seed " << o.seed << ")\n";
     }
     session.prepare(feeds);  // with a backend: the learning run, so the run below uses the backend
@@ -67,6 +72,8 @@ static void addRunCommand(CLI::App& app) {
     cmd->add_option("--input", opts->inputs, "NAME=FILE.npy for each model input (repeatable); generated if none");
     cmd->add_option("--output-dir", opts->outputDir, "folder to write each output as NAME.npy");
     cmd->add_option("--seed", opts->seed, "seed for generated inputs")->capture_default_str();
+    cmd->add_option("--input-shape", opts->inputShapes,
+                    "NAME=D1,D2,... shape of a generated input, e.g. x=1,3,480,480 (repeatable)");
     addBackendOptions(cmd, opts->backend, opts->threads);
     cmd->callback([opts] { runRun(*opts); });
 }

@@ -82,7 +82,8 @@ json toJson(const Report& r) {
                              {"cores", r.environment.cores}, {"threads", r.environment.threads},
                              {"backend", r.environment.backend}, {"device", r.environment.device}}},
             {"run", {{"runs", r.run.runs}, {"warmup", r.run.warmup}, {"medianUs", r.run.medianUs}, {"minUs", r.run.minUs},
-                     {"meanUs", r.run.meanUs}, {"maxUs", r.run.maxUs}, {"samplesUs", r.run.samplesUs}}},
+                     {"meanUs", r.run.meanUs}, {"maxUs", r.run.maxUs}, {"samplesUs", r.run.samplesUs},
+                     {"sessionCreateUs", r.run.sessionCreateUs}}},
             {"layers", layers},
             {"memory", {{"weightBytes", r.memory.weightBytes}, {"ioBytes", r.memory.ioBytes},
                         {"arenaBytes", r.memory.arenaBytes}, {"lowerBoundBytes", r.memory.lowerBoundBytes},
@@ -127,6 +128,7 @@ Report reportFromJson(const json& j) {
         r.run.meanUs = run.value("meanUs", 0.0);
         r.run.maxUs = run.value("maxUs", 0.0);
         r.run.samplesUs = run.value("samplesUs", std::vector<double>{});
+        r.run.sessionCreateUs = run.value("sessionCreateUs", 0.0);
         for (const auto& l : j.at("layers")) {
             LayerRow row;
             row.id = l.at("id").get<int64_t>();

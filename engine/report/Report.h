@@ -89,6 +89,9 @@ struct RunStats {
     double meanUs = 0.0;
     double maxUs = 0.0;
     std::vector<double> samplesUs;
+    /// Time to get ready to run (0 when not measured): model load when the caller timed it, Session creation and,
+    /// with a backend, the first run (reference learning run + backend compile).
+    double sessionCreateUs = 0.0;
 };
 
 struct Suggestion {

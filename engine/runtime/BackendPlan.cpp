@@ -1,6 +1,7 @@
 #include "runtime/BackendPlan.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "util/Error.h"
@@ -12,9 +13,56 @@ std::string nodeDisplayName(const Node& node) {
     return node.outputs.empty() ? node.opType : node.outputs[0];
 }
 
+namespace {
+
+/// Ops whose output shapes follow from their input shapes and attributes alone (never from input values).
+const std::set<std::string> kShapeFromInputShapes = {
+    "Abs", "Acos", "Acosh", "Add", "And", "ArgMax", "ArgMin", "Asin", "Asinh", "Atan", "Atanh", "AveragePool",
+    "BatchNormalization", "BitShift", "Cast", "CastLike", "Ceil", "Celu", "Clip", "Concat", "Conv", "ConvInteger",
+    "ConvTranspose", "Cos", "Cosh", "DepthToSpace", "DequantizeLinear", "Div", "Dropout", "Einsum", "Elu", "Equal",
+    "Erf", "Exp", "Flatten", "Floor", "Gather", "GatherElements", "GatherND", "Gelu", "Gemm", "GlobalAveragePool",
+    "GlobalLpPool", "GlobalMaxPool", "Greater", "GreaterOrEqual", "GroupNormalization", "HardSigmoid", "HardSwish",
+    "Hardmax", "Identity", "InstanceNormalization", "IsInf", "IsNaN", "LRN", "LayerNormalization", "LeakyRelu", "Less",
+    "LessOrEqual", "Log", "LogSoftmax", "LpNormalization", "LpPool", "MatMul", "MatMulInteger", "Max", "MaxPool",
+    "Mean", "Min", "Mish", "Mod", "Mul", "Neg", "Not", "Or", "PRelu", "Pow", "QLinearConv", "QLinearMatMul",
+    "QuantizeLinear", "Reciprocal", "Relu", "Round", "Selu", "Shape", "Shrink", "Sigmoid", "Sign", "Sin", "Sinh",
+    "Size", "Softmax", "Softplus", "Softsign", "SpaceToDepth", "Sqrt", "Sub", "Sum", "Tan", "Tanh",
+    "ThresholdedRelu", "Transpose", "Trilu", "Where", "Xor"};
+
+/// Ops whose output shape also depends on the values of their inputs after the first `n` (a target shape, axes,
+/// pads, repeats, k...): static when those inputs are constants.
+const std::map<std::string, size_t> kShapeFromLeadingInputs = {
+    {"Reshape", 1}, {"Expand", 1}, {"Tile", 1}, {"Slice", 1}, {"Pad", 1}, {"Resize", 1}, {"Upsample", 1},
+    {"Squeeze", 1}, {"Unsqueeze", 1}, {"Split", 1}, {"TopK", 1}, {"OneHot", 1}, {"CenterCropPad", 1},
+    {"ReduceSum", 1}, {"ReduceMean", 1}, {"ReduceMax", 1}, {"ReduceMin", 1}, {"ReduceProd", 1}, {"ReduceL1", 1},
+    {"ReduceL2", 1}, {"ReduceLogSum", 1}, {"ReduceLogSumExp", 1}, {"ReduceSumSquare", 1}, {"ConstantOfShape", 0},
+    {"Range", 0}};
+
+}  // namespace
+
 ValueShapeRecorder::ValueShapeRecorder(const Graph& graph, const std::vector<std::string>& fedInputs) {
     for (const auto& [name, t] : graph.initializers)
         if (std::find(fedInputs.begin(), fedInputs.end(), name) == fedInputs.end()) constants.insert(name);
+    // The plan is compiled for the fed inputs' shapes (a new shape means a new plan).
+    staticShapes.insert(fedInputs.begin(), fedInputs.end());
+    staticShapes.insert(constants.begin(), constants.end());
+}
+
+bool ValueShapeRecorder::outputShapesStatic(const Node& node) const {
+    if (!node.domain.empty()) return false;
+    auto shapeStatic = [&](size_t i) { return node.inputs[i].empty() || staticShapes.count(node.inputs[i]); };
+    auto constant = [&](size_t i) { return node.inputs[i].empty() || constants.count(node.inputs[i]); };
+    size_t shapeOnly = 0;  // leading inputs whose shapes (not values) matter
+    if (kShapeFromInputShapes.count(node.opType)) {
+        shapeOnly = node.inputs.size();
+    } else if (auto it = kShapeFromLeadingInputs.find(node.opType); it != kShapeFromLeadingInputs.end()) {
+        shapeOnly = std::min(it->second, node.inputs.size());
+    } else {
+        return false;  // data-dependent (NonZero, Unique, NonMaxSuppression, control flow, ...)
+    }
+    for (size_t i = 0; i < node.inputs.size(); ++i)
+        if (!(i < shapeOnly ? shapeStatic(i) : constant(i))) return false;
+    return true;
 }
 
 void ValueShapeRecorder::nodeFinished(size_t, const Node& node, const std::vector<const Value*>&,
@@ -24,10 +72,17 @@ void ValueShapeRecorder::nodeFinished(size_t, const Node& node, const std::vecto
                                                      "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"};
     bool foldable = node.domain.empty() && !kNeverFold.count(node.opType);
     for (const auto& [n, a] : node.attributes) foldable = foldable && !a.g && a.graphs.empty();
-    for (const auto& in : node.inputs) foldable = foldable && (in.empty() || constants.count(in));
+    // Shape folding: the shape (or size) of a value whose shape is fixed for this plan is a constant of the plan,
+    // and so is everything computed from such constants (Gather/Unsqueeze/Concat feeding a Reshape).
+    const bool shapeOfStatic = (node.opType == "Shape" || node.opType == "Size") && !node.inputs.empty() &&
+                               staticShapes.count(node.inputs[0]);
+    if (!(foldable && shapeOfStatic))
+        for (const auto& in : node.inputs) foldable = foldable && (in.empty() || constants.count(in));
+    const bool shapesStatic = foldable || outputShapesStatic(node);
     for (size_t i = 0; i < outputs.size() && i < node.outputs.size(); ++i) {
         if (node.outputs[i].empty() || !outputs[i].isTensor()) continue;
         values[node.outputs[i]] = ValueDesc{outputs[i].tensor.dtype(), outputs[i].tensor.shape(), nullptr};
+        if (shapesStatic) staticShapes.insert(node.outputs[i]);
         if (foldable) {
             folded[node.outputs[i]] = outputs[i].tensor;
             constants.insert(node.outputs[i]);

@@ -45,7 +45,9 @@ struct BackendState {
 std::string nodeDisplayName(const Node& node);
 
 /// Records the dtype and shape of every tensor value a reference run produces, and the values of nodes that
-/// depend on constants only (initializers the caller did not feed, and such nodes' outputs).
+/// are constant for a plan compiled for fixed input shapes: nodes that depend on constants only (initializers the
+/// caller did not feed, and such nodes' outputs), and Shape/Size of values whose shapes are fixed by the input
+/// shapes (shape folding), with everything computed from them.
 class ValueShapeRecorder : public ExecutionObserver {
 public:
     ValueShapeRecorder(const Graph& graph, const std::vector<std::string>& fedInputs);
@@ -53,7 +55,11 @@ public:
                       const std::vector<Value>& outputs) override;
     std::map<std::string, ValueDesc> values;
     std::map<std::string, Tensor> folded;
-    std::set<std::string> constants;  // initializers not fed + folded
+    std::set<std::string> constants;     // initializers not fed + folded
+    std::set<std::string> staticShapes;  // values whose shapes depend only on the input shapes and constants
+
+private:
+    bool outputShapesStatic(const Node& node) const;
 };
 
 /// Asks the backend to compile `order` of `graph` with the learned value descriptions; checks that each segment

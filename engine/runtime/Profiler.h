@@ -24,6 +24,8 @@ struct ProfileOptions {
     std::map<std::string, Tensor> inputs;
     /// Value for symbolic input dimensions (e.g. batch) when inputs are generated.
     int64_t symbolicDimValue = 1;
+    /// Concrete shapes for generated inputs (e.g. a detector's 1x3x480x480); must fit the declared shape.
+    std::map<std::string, Shape> inputShapes;
 };
 
 struct ProfileControl {
@@ -32,8 +34,11 @@ struct ProfileControl {
     const std::atomic<bool>* cancel = nullptr;
 };
 
-/// Generated inputs for every required model input (throws naming an input whose shape cannot be made concrete).
-std::map<std::string, Tensor> makeInputs(const Session& session, uint64_t seed, int64_t symbolicDimValue = 1);
+/// Generated inputs for every required model input, with the shape in `inputShapes` when given, else the declared
+/// shape with symbolic dims set to `symbolicDimValue`. Throws naming an input whose shape cannot be made concrete,
+/// a given shape that does not fit the declared one, or a name that is not a model input.
+std::map<std::string, Tensor> makeInputs(const Session& session, uint64_t seed, int64_t symbolicDimValue = 1,
+                                         const std::map<std::string, Shape>& inputShapes = {});
 
 /// Runs and measures the model. Throws Error(Cancelled) when cancelled.
 Report profileModel(std::shared_ptr<const Model> model, const ProfileOptions& options, const ProfileControl& control = {});

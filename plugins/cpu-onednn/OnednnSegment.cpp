@@ -205,6 +205,7 @@ struct Builder {
     void buildSoftmax(const Node& n);
     void buildConcat(const Node& n);
     void buildBatchNorm(const Node& n);
+    void buildTranspose(const Node& n);
 };
 
 #include "OnednnOps.inc"

@@ -173,7 +173,15 @@ Capability supportsNode(const NodeQuery& q) {
     }
     if (kReshapes.count(op)) {
         if (!allFloat(q, 1)) return Capability::no("only float32 supported");
+        // A computed target shape or axes would be a non-float segment input; shape folding makes most constant.
+        for (size_t i = 1; i < q.node.inputs.size(); ++i)
+            if (!q.node.inputs[i].empty() && !q.constants[i]) return Capability::no("shape/axes input is not a constant");
         return Capability::yes();  // the learning run gave the output shape; data is reinterpreted
+    }
+    if (op == "Transpose") {
+        if (!allFloat(q, 1)) return Capability::no("only float32 supported");
+        if (q.inputShapes[0].size() > 6) return Capability::no("ranks up to 6 supported");
+        return Capability::yes();
     }
     return Capability::no("operator not implemented by cpu-onednn");
 }

@@ -113,8 +113,10 @@ Value adaptToDeclared(Value v, const ValueType& declared) {
 }
 
 /// Returns an empty string on success, otherwise the reason.
-std::string runCase(const fs::path& dir, double rtol, double atol) {
+std::string runCase(const fs::path& dir, double rtol, double atol, bool roundTrip) {
     auto model = std::make_shared<Model>(loadModel((dir / "model.onnx").string()));
+    if (roundTrip)  // export the IR and import it again: the reloaded model must give the same results
+        model = std::make_shared<Model>(loadModelFromBytes(serializeModel(*model), dir.string(), "re-exported model.onnx"));
     Session session(model);
     std::vector<const ValueInfo*> inputs;
     for (const auto& in : model->graph.inputs)
@@ -153,7 +155,7 @@ int main(int argc, char** argv) {
     std::string filter = ".*";
     std::string skipsFile, claimedFile;
     double minPassRate = 0.0, rtol = 1e-3, atol = 1e-7;
-    bool requireClaimed = false, verbose = false;
+    bool requireClaimed = false, verbose = false, roundTrip = false;
     app.add_option("--data", dataDir, "folder holding the suites")->capture_default_str();
     app.add_option("--suites", suites, "suites to run")->delimiter(',')->capture_default_str();
     app.add_option("--filter", filter, "regex over 'suite/case' names");
@@ -164,6 +166,7 @@ int main(int argc, char** argv) {
     app.add_option("--rtol", rtol)->capture_default_str();
     app.add_option("--atol", atol)->capture_default_str();
     app.add_flag("-v,--verbose", verbose, "print passing cases too");
+    app.add_flag("--round-trip", roundTrip, "run each model after ONNX export and re-import");
     CLI11_PARSE(app, argc, argv);
 
     std::vector<SkipRule> skips;
@@ -213,7 +216,7 @@ int main(int argc, char** argv) {
                 std::set<std::string> ops = modelOps((dir / "model.onnx").string());
                 isClaimed = !claimed.empty() &&
                             std::all_of(ops.begin(), ops.end(), [&](const std::string& op) { return claimed.count(op) > 0; });
-                reason = runCase(dir, rtol, atol);
+                reason = runCase(dir, rtol, atol, roundTrip);
             } catch (const std::exception& e) {
                 reason = e.what();
             }

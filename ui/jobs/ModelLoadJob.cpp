@@ -70,17 +70,20 @@ void ModelLoadJob::start(const QString& path) {
     watcher_.setFuture(QtConcurrent::run(&ModelLoadJob::load, path));
 }
 
+std::shared_ptr<const LoadedModel> ModelLoadJob::describe(const QString& path, std::shared_ptr<const Model> model) {
+    auto loaded = std::make_shared<LoadedModel>();
+    loaded->path = path;
+    loaded->summary = summarizeModel(*model);
+    loaded->layers = staticLayerRows(*model);
+    loaded->model = std::move(model);
+    return loaded;
+}
+
 ModelLoadJob::Outcome ModelLoadJob::load(const QString& path) {
     // Runs on a pool thread: everything is caught here so no exception crosses into Qt's machinery.
     Outcome outcome;
     try {
-        auto loaded = std::make_shared<LoadedModel>();
-        loaded->path = path;
-        auto model = std::make_shared<Model>(loadModel(path.toStdString()));
-        loaded->summary = summarizeModel(*model);
-        loaded->layers = staticLayerRows(*model);
-        loaded->model = std::move(model);
-        outcome.model = std::move(loaded);
+        outcome.model = describe(path, std::make_shared<const Model>(loadModel(path.toStdString())));
     } catch (const std::exception& e) {
         outcome.error = QString::fromStdString(e.what());
     } catch (...) {

@@ -32,6 +32,9 @@ public:
     bool isRunning() const { return running_; }
     /// Ignored while a load is running (the window disables Open meanwhile).
     void start(const QString& path);
+    /// Summary and static layer rows of a model already in memory (e.g. after a pass rewrote it); throws on
+    /// models the summary cannot handle. Safe on any thread.
+    static std::shared_ptr<const LoadedModel> describe(const QString& path, std::shared_ptr<const Model> model);
 
 signals:
     void loaded(std::shared_ptr<const LoadedModel> model);

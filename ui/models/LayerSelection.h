@@ -1,7 +1,14 @@
 #pragma once
 // The layer the user is looking at, shared by every view: picking a row in the table highlights its bar in
-// the chart and vice versa, without the views knowing each other.
+// the chart and vice versa, without the views knowing each other. Views that think in ONNX node names (the
+// estimate's fused layers, an advisor finding) select by names; the selection maps names and layer ids both ways.
+#include <QHash>
 #include <QObject>
+#include <QStringList>
+
+#include <vector>
+
+#include "report/Report.h"
 
 namespace npuwb::ui {
 
@@ -9,19 +16,30 @@ class LayerSelection : public QObject {
     Q_OBJECT
 public:
     using QObject::QObject;
-    /// LayerRow::id of the selected layer, -1 when none.
+    /// LayerRow::id of the selected layer (the first resolvable one of a multi-node selection), -1 when none.
     int selectedLayer() const { return selected_; }
+    /// Node names of the selection: one for a layer, several for a fused layer or a finding.
+    QStringList selectedNodes() const { return nodes_; }
+    /// The rows of the layer table, to map node names (LayerRow::fullName) to layer ids and back.
+    void setLayers(const std::vector<LayerRow>& layers);
+    int layerOfNode(const QString& name) const { return idOfName_.value(name, -1); }
 
 public slots:
     /// Emits only on change, so views that echo the selection back do not loop.
     void selectLayer(int id);
-    void clear() { selectLayer(-1); }
+    /// Selects several nodes at once; layerSelected follows with the first node that is a known layer.
+    void selectNodes(const QStringList& names);
+    void clear() { selectNodes({}); }
 
 signals:
     void layerSelected(int id);
+    void nodesSelected(const QStringList& names);
 
 private:
     int selected_ = -1;
+    QStringList nodes_;
+    QHash<QString, int> idOfName_;
+    QHash<int, QString> nameOfId_;
 };
 
 }  // namespace npuwb::ui

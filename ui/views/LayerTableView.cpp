@@ -73,4 +73,18 @@ void LayerTableView::highlightLayer(int id) {
     updatingFromSelection_ = false;
 }
 
+void LayerTableView::highlightNodes(const QStringList& names) {
+    if (names.size() < 2) return;
+    updatingFromSelection_ = true;
+    QItemSelection rows;
+    for (size_t i = 0; i < model_->layers().size(); ++i) {
+        if (!names.contains(QString::fromStdString(model_->layers()[i].fullName))) continue;
+        const QModelIndex index = proxy_->mapFromSource(model_->index(int(i), 0));
+        if (index.isValid()) rows.select(index, index);
+    }
+    // The selection model takes several rows even in SingleSelection mode; only the mouse is limited to one.
+    table_->selectionModel()->select(rows, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    updatingFromSelection_ = false;
+}
+
 }  // namespace npuwb::ui

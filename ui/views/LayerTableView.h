@@ -1,6 +1,7 @@
 #pragma once
 // The sortable, filterable per-layer table. Emits layerClicked when the user picks a row and follows the
 // shared selection through highlightLayer.
+#include <QStringList>
 #include <QWidget>
 
 class QLineEdit;
@@ -23,6 +24,8 @@ public:
 public slots:
     /// Selects and reveals the row of this layer (-1 clears); does not emit layerClicked.
     void highlightLayer(int id);
+    /// Also selects the rows of every named node (a fused layer, a finding); one name or none is highlightLayer's.
+    void highlightNodes(const QStringList& names);
 
 signals:
     void layerClicked(int id);

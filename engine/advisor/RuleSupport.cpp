@@ -1,0 +1,75 @@
+#include "advisor/RuleSupport.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace npuwb::advisor {
+
+std::string nodeId(const Node& node) {
+    if (!node.name.empty()) return node.name;
+    return node.outputs.empty() ? node.opType : node.outputs[0];
+}
+
+std::vector<std::string> layerNodeIds(const PlannedLayer& layer) {
+    std::vector<std::string> ids;
+    for (const NodeShapes* ns : layer.nodes) ids.push_back(nodeId(*ns->node));
+    return ids;
+}
+
+std::optional<size_t> layerOfNode(const AdviceContext& context, const std::string& id) {
+    for (size_t i = 0; i < context.layers.size(); ++i)
+        for (const NodeShapes* ns : context.layers[i].nodes)
+            if (nodeId(*ns->node) == id) return i;
+    return std::nullopt;
+}
+
+double totalUs(const AdviceContext& context) { return context.estimate.run.medianUs; }
+
+std::string severityForGain(double gainUs, double total) {
+    if (total <= 0) return "low";
+    double share = gainUs / total;
+    return share >= 0.05 ? "high" : share >= 0.01 ? "medium" : "low";
+}
+
+double gainFromScaling(const LayerRow& row, double clockMHz, double keepFraction, double ddrKeepFraction) {
+    if (!row.cyclesNpu || !row.cyclesDdr || !row.cyclesTotal || clockMHz <= 0) return 0.0;
+    double npu = double(*row.cyclesNpu), ddr = double(*row.cyclesDdr), total = double(*row.cyclesTotal);
+    double overhead = std::max(0.0, total - std::max(npu, ddr));
+    double after = std::max(npu * keepFraction, ddr * ddrKeepFraction) + overhead;
+    return std::max(0.0, (total - after) / clockMHz);
+}
+
+const NpuDTypeRates& adviceRates(const AdviceContext& context) { return context.chip.rates(context.options.dtype); }
+
+bool isConvLayer(const PlannedLayer& layer) {
+    return !layer.npuOp.empty() && layer.work.kind != NpuWorkKind::Vector && layer.work.conv.outChannels > 0;
+}
+
+bool isDepthwiseLayer(const PlannedLayer& layer) {
+    return !layer.npuOp.empty() && layer.work.kind == NpuWorkKind::DepthwiseConv;
+}
+
+int64_t outputPixels(const PlannedLayer& layer) { return layer.work.conv.outH * layer.work.conv.outW; }
+
+std::string num(double value) {
+    char buf[32];
+    double a = value < 0 ? -value : value;
+    std::snprintf(buf, sizeof buf, a >= 100 || a == double(int64_t(a)) ? "%.0f" : a >= 1 ? "%.1f" : "%.2f", value);
+    return buf;
+}
+
+Evidence evidence(std::string label, double value, std::string unit) {
+    return Evidence{std::move(label), value, std::move(unit)};
+}
+
+std::vector<Evidence> layerEvidence(const LayerRow& row) {
+    std::vector<Evidence> e{evidence("layer time", row.timeUs, "us"), evidence("share of model time", row.timePercent, "%")};
+    if (row.cyclesNpu && row.cyclesDdr) {
+        e.push_back(evidence("NPU cycles", double(*row.cyclesNpu)));
+        e.push_back(evidence("DDR cycles", double(*row.cyclesDdr)));
+    }
+    if (row.macUsagePercent) e.push_back(evidence("MAC usage", *row.macUsagePercent, "%"));
+    return e;
+}
+
+}  // namespace npuwb::advisor

@@ -1,0 +1,108 @@
+// Shape folding with fixed input shapes: Shape -> Gather -> (Div) -> Unsqueeze -> Concat -> Reshape sub-graphs are
+// constants of a backend plan, so the Reshape (and the channel-shuffle Transpose) run on the backend, with the
+// same outputs as the reference kernels, and a new input shape gives a new, correct plan.
+#include <gtest/gtest.h>
+
+#include "DifferentialHarness.h"
+#include "backend/Backend.h"
+#include "runtime/Session.h"
+
+using namespace npuwb;
+using namespace npuwb::difftest;
+
+namespace {
+
+Tensor int64s(std::vector<int64_t> v) { return Tensor::fromVector<int64_t>({static_cast<int64_t>(v.size())}, v); }
+
+/// Nodes taking dim `axis` of the shape `s` as a 1-element int64 tensor named `out`.
+std::vector<Node> dimOf(const std::string& s, int64_t axis, const std::string& out) {
+    const std::string idx = out + "_idx", scalar = out + "_scalar";
+    Attribute value;
+    value.kind = Attribute::Kind::Tensor;
+    value.t = Tensor::scalar<int64_t>(axis);
+    Node index = makeNode("Constant", {}, {idx}, {{"value", value}});
+    return {index, makeNode("Gather", {s, idx}, {scalar}, {{"axis", intAttr(0)}}),
+            makeNode("Unsqueeze", {scalar, "axes0"}, {out})};
+}
+
+void append(std::vector<Node>& to, std::vector<Node> more) { to.insert(to.end(), more.begin(), more.end()); }
+
+/// X -> Conv 1x1 -> Reshape(shape computed as [dim0 of Shape(conv), -1]) -> Relu
+Case flattenCase(std::mt19937& rng) {
+    std::vector<Node> nodes{makeNode("Conv", {"X", "W"}, {"c"}, {{"kernel_shape", intsAttr({1, 1})}}),
+                            makeNode("Shape", {"c"}, {"s"})};
+    append(nodes, dimOf("s", 0, "n"));
+    nodes.push_back(makeNode("Concat", {"n", "minus1"}, {"target"}, {{"axis", intAttr(0)}}));
+    nodes.push_back(makeNode("Reshape", {"c", "target"}, {"r"}));
+    nodes.push_back(makeNode("Relu", {"r"}, {"Y"}));
+    return makeCase("Shape>Gather>Unsqueeze>Concat>Reshape", nodes, {{"X", {1, 8, 5, 5}}}, {"Y"},
+                    {{"W", randomTensor({8, 8, 1, 1}, rng)}, {"axes0", int64s({0})}, {"minus1", int64s({-1})}}, rng);
+}
+
+/// ShuffleNet's channel shuffle with the shapes computed from Shape: Reshape [n,2,c/2,h,w], Transpose, Reshape.
+Case channelShuffleCase(std::mt19937& rng, const Shape& input) {
+    std::vector<Node> nodes{makeNode("Conv", {"X", "W"}, {"c"}, {{"kernel_shape", intsAttr({1, 1})}}),
+                            makeNode("Shape", {"c"}, {"s"})};
+    append(nodes, dimOf("s", 0, "n"));
+    append(nodes, dimOf("s", 1, "ch"));
+    append(nodes, dimOf("s", 2, "h"));
+    append(nodes, dimOf("s", 3, "w"));
+    nodes.push_back(makeNode("Div", {"ch", "two"}, {"half"}));
+    nodes.push_back(makeNode("Concat", {"n", "two", "half", "h", "w"}, {"shape5"}, {{"axis", intAttr(0)}}));
+    nodes.push_back(makeNode("Reshape", {"c", "shape5"}, {"r5"}));
+    nodes.push_back(makeNode("Transpose", {"r5"}, {"t"}, {{"perm", intsAttr({0, 2, 1, 3, 4})}}));
+    nodes.push_back(makeNode("Concat", {"n", "minus1", "h", "w"}, {"shape4"}, {{"axis", intAttr(0)}}));
+    nodes.push_back(makeNode("Reshape", {"t", "shape4"}, {"Y"}));
+    const int64_t c = input[1];
+    return makeCase("channel shuffle " + shapeToString(input), nodes, {{"X", input}}, {"Y"},
+                    {{"W", randomTensor({c, c, 1, 1}, rng)}, {"axes0", int64s({0})}, {"minus1", int64s({-1})},
+                     {"two", int64s({2})}},
+                    rng);
+}
+
+class ShapeFolding : public ::testing::TestWithParam<std::string> {};
+
+}  // namespace
+
+TEST_P(ShapeFolding, ShapeArithmeticFeedingReshapeRunsOnTheBackend) {
+    std::mt19937 rng(7);
+    Outcome o = runCase(flattenCase(rng), GetParam());
+    EXPECT_TRUE(o.passed) << o.message;
+    EXPECT_TRUE(o.claimed) << "the folded Reshape should run on " << GetParam() << ": " << o.message;
+}
+
+TEST_P(ShapeFolding, ChannelShuffleMatchesReference) {
+    std::mt19937 rng(11);
+    Outcome o = runCase(channelShuffleCase(rng, {1, 6, 5, 7}), GetParam());
+    EXPECT_TRUE(o.passed) << o.message;
+    // cpu-onednn has Transpose; any other backend may leave only the Transpose to the reference kernels.
+    if (GetParam() == "cpu-onednn") EXPECT_TRUE(o.claimed) << o.message;
+    else if (!o.claimed) EXPECT_NE(o.message.find("fallback: Transpose"), std::string::npos) << o.message;
+}
+
+TEST_P(ShapeFolding, NewInputShapeRecompilesWithNewFoldedShapes) {
+    std::mt19937 rng(5);
+    Case small = channelShuffleCase(rng, {1, 4, 3, 3});
+    // Same model with a symbolic batch: feed two batch sizes to one session.
+    small.model->graph.inputs[0].type.shape->at(0) = Dim::named("batch");
+    SessionOptions opts;
+    opts.backend = GetParam();
+    Session fast(small.model, opts);
+    Session reference(small.model);
+    for (int64_t batch : {1, 3}) {
+        std::map<std::string, Tensor> in{{"X", randomTensor({batch, 4, 3, 3}, rng)}};
+        fast.prepare(in);
+        auto got = fast.runTensors(in).at("Y");
+        auto want = reference.runTensors(in).at("Y");
+        ASSERT_EQ(got.shape(), want.shape()) << "batch " << batch;
+        auto a = got.values<float>(), b = want.values<float>();
+        for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 1e-4 * std::max(1.f, std::abs(b[i]))) << i;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Plugins, ShapeFolding, ::testing::ValuesIn(availableBackends()), [](const auto& info) {
+    std::string n = info.param;
+    for (char& ch : n) if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+    return n;
+});
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ShapeFolding);

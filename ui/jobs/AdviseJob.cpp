@@ -1,0 +1,49 @@
+#include "jobs/AdviseJob.h"
+
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <exception>
+
+#include "chips/ChipProfile.h"
+
+namespace npuwb::ui {
+
+AdviseJob::AdviseJob(QObject* parent) : QObject(parent) {
+    connect(&watcher_, &QFutureWatcherBase::finished, this, &AdviseJob::onFinished);
+}
+
+AdviseJob::~AdviseJob() {
+    watcher_.waitForFinished();
+}
+
+void AdviseJob::start(std::shared_ptr<const Model> model, const TargetOptions& target) {
+    if (isRunning()) return;
+    running_ = true;
+    watcher_.setFuture(QtConcurrent::run([model = std::move(model), target]() {
+        Outcome outcome;  // everything is caught here: no exception may cross into Qt's machinery
+        try {
+            const ChipProfile chip = findChipProfile(target.chip.toStdString());
+            advisor::AdviseOptions options;
+            options.dtype = target.dtype.toStdString();
+            options.cores = target.cores;
+            outcome.findings = std::make_shared<const std::vector<advisor::Finding>>(
+                advisor::advise(*model, chip, options));
+        } catch (const std::exception& e) {
+            outcome.error = QString::fromStdString(e.what());
+        } catch (...) {
+            outcome.error = QStringLiteral("unknown error");
+        }
+        return outcome;
+    }));
+}
+
+void AdviseJob::onFinished() {
+    running_ = false;  // before emitting, so handlers may start the next job
+    const Outcome outcome = watcher_.result();
+    if (outcome.findings)
+        emit finished(outcome.findings);
+    else
+        emit failed(outcome.error);
+}
+
+}  // namespace npuwb::ui

@@ -1,0 +1,118 @@
+#include "views/SuggestionsView.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "models/SuggestionTableModel.h"
+
+namespace npuwb::ui {
+
+SuggestionsView::SuggestionsView(QWidget* parent)
+    : QWidget(parent), model_(new SuggestionTableModel(this)), proxy_(new QSortFilterProxyModel(this)),
+      table_(new QTableView(this)), summary_(new QLabel(this)), details_(new QTextBrowser(this)),
+      apply_(new QToolButton(this)) {
+    proxy_->setSourceModel(model_);
+    proxy_->setSortRole(SuggestionTableModel::SortRole);
+    table_->setModel(proxy_);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(SuggestionTableModel::GainColumn, Qt::DescendingOrder);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setAlternatingRowColors(true);
+    table_->setWordWrap(false);
+    table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &SuggestionsView::onCurrentRowChanged);
+    connect(model_, &QAbstractItemModel::modelReset, this, [this] {
+        table_->resizeColumnsToContents();
+        const int maxWidth = fontMetrics().horizontalAdvance(QLatin1Char('x')) * 70;  // tooltip has the rest
+        for (int c : {SuggestionTableModel::HazardColumn, SuggestionTableModel::NodesColumn})
+            table_->setColumnWidth(c, std::min(table_->columnWidth(c), maxWidth));
+    });
+
+    apply_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    summary_->setWordWrap(true);
+    details_->setOpenLinks(false);
+    auto* top = new QHBoxLayout;
+    top->addWidget(summary_, 1);
+    top->addWidget(apply_);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(table_);
+    splitter->addWidget(details_);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(top);
+    layout->addWidget(splitter, 1);
+    clear(tr("Open a model, pick a chip and press Advise (F7)"));
+}
+
+void SuggestionsView::setApplyAction(QAction* action) {
+    apply_->setDefaultAction(action);
+}
+
+void SuggestionsView::setFindings(std::vector<advisor::Finding> findings, const QString& summary) {
+    model_->setFindings(std::move(findings));
+    summary_->setText(summary);
+    details_->clear();
+    emit currentFindingChanged();
+}
+
+void SuggestionsView::clear(const QString& hint) {
+    setFindings({}, hint);
+}
+
+const advisor::Finding* SuggestionsView::currentFinding() const {
+    const QModelIndex current = table_->currentIndex();
+    if (!current.isValid()) return nullptr;
+    const int index = current.data(SuggestionTableModel::FindingIndexRole).toInt();
+    return index >= 0 && index < int(model_->findings().size()) ? &model_->findings()[size_t(index)] : nullptr;
+}
+
+void SuggestionsView::selectFinding(int index) {
+    const QModelIndex row = proxy_->mapFromSource(model_->index(index, 0));
+    if (row.isValid())
+        table_->selectionModel()->setCurrentIndex(row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+}
+
+void SuggestionsView::onCurrentRowChanged() {
+    const advisor::Finding* f = currentFinding();
+    emit currentFindingChanged();
+    if (!f) {
+        details_->clear();
+        return;
+    }
+    QString html = QStringLiteral("<p><b>%1</b> (%2%3)</p><p>%4</p><p><b>Mitigation:</b> %5</p>")
+                       .arg(QString::fromStdString(f->rule).toHtmlEscaped(),
+                            QString::fromStdString(f->severity).toHtmlEscaped(),
+                            f->seedReference.empty() ? QString()
+                                                     : tr(", playbook %1").arg(QString::fromStdString(f->seedReference)),
+                            QString::fromStdString(f->hazard).toHtmlEscaped(),
+                            QString::fromStdString(f->mitigation).toHtmlEscaped());
+    if (!f->evidence.empty()) {
+        html += QStringLiteral("<p><b>Evidence:</b> ");
+        QStringList items;
+        for (const advisor::Evidence& e : f->evidence)
+            items << QStringLiteral("%1 = %2%3").arg(QString::fromStdString(e.label).toHtmlEscaped())
+                         .arg(e.value, 0, 'g', 6)
+                         .arg(e.unit.empty() ? QString() : QLatin1Char(' ') + QString::fromStdString(e.unit));
+        html += items.join(QStringLiteral(" · ")) + QStringLiteral("</p>");
+    }
+    html += QStringLiteral("<p><b>Nodes:</b> %1</p>")
+                .arg(SuggestionTableModel::nodesOf(*f).join(QStringLiteral(", ")).toHtmlEscaped());
+    details_->setHtml(html);
+    emit nodesClicked(SuggestionTableModel::nodesOf(*f));
+}
+
+}  // namespace npuwb::ui
