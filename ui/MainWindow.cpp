@@ -18,6 +18,8 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabWidget>
+#include <QUndoStack>
 #include <QTableView>
 #include <QToolBar>
 #include <QTreeView>
@@ -25,6 +27,9 @@
 #include <exception>
 
 #include "RecentFiles.h"
+#include "jobs/AdviseJob.h"
+#include "jobs/EstimateJob.h"
+#include "jobs/ModelEditor.h"
 #include "jobs/ModelLoadJob.h"
 #include "jobs/ProfileJob.h"
 #include "models/Format.h"
@@ -33,7 +38,10 @@
 #include "models/ModelInfoModel.h"
 #include "views/LayerTableView.h"
 #include "views/LayerTimeChart.h"
+#include "views/EstimateView.h"
 #include "views/RunOptionsBar.h"
+#include "views/SuggestionsView.h"
+#include "views/TargetOptionsBar.h"
 
 namespace npuwb::ui {
 
@@ -75,14 +83,18 @@ MainWindow::~MainWindow() = default;
 void MainWindow::createViews() {
     layerView_ = new LayerTableView(layerModel_, this);
     chart_ = new LayerTimeChart(this);
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->setObjectName(QStringLiteral("layerSplitter"));
-    splitter->addWidget(layerView_);
-    splitter->addWidget(chart_);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 1);
-    splitter->setSizes({380, 440});  // the chart needs room for readable bar labels
-    setCentralWidget(splitter);
+    layerSplitter_ = new QSplitter(Qt::Vertical, this);
+    layerSplitter_->setObjectName(QStringLiteral("layerSplitter"));
+    layerSplitter_->addWidget(layerView_);
+    layerSplitter_->addWidget(chart_);
+    layerSplitter_->setStretchFactor(0, 1);
+    layerSplitter_->setStretchFactor(1, 1);
+    layerSplitter_->setSizes({380, 440});  // the chart needs room for readable bar labels
+    tabs_ = new QTabWidget(this);
+    tabs_->setObjectName(QStringLiteral("viewTabs"));
+    tabs_->setDocumentMode(true);
+    tabs_->addTab(layerSplitter_, tr("&Layers"));
+    setCentralWidget(tabs_);
 
     infoView_ = new QTreeView(this);
     infoView_->setModel(infoModel_);
@@ -103,6 +115,7 @@ void MainWindow::createViews() {
     progress_->hide();
     statusBar()->addWidget(statusLabel_, 1);
     statusBar()->addPermanentWidget(progress_);
+    createAnalysisViews();
 }
 
 void MainWindow::createActions() {
@@ -138,42 +151,51 @@ void MainWindow::createActions() {
     addToolBar(runBar_);
     for (QToolBar* bar : {fileBar, static_cast<QToolBar*>(runBar_)})
         bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    createAnalysisActions(file);
 }
 
 void MainWindow::restoreSettings() {
     QSettings settings;
     if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) resize(1400, 900);
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    if (auto* splitter = qobject_cast<QSplitter*>(centralWidget()))
-        splitter->restoreState(settings.value(QStringLiteral("window/layerSplitter")).toByteArray());
+    layerSplitter_->restoreState(settings.value(QStringLiteral("window/layerSplitter")).toByteArray());
     runBar_->setRuns(settings.value(QStringLiteral("run/runs"), RunOptionsBar::kDefaultRuns).toInt());
     runBar_->setWarmup(settings.value(QStringLiteral("run/warmup"), RunOptionsBar::kDefaultWarmup).toInt());
+    restoreAnalysisSettings();
 }
 
 void MainWindow::saveSettings() const {
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
-    if (auto* splitter = qobject_cast<QSplitter*>(centralWidget()))
-        settings.setValue(QStringLiteral("window/layerSplitter"), splitter->saveState());
+    settings.setValue(QStringLiteral("window/layerSplitter"), layerSplitter_->saveState());
     settings.setValue(QStringLiteral("run/runs"), runBar_->options().runs);
     settings.setValue(QStringLiteral("run/warmup"), runBar_->options().warmup);
+    saveAnalysisSettings();
 }
 
 bool MainWindow::isBusy() const {
-    return loadJob_->isRunning() || profileJob_->isRunning();
+    return loadJob_->isRunning() || profileJob_->isRunning() || estimateJob_->isRunning() ||
+           adviseJob_->isRunning() || editor_->isRunning();
 }
 
 void MainWindow::updateActions() {
-    const bool loading = loadJob_->isRunning();
     const bool running = profileJob_->isRunning();
-    openAction_->setEnabled(!loading && !running);
-    runAction_->setEnabled(loaded_ && !loading && !running);
+    const bool busy = isBusy();
+    openAction_->setEnabled(!busy);
+    runAction_->setEnabled(loaded_ && !busy);
     cancelAction_->setEnabled(running);
+    estimateAction_->setEnabled(loaded_ && !busy);
+    adviseAction_->setEnabled(loaded_ && !busy);
+    const advisor::Finding* finding = suggestionsView_->currentFinding();
+    applyAction_->setEnabled(loaded_ && !busy && finding && !finding->pass.empty());
+    saveModelAction_->setEnabled(loaded_ && !busy);
+    editor_->undoStack()->setActive(!busy);  // no undo under a worker that still uses the current model
+    targetBar_->setEnabled(!busy);
     exportAction_->setEnabled(report_ && !running);
     runBar_->runsBox()->setEnabled(!running);
     runBar_->warmupBox()->setEnabled(!running);
-    setAcceptDrops(!loading && !running);
+    setAcceptDrops(!busy);
 }
 
 void MainWindow::showError(const QString& title, const QString& message) {
@@ -206,18 +228,28 @@ void MainWindow::openModel(const QString& path) {
     updateActions();
 }
 
-void MainWindow::onLoaded(std::shared_ptr<const LoadedModel> model) {
-    progress_->hide();
+void MainWindow::showModel(std::shared_ptr<const LoadedModel> model) {
     loaded_ = std::move(model);
     report_.reset();
     selection_->clear();
+    selection_->setLayers(loaded_->layers);
     infoModel_->setSummary(loaded_->summary);
     infoView_->expandAll();
     layerModel_->setLayers(loaded_->layers, false);
     chart_->setLayers(loaded_->layers, false);
+    setWindowTitle(tr("%1%2 — NPU Workbench")
+                       .arg(QFileInfo(loaded_->path).fileName(),
+                            editor_->undoStack()->isClean() ? QString() : tr(" (modified)")));
+}
+
+void MainWindow::onLoaded(std::shared_ptr<const LoadedModel> model) {
+    progress_->hide();
+    editor_->undoStack()->clear();  // undo never crosses into another file
+    showModel(std::move(model));
+    estimateView_->clear(tr("Pick a chip and press Estimate (F6)"));
+    suggestionsView_->clear(tr("Pick a chip and press Advise (F7)"));
     recent_->add(loaded_->path);
     const QString name = QFileInfo(loaded_->path).fileName();
-    setWindowTitle(tr("%1 — NPU Workbench").arg(name));
     statusLabel_->setText(tr("%1: %2 nodes, %3 parameters, %4 MACs")
                               .arg(name)
                               .arg(loaded_->summary.nodeCount)
@@ -276,6 +308,7 @@ void MainWindow::onRunFinished(std::shared_ptr<const Report> report) {
     const int keep = selection_->selectedLayer();
     const bool firstTimes = !layerModel_->isTimed();
     layerModel_->setLayers(report_->layers, true);
+    selection_->setLayers(report_->layers);
     if (firstTimes)  // the first results: slowest layers on top, as in the chart; later runs keep the user's sort
         layerView_->tableView()->sortByColumn(LayerTableModel::TimeColumn, Qt::DescendingOrder);
     chart_->setLayers(report_->layers, true);

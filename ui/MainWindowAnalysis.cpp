@@ -7,6 +7,8 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QProgressBar>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -20,6 +22,7 @@
 #include "jobs/ModelEditor.h"
 #include "jobs/ModelLoadJob.h"
 #include "models/LayerSelection.h"
+#include "models/SuggestionTableModel.h"
 #include "onnx/OnnxIO.h"
 #include "views/EstimateView.h"
 #include "views/LayerTableView.h"

@@ -1,10 +1,13 @@
-// npuwb: the NPU Workbench GUI. `npuwb [MODEL] [--run] [--screenshot FILE.png]`
+// npuwb: the NPU Workbench GUI.
+// `npuwb [MODEL] [--run] [--view layers|estimate|suggestions] [--target CHIP] [--screenshot FILE.png]`
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTextStream>
 #include <QTimer>
 
 #include "MainWindow.h"
+#include "jobs/EstimateJob.h"
+#include "views/TargetOptionsBar.h"
 
 namespace {
 
@@ -36,6 +39,16 @@ int main(int argc, char** argv) {
         QStringLiteral("screenshot"),
         QStringLiteral("Save a picture of the window to FILE once loading (and with --run, running) is done, then quit."),
         QStringLiteral("FILE"));
+    const QCommandLineOption viewOption(
+        QStringLiteral("view"),
+        QStringLiteral("Show this tab: layers, estimate or suggestions. estimate/suggestions also estimate/advise "
+                       "right after loading (and --screenshot waits for that)."),
+        QStringLiteral("VIEW"));
+    const QCommandLineOption targetOption(QStringLiteral("target"),
+                                          QStringLiteral("Chip profile for Estimate and Suggestions, e.g. rk3588."),
+                                          QStringLiteral("CHIP"));
+    parser.addOption(viewOption);
+    parser.addOption(targetOption);
     parser.addOption(runOption);
     parser.addOption(screenshotOption);
     parser.process(app);
@@ -53,11 +66,35 @@ int main(int argc, char** argv) {
     }
 
     npuwb::ui::MainWindow window;
+    const QString view = parser.value(viewOption).toLower();
+    if (!view.isEmpty() && !window.setCurrentView(view)) {
+        QTextStream(stderr) << "npuwb: unknown view '" << view << "' (layers, estimate, suggestions)\n";
+        return 1;
+    }
+    if (parser.isSet(targetOption)) {
+        npuwb::ui::TargetOptions target = window.targetOptions()->options();
+        target.chip = parser.value(targetOption);
+        window.targetOptions()->setOptions(target);
+        if (window.targetOptions()->options().chip.compare(target.chip, Qt::CaseInsensitive) != 0) {
+            QTextStream(stderr) << "npuwb: no chip profile '" << target.chip << "'\n";
+            return 1;
+        }
+    }
+    const bool analyze = !model.isEmpty() && (view == QLatin1String("estimate") || view == QLatin1String("suggestions"));
+    if (analyze)
+        QObject::connect(&window, &npuwb::ui::MainWindow::modelLoaded, &window, [&window, view] {
+            if (view == QLatin1String("estimate")) window.startEstimate();
+            else window.startAdvise();
+        });
     if (parser.isSet(screenshotOption)) {
         const QString file = parser.value(screenshotOption);
         window.resize(1400, 900);  // the same picture on every machine, whatever geometry was saved
         if (model.isEmpty()) {
             QTimer::singleShot(0, &window, [&window, file] { grabAndQuit(&window, file); });
+        } else if (analyze) {
+            const auto done = view == QLatin1String("estimate") ? &npuwb::ui::MainWindow::estimateFinished
+                                                                : &npuwb::ui::MainWindow::adviceFinished;
+            QObject::connect(&window, done, &window, [&window, file] { grabAndQuit(&window, file); });
         } else if (run) {
             QObject::connect(&window, &npuwb::ui::MainWindow::runFinished, &window,
                              [&window, file] { grabAndQuit(&window, file); });

@@ -81,8 +81,8 @@ QVariant SuggestionTableModel::data(const QModelIndex& index, int role) const {
 QVariant SuggestionTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
     if (role == Qt::DisplayRole) {
-        static const char* const titles[ColumnCount] = {"Gain (µs)", "Severity", "Rule", "Hazard", "Nodes",
-                                                        "Fixing pass"};
+        static const char* const titles[ColumnCount] = {"Gain (µs)", "Severity", "Rule", "Fixing pass",
+                                                        "Hazard", "Nodes"};
         return tr(titles[section]);
     }
     if (role == Qt::ToolTipRole && section == GainColumn) return tr("Estimated time saved on the chosen chip");

@@ -12,7 +12,8 @@ namespace npuwb::ui {
 class SuggestionTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { GainColumn, SeverityColumn, RuleColumn, HazardColumn, NodesColumn, PassColumn, ColumnCount };
+    // The fixing pass before the long texts, so it never needs scrolling.
+    enum Column { GainColumn, SeverityColumn, RuleColumn, PassColumn, HazardColumn, NodesColumn, ColumnCount };
     enum Role {
         SortRole = Qt::UserRole + 1,  // gain as a number, severity as its rank
         FindingIndexRole,             // index into findings(), stable under sorting

@@ -41,7 +41,14 @@ EstimateTimeChart::EstimateTimeChart(QWidget* parent)
     plot_->xAxis->grid()->setVisible(false);
     plot_->legend->setVisible(true);
     plot_->legend->setFont(QFont(font().family(), font().pointSize() - 1));
-    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    // The legend gets its own row above the plot, so it never hides a bar or a point.
+    plot_->plotLayout()->insertRow(0);
+    plot_->plotLayout()->addElement(0, 0, plot_->legend);
+    plot_->plotLayout()->setRowStretchFactor(0, 0.001);
+    plot_->plotLayout()->setRowSpacing(0);
+    plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    plot_->legend->setBorderPen(Qt::NoPen);
+    plot_->legend->setMargins(QMargins(4, 2, 4, 0));
     connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) { pressPos_ = event->pos(); });
     connect(plot_, &QCustomPlot::mouseRelease, this, &EstimateTimeChart::onMouseRelease);
 }

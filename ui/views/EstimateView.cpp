@@ -52,7 +52,7 @@ void EstimateView::setResult(std::shared_ptr<const EstimateResult> result) {
     timeChart_->setLayers(report.layers);
     cyclesChart_->setLayers(report.layers);
     totals_->setText(tr("<b>%1</b> %2, %3 core(s): <b>%4</b> per inference, <b>%5 FPS</b> · %6 layers · "
-                        "<span style='color:#d06000'>%7 CPU fallback(s), %8</span> · %9 of %10 NPU layers "
+                        "<span style='color:%11'>%7 CPU fallback(s), %8</span> · %9 of %10 NPU layers "
                         "bandwidth-bound")
                          .arg(QString::fromStdString(report.environment.device), result_->target.dtype)
                          .arg(result_->target.cores)
@@ -62,7 +62,8 @@ void EstimateView::setResult(std::shared_ptr<const EstimateResult> result) {
                          .arg(fallbacks)
                          .arg(formatMicros(fallbackUs))
                          .arg(cyclesChart_->bandwidthBoundCount())
-                         .arg(cyclesChart_->pointCount()));
+                         .arg(cyclesChart_->pointCount())
+                         .arg(fallbacks > 0 ? QStringLiteral("#d06000") : QStringLiteral("#404040")));
     details_->setText(tr("Click a bar or a point to select its layer (and its ONNX nodes) everywhere."));
 }
 

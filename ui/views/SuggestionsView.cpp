@@ -67,6 +67,10 @@ void SuggestionsView::setFindings(std::vector<advisor::Finding> findings, const 
     summary_->setText(summary);
     details_->clear();
     emit currentFindingChanged();
+    // The top finding (largest gain) is what the user reads first: show its details right away.
+    if (proxy_->rowCount() > 0)
+        table_->selectionModel()->setCurrentIndex(proxy_->index(0, 0),
+                                                  QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 }
 
 void SuggestionsView::clear(const QString& hint) {
