@@ -5,6 +5,7 @@
 #include <map>
 
 #include "Commands.h"
+#include "InputShapeOption.h"
 #include "chips/ChipProfile.h"
 #include "perfmodel/CostModel.h"
 
@@ -17,6 +18,7 @@ struct EstimateCliOptions {
     int cores = 1;
     std::string dtype = "int8";
     std::string jsonPath;
+    std::vector<std::string> inputShapes;
     bool listChips = false;
 };
 
@@ -69,7 +71,7 @@ void runEstimate(const EstimateCliOptions& o) {
     }
     if (o.model.empty() || o.target.empty()) failInput("estimate needs MODEL and --target CHIP (see --list-chips)");
     ChipProfile chip = findChipProfile(o.target);
-    auto model = loadModelForCommand(o.model);
+    auto model = loadModelWithInputShapes(o.model, o.inputShapes);
     EstimateOptions eo;
     eo.dtype = o.dtype;
     eo.cores = o.cores;
@@ -92,6 +94,7 @@ static void addEstimateCommand(CLI::App& app) {
         ->check(CLI::Range(1, 64));
     cmd->add_option("--dtype", opts->dtype, "NPU data type")->capture_default_str()->check(CLI::IsMember({"int8", "fp16"}));
     cmd->add_option("--json", opts->jsonPath, "write the report (schema: resources/schema/report.schema.json)");
+    addInputShapeOption(cmd, opts->inputShapes);
     cmd->add_flag("--list-chips", opts->listChips, "list the chip profiles found and exit");
     cmd->callback([opts] { runEstimate(*opts); });
 }

@@ -1,6 +1,9 @@
 #include "InputShapeOption.h"
 
+#include <cstdio>
 #include <sstream>
+
+#include "Commands.h"
 
 #include "onnx/OnnxIO.h"
 #include "util/Error.h"
@@ -31,7 +34,8 @@ std::map<std::string, Shape> parseInputShapes(const std::vector<std::string>& sp
                 failInput("--input-shape '" + spec + "': '" + d + "' is not a positive number");
             shape.push_back(v);
         }
-        shapes[spec.substr(0, eq)] = shape;
+        if (!shapes.emplace(spec.substr(0, eq), shape).second)
+            failInput("--input-shape: '" + spec.substr(0, eq) + "' given twice");
     }
     return shapes;
 }
@@ -78,6 +82,16 @@ std::vector<std::string> inputsWithSymbolicDims(const Model& model) {
         if (symbolic) out.push_back(in.name + " " + (in.type.shape ? symShapeToString(*in.type.shape) : "[rank ?]"));
     }
     return out;
+}
+
+std::shared_ptr<const Model> loadModelWithInputShapes(const std::string& path, const std::vector<std::string>& specs) {
+    auto loaded = loadModelForCommand(path);
+    std::map<std::string, Shape> shapes = parseInputShapes(specs);
+    auto model = shapes.empty() ? loaded : std::make_shared<const Model>(withInputShapes(*loaded, shapes));
+    for (const auto& in : inputsWithSymbolicDims(*model))
+        std::fprintf(stderr, "warning: input %s has symbolic dims, taken as 1; give concrete ones with "
+                             "--input-shape NAME=D1,D2,...\n", in.c_str());
+    return model;
 }
 
 }  // namespace npuwb::cli

@@ -3,6 +3,7 @@
 // optimizer's proofs feed inputs of these shapes; estimate/advise fix the model's symbolic dims with them so
 // ONNX shape inference can give every layer a concrete shape.
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,5 +25,9 @@ Model withInputShapes(const Model& model, const std::map<std::string, Shape>& sh
 
 /// Names of graph inputs (not initializers) that still have symbolic or unknown dims, e.g. "x [?,3,?,?]".
 std::vector<std::string> inputsWithSymbolicDims(const Model& model);
+
+/// Loads a model for a command, fixes its input shapes from --input-shape specs, and warns on stderr about inputs
+/// whose dims stay symbolic (they are then taken as 1).
+std::shared_ptr<const Model> loadModelWithInputShapes(const std::string& path, const std::vector<std::string>& specs);
 
 }  // namespace npuwb::cli

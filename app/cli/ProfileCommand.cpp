@@ -112,8 +112,7 @@ static void addProfileCommand(CLI::App& app) {
     addBackendOptions(cmd, opts->backend, opts->threads);
     cmd->add_option("--json", opts->jsonPath, "write the report (schema: resources/schema/report.schema.json)");
     cmd->add_option("--input", opts->inputs, "NAME=FILE.npy (repeatable); other inputs are generated");
-    cmd->add_option("--input-shape", opts->inputShapes,
-                    "NAME=D1,D2,... shape of a generated input, e.g. x=1,3,480,480 (repeatable)");
+    addInputShapeOption(cmd, opts->inputShapes);  // shapes of generated inputs, e.g. x=1,3,480,480
     cmd->add_option("--top", opts->top, "show only the N slowest layers");
     cmd->add_flag("-q,--quiet", opts->quiet, "no progress on stderr");
     cmd->callback([opts] { runProfile(*opts); });

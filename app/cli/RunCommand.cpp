@@ -72,8 +72,7 @@ static void addRunCommand(CLI::App& app) {
     cmd->add_option("--input", opts->inputs, "NAME=FILE.npy for each model input (repeatable); generated if none");
     cmd->add_option("--output-dir", opts->outputDir, "folder to write each output as NAME.npy");
     cmd->add_option("--seed", opts->seed, "seed for generated inputs")->capture_default_str();
-    cmd->add_option("--input-shape", opts->inputShapes,
-                    "NAME=D1,D2,... shape of a generated input, e.g. x=1,3,480,480 (repeatable)");
+    addInputShapeOption(cmd, opts->inputShapes);  // shapes of generated inputs, e.g. x=1,3,480,480
     addBackendOptions(cmd, opts->backend, opts->threads);
     cmd->callback([opts] { runRun(*opts); });
 }

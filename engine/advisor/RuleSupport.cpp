@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "perfmodel/LayerCost.h"
+
 namespace npuwb::advisor {
 
 std::string nodeId(const Node& node) {
@@ -29,6 +31,11 @@ std::string severityForGain(double gainUs, double total) {
     if (total <= 0) return "low";
     double share = gainUs / total;
     return share >= 0.05 ? "high" : share >= 0.01 ? "medium" : "low";
+}
+
+std::string maxSeverity(const std::string& a, const std::string& b) {
+    auto rank = [](const std::string& s) { return s == "high" ? 2 : s == "medium" ? 1 : 0; };
+    return rank(a) >= rank(b) ? a : b;
 }
 
 double gainFromScaling(const LayerRow& row, double clockMHz, double keepFraction, double ddrKeepFraction) {
@@ -70,6 +77,60 @@ std::vector<Evidence> layerEvidence(const LayerRow& row) {
     }
     if (row.macUsagePercent) e.push_back(evidence("MAC usage", *row.macUsagePercent, "%"));
     return e;
+}
+
+}  // namespace npuwb::advisor
+
+namespace npuwb::advisor {
+namespace {
+
+int64_t elements(const Shape& s) {
+    int64_t n = 1;
+    for (int64_t d : s) n *= d;
+    return n;
+}
+
+NpuWork workIfOnNpu(const NodeShapes& a, int64_t macs, const NpuDTypeRates& rates) {
+    NpuWork w;
+    w.macs = macs;
+    int64_t inElems = 0, outElems = 0;
+    for (size_t i = 0; i < a.inputs.size(); ++i) {
+        if (a.inputs[i].empty()) continue;
+        if (i < a.inputIsConstant.size() && a.inputIsConstant[i]) {
+            w.weightBytes += elements(a.inputs[i]) * rates.bytes;
+        } else {
+            w.activationReadBytes += npuActivationBytes(a.inputs[i], rates);
+            inElems += elements(a.inputs[i]);
+        }
+    }
+    for (const Shape& s : a.outputs) {
+        w.writeBytes += npuActivationBytes(s, rates);
+        outElems += elements(s);
+    }
+    const Node& n = *a.node;
+    if (n.opType == "Conv" && a.inputs.size() > 1 && a.inputs[1].size() == 4 && !a.outputs.empty() &&
+        a.outputs[0].size() == 4) {
+        const Shape& wt = a.inputs[1];
+        const Shape& out = a.outputs[0];
+        int64_t group = n.attrInt("group", 1);
+        w.kind = group > 1 && wt[1] == 1 ? NpuWorkKind::DepthwiseConv : NpuWorkKind::Conv;
+        w.conv = ConvGeometry{out[0], wt[1], wt[0], group, wt[2], wt[3], out[2], out[3], group == 1 && wt[1] < rates.c2};
+    } else {
+        w.kind = NpuWorkKind::Vector;
+        w.vectorElements = std::max(inElems, outElems);
+    }
+    return w;
+}
+
+}  // namespace
+
+double npuTimeUs(const AdviceContext& context, size_t index) {
+    const PlannedLayer& layer = context.layers[index];
+    const LayerRow& row = context.estimate.layers[index];
+    if (!layer.npuOp.empty()) return row.timeUs;
+    const NpuDTypeRates& rates = adviceRates(context);
+    NpuWork w = workIfOnNpu(*layer.nodes.front(), row.macs, rates);
+    return npuLayerCost(w, context.chip, rates, context.options.cores, context.chip.coefficients).timeUs;
 }
 
 }  // namespace npuwb::advisor

@@ -20,6 +20,7 @@ std::optional<size_t> layerOfNode(const AdviceContext& context, const std::strin
 double totalUs(const AdviceContext& context);
 /// "high" when the gain is >= 5% of the model's estimated time, "medium" >= 1%, else "low".
 std::string severityForGain(double gainUs, double totalUs);
+std::string maxSeverity(const std::string& a, const std::string& b);
 
 /// Time the layer saves when its NPU (compute) cycles are scaled by `keepFraction` and its DDR cycles by
 /// `ddrKeepFraction`: total = max(NPU, DDR) + overhead, as in the cost model.
@@ -32,6 +33,10 @@ bool isConvLayer(const PlannedLayer& layer);
 bool isDepthwiseLayer(const PlannedLayer& layer);
 /// Output H*W of a conv-like layer.
 int64_t outputPixels(const PlannedLayer& layer);
+
+/// Time of layer `index` on the NPU: its estimate when it runs there; for a CPU fallback what the cost model
+/// gives the same node as NPU work (a conv for weighted Conv nodes, else the output stage).
+double npuTimeUs(const AdviceContext& context, size_t index);
 
 /// "12.3", "0.42": short numbers for hazards.
 std::string num(double value);

@@ -76,6 +76,7 @@ Report estimateModel(const Model& model, const ChipProfile& chip, const Estimate
             row.bytesRead = layer.cpuBytes / 2;
             row.bytesWritten = layer.cpuBytes - row.bytesRead;
             row.timeUs = cpuLayerTimeUs(row.macs, layer.cpuBytes, chip.cpu);
+            report.fallbacks.push_back(FallbackRow{row.fullName, row.opType, layer.cpuReason});  // why not on the NPU
         }
         row.timeUsMin = row.timeUs;
         totalUs += row.timeUs;

@@ -206,6 +206,8 @@ struct Builder {
     void buildConcat(const Node& n);
     void buildBatchNorm(const Node& n);
     void buildTranspose(const Node& n);
+    void buildSlice(const Node& n);
+    void buildReduce(const Node& n);
 };
 
 #include "OnednnOps.inc"

@@ -1,5 +1,6 @@
 #include "OnednnSupport.h"
 
+#include <algorithm>
 #include <limits>
 #include <set>
 
@@ -91,6 +92,56 @@ std::optional<std::pair<float, float>> clipBounds(const NodeQuery& q) {
     return std::make_pair(lo, hi);
 }
 
+std::optional<std::vector<int64_t>> sliceOffsets(const NodeQuery& q, std::string& why) {
+    const Shape& x = q.inputShapes.at(0);
+    const int64_t rank = static_cast<int64_t>(x.size());
+    auto constantInts = [&](size_t i, const char* attr) -> std::optional<std::vector<int64_t>> {
+        if (q.opset < 10) return q.node.attrInts(attr);
+        if (i >= q.node.inputs.size() || q.node.inputs[i].empty()) return std::vector<int64_t>{};
+        if (!q.constants[i]) return std::nullopt;
+        return q.constants[i]->toInt64Vector();
+    };
+    auto starts = constantInts(1, "starts"), axes = constantInts(3, "axes"), steps = constantInts(4, "steps");
+    if (!starts || !axes || !steps || (q.opset >= 10 && !q.constants.at(2))) {
+        why = "starts/ends/axes/steps are not constants";
+        return std::nullopt;
+    }
+    for (int64_t step : *steps)
+        if (step != 1) { why = "steps other than 1 not supported"; return std::nullopt; }
+    if (axes->empty())
+        for (int64_t a = 0; a < static_cast<int64_t>(starts->size()); ++a) axes->push_back(a);
+    if (axes->size() != starts->size()) { why = "starts and axes differ in length"; return std::nullopt; }
+    std::vector<int64_t> offsets(x.size(), 0);
+    for (size_t i = 0; i < axes->size(); ++i) {
+        int64_t axis = (*axes)[i] < 0 ? (*axes)[i] + rank : (*axes)[i];
+        if (axis < 0 || axis >= rank) { why = "axis out of range"; return std::nullopt; }
+        const int64_t dim = x[static_cast<size_t>(axis)];
+        int64_t start = (*starts)[i] < 0 ? (*starts)[i] + dim : (*starts)[i];
+        offsets[static_cast<size_t>(axis)] = std::clamp<int64_t>(start, 0, dim);
+    }
+    const Shape& y = q.outputShapes.at(0);
+    for (size_t d = 0; d < x.size(); ++d)
+        if (y.size() != x.size() || offsets[d] + y[d] > x[d]) { why = "slice does not fit the input"; return std::nullopt; }
+    return offsets;
+}
+
+std::optional<std::vector<int64_t>> reduceAxes(const NodeQuery& q, std::string& why) {
+    const int64_t rank = static_cast<int64_t>(q.inputShapes.at(0).size());
+    std::vector<int64_t> axes = q.node.attrInts("axes");
+    const bool axesInput = q.node.inputs.size() > 1 && !q.node.inputs[1].empty();
+    if (axesInput) {
+        if (!q.constants[1]) { why = "axes are not a constant"; return std::nullopt; }
+        axes = q.constants[1]->toInt64Vector();
+    }
+    if (axes.empty()) { why = "reducing all axes not supported"; return std::nullopt; }
+    for (auto& a : axes) {
+        if (a < 0) a += rank;
+        if (a < 0 || a >= rank) { why = "axis out of range"; return std::nullopt; }
+    }
+    std::sort(axes.begin(), axes.end());
+    return axes;
+}
+
 Capability supportsNode(const NodeQuery& q) {
     const std::string& op = q.node.opType;
     if (!q.node.domain.empty()) return Capability::no("domain " + q.node.domain + " not supported");
@@ -177,6 +228,20 @@ Capability supportsNode(const NodeQuery& q) {
         for (size_t i = 1; i < q.node.inputs.size(); ++i)
             if (!q.node.inputs[i].empty() && !q.constants[i]) return Capability::no("shape/axes input is not a constant");
         return Capability::yes();  // the learning run gave the output shape; data is reinterpreted
+    }
+    if (op == "Slice") {
+        if (!allFloat(q, 1)) return Capability::no("only float32 supported");
+        std::string why;
+        if (!sliceOffsets(q, why)) return Capability::no(why);
+        return Capability::yes();
+    }
+    if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin") {
+        if (!allFloat(q, 1)) return Capability::no("only float32 supported");
+        std::string why;
+        if (!reduceAxes(q, why)) return Capability::no(why);
+        if (q.inputShapes[0].size() > 5) return Capability::no("ranks up to 5 supported");
+        if (shapeNumel(q.inputShapes[0]) == 0) return Capability::no("empty input");
+        return Capability::yes();
     }
     if (op == "Transpose") {
         if (!allFloat(q, 1)) return Capability::no("only float32 supported");

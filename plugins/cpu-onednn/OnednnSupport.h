@@ -20,6 +20,14 @@ std::optional<Window> resolveWindow(const Node& node, const Shape& inputShape, c
 /// Clip bounds from attributes (opset < 11) or constant inputs; nullopt when an input bound is not constant.
 std::optional<std::pair<float, float>> clipBounds(const NodeQuery& q);
 
+/// Start offsets of a step-1 Slice with constant starts/ends/axes (the output dims come from the learning run);
+/// nullopt with `why` set otherwise.
+std::optional<std::vector<int64_t>> sliceOffsets(const NodeQuery& q, std::string& why);
+
+/// Axes (non-negative, sorted) a ReduceMean/ReduceSum/ReduceMax/ReduceMin reduces; nullopt with `why` when they are
+/// not constant or empty.
+std::optional<std::vector<int64_t>> reduceAxes(const NodeQuery& q, std::string& why);
+
 Capability supportsNode(const NodeQuery& q);
 
 }  // namespace npuwb::onednn

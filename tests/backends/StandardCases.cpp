@@ -162,6 +162,45 @@ void addElementwiseCases(std::vector<Case>& cases, std::mt19937& rng) {
 
 }  // namespace
 
+/// Transpose (odd sizes, ranks 3-5, ShuffleNet's channel shuffle), step-1 Slice (channel split, negative and
+/// clamped bounds, several axes) and reductions over constant axes.
+void addDataMovementCases(std::vector<Case>& cases, std::mt19937& rng) {
+    const std::vector<std::pair<Shape, std::vector<int64_t>>> transposes = {
+        {{3, 7, 17}, {2, 0, 1}}, {{1, 17, 5, 3}, {0, 2, 3, 1}}, {{2, 3, 7, 5}, {3, 1, 0, 2}},
+        {{1, 2, 17, 3, 5}, {0, 2, 1, 3, 4}}, {{4, 33}, {}}};
+    for (const auto& [shape, perm] : transposes) {
+        std::map<std::string, Attribute> attrs;
+        if (!perm.empty()) attrs["perm"] = intsAttr(perm);
+        cases.push_back(makeCase("Transpose " + str(shape) + " perm=" + (perm.empty() ? "reverse" : str(perm)),
+                                 {makeNode("Transpose", {"X"}, {"Y"}, attrs)}, {{"X", shape}}, {"Y"}, {}, rng));
+    }
+    auto ints = [](std::vector<int64_t> v) { return Tensor::fromVector<int64_t>({static_cast<int64_t>(v.size())}, v); };
+    struct SliceSpec { Shape shape; std::vector<int64_t> starts, ends, axes; };
+    const std::vector<SliceSpec> slices = {{{1, 34, 7, 9}, {0}, {17}, {1}}, {{1, 34, 7, 9}, {17}, {34}, {1}},
+                                           {{1, 17, 9, 11}, {-5, 2}, {100, -2}, {1, 3}},
+                                           {{2, 7, 5, 5}, {1, 1, 0}, {2, 6, 3}, {0, 1, 2}}};
+    for (const auto& sl : slices)
+        cases.push_back(makeCase("Slice " + str(sl.shape) + " starts=" + str(sl.starts) + " ends=" + str(sl.ends),
+                                 {makeNode("Slice", {"X", "starts", "ends", "axes"}, {"Y"})}, {{"X", sl.shape}}, {"Y"},
+                                 {{"starts", ints(sl.starts)}, {"ends", ints(sl.ends)}, {"axes", ints(sl.axes)}},
+                                 rng));
+    for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin"})
+        for (int64_t keep : {0, 1}) {
+            // opset 17: axes is an attribute for all but ReduceSum (an input since opset 13).
+            const bool axesInput = std::string(op) == "ReduceSum";
+            std::map<std::string, Attribute> attrs{{"keepdims", intAttr(keep)}};
+            if (!axesInput) attrs["axes"] = intsAttr({2, 3});
+            std::vector<std::string> inputs{"X"};
+            std::map<std::string, Tensor> init;
+            if (axesInput) {
+                inputs.push_back("axes");
+                init["axes"] = ints({-2, -1});
+            }
+            cases.push_back(makeCase(std::string(op) + " spatial keepdims=" + std::to_string(keep),
+                                     {makeNode(op, inputs, {"Y"}, attrs)}, {{"X", {1, 33, 7, 5}}}, {"Y"}, init, rng));
+        }
+}
+
 std::vector<Case> standardCases(uint32_t seed) {
     std::mt19937 rng(seed);
     std::vector<Case> cases;
@@ -170,6 +209,7 @@ std::vector<Case> standardCases(uint32_t seed) {
     addPoolCases(cases, rng);
     addDenseCases(cases, rng);
     addElementwiseCases(cases, rng);
+    addDataMovementCases(cases, rng);
     return cases;
 }
 

@@ -76,8 +76,11 @@ TEST_P(ShapeFolding, ChannelShuffleMatchesReference) {
     Outcome o = runCase(channelShuffleCase(rng, {1, 6, 5, 7}), GetParam());
     EXPECT_TRUE(o.passed) << o.message;
     // cpu-onednn has Transpose; any other backend may leave only the Transpose to the reference kernels.
-    if (GetParam() == "cpu-onednn") EXPECT_TRUE(o.claimed) << o.message;
-    else if (!o.claimed) EXPECT_NE(o.message.find("fallback: Transpose"), std::string::npos) << o.message;
+    if (GetParam() == "cpu-onednn") {
+        EXPECT_TRUE(o.claimed) << o.message;
+    } else if (!o.claimed) {
+        EXPECT_NE(o.message.find("fallback: Transpose"), std::string::npos) << o.message;
+    }
 }
 
 TEST_P(ShapeFolding, NewInputShapeRecompilesWithNewFoldedShapes) {

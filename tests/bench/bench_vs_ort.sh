@@ -3,57 +3,88 @@
 # graph optimizations 'all', same intra-op thread count). Each model runs ours, then ORT, alternating, each in a
 # fresh process (so peak RSS is per engine), warm-up first, median of N runs. Not a timed test: run by hand.
 #
-#   tests/bench/bench_vs_ort.sh [-b BUILD_DIR] [-B BACKEND] [-t "1 2"] [-n RUNS] [MODEL.onnx ...]
+#   tests/bench/bench_vs_ort.sh [-b BUILD_DIR] [-B BACKEND] [-t "1 2"] [-n RUNS] [MODEL.onnx[@NAME=D1,D2,...]... ...]
 #
-# Default models: tests/data/models/*.onnx. Prints: model, threads, our median, ORT median, ratio ours/ORT, peak RSS
-# of each, session-creation time of each (ours: first profile run = reference learning run + compile).
+# `@NAME=D1,D2,...` (repeatable per model) fixes an input's shape for both engines (ours: --input-shape); other
+# symbolic dims are 1. Default models: the torchvision set in tests/data/models (mobilenet_v2, resnet18, resnet50,
+# shufflenet_v2_x0_5, shufflenet_v2_x1_0, squeezenet1_1, efficientnet_b0; missing ones are skipped: export them with
+# scripts/fetch-models.sh --bench) and PP-OCRv4 det at 1x3x480x480 and rec at 1x3x48x320.
+# Prints per model and thread count: our median, ORT median, ratio ours/ORT, peak RSS of each, session creation of
+# each (ours: model load + session + first run, which is the reference learning run + backend compile; ORT:
+# InferenceSession.create), our fallback count; then the geometric mean of the ratio per thread count.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build="$root/build/h-onednn"
+build="$root/build/h-bench"
 backend=cpu-onednn
 threads="1 2"
 runs=10
 while getopts b:B:t:n: opt; do
   case $opt in
     b) build=$OPTARG ;; B) backend=$OPTARG ;; t) threads=$OPTARG ;; n) runs=$OPTARG ;;
-    *) echo "usage: $0 [-b BUILD_DIR] [-B BACKEND] [-t THREADS] [-n RUNS] [MODEL ...]" >&2; exit 1 ;;
+    *) echo "usage: $0 [-b BUILD_DIR] [-B BACKEND] [-t THREADS] [-n RUNS] [MODEL[@NAME=D1,...]...]" >&2; exit 1 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || set -- "$root"/tests/data/models/*.onnx
+models="$root/tests/data/models"
+if [ $# -eq 0 ]; then
+  for m in mobilenet_v2 resnet18 resnet50 shufflenet_v2_x0_5 shufflenet_v2_x1_0 squeezenet1_1 efficientnet_b0; do
+    if [ -f "$models/$m.onnx" ]; then set -- "$@" "$models/$m.onnx"
+    else echo "skip $m: not in $models (scripts/fetch-models.sh --bench)" >&2; fi
+  done
+  set -- "$@" "$models/ch_PP-OCRv4_det_infer.onnx@x=1,3,480,480" "$models/ch_PP-OCRv4_rec_infer.onnx@x=1,3,48,320"
+fi
 cli="$build/bin/npuwb-cli"
 [ -x "$cli" ] || { echo "no $cli: build npuwb-cli first" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-printf '%-34s %3s %12s %12s %7s %10s %10s %9s %9s\n' model thr ours_ms ort_ms ratio ours_rss ort_rss ours_cr ort_cr
-for model in "$@"; do
+printf '%-28s %3s %10s %10s %6s %9s %9s %9s %9s %5s\n' model thr ours_ms ort_ms ratio ours_rss ort_rss ours_cr ort_cr fallb
+for spec in "$@"; do
+  model=${spec%%@*}
+  shapes=""  # NAME=D1,... separated by spaces
+  [ "$spec" = "$model" ] || shapes=$(printf '%s' "${spec#*@}" | tr '@' ' ')
   name=$(basename "$model" .onnx)
+  set --
+  for s in $shapes; do set -- "$@" --input-shape "$s"; done
   for t in $threads; do
-    if ! "$cli" profile "$model" --backend "$backend" --threads "$t" --runs "$runs" --warmup 2 -q \
+    if ! "$cli" profile "$model" --backend "$backend" --threads "$t" --runs "$runs" --warmup 2 -q "$@" \
          --json "$tmp/ours.json" >/dev/null 2>"$tmp/ours.err"; then
-      printf '%-34s %3s ours failed: %s\n' "$name" "$t" "$(tail -1 "$tmp/ours.err")"; continue
+      printf '%-28s %3s ours failed: %s\n' "$name" "$t" "$(tail -1 "$tmp/ours.err")"; continue
     fi
-    # Same input shapes for ORT as ours used (symbolic dims = 1).
-    /usr/bin/python3 - "$tmp/ours.json" > "$tmp/shapes.json" <<'PY'
+    # Same input shapes for ORT as ours used: the given ones, else the declared with symbolic dims = 1.
+    /usr/bin/python3 - "$tmp/ours.json" $shapes > "$tmp/shapes.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
+given = {s.rsplit("=", 1)[0]: [int(d) for d in s.rsplit("=", 1)[1].split(",")] for s in sys.argv[2:]}
 types = {"float32": "float32", "int64": "int64", "int32": "int32"}
-print(json.dumps({i["name"]: {"shape": [int(d) if d.isdigit() else 1 for d in i["shape"]],
+print(json.dumps({i["name"]: {"shape": given.get(i["name"]) or [int(d) if d.isdigit() else 1 for d in i["shape"]],
                               "dtype": types.get(i["dataType"], i["dataType"])} for i in r["model"]["inputs"]}))
 PY
     if ! NPUWB_BENCH_SHAPES="$tmp/shapes.json" node "$here/ort_bench.mjs" --model "$model" --threads "$t" \
          --runs "$runs" --warmup 2 > "$tmp/ort.json" 2>"$tmp/ort.err"; then
-      printf '%-34s %3s ORT failed: %s\n' "$name" "$t" "$(tail -1 "$tmp/ort.err")"; continue
+      printf '%-28s %3s ORT failed: %s\n' "$name" "$t" "$(tail -1 "$tmp/ort.err")"; continue
     fi
-    /usr/bin/python3 - "$name" "$t" "$tmp/ours.json" "$tmp/ort.json" <<'PY'
+    /usr/bin/python3 - "$name" "$t" "$tmp/ours.json" "$tmp/ort.json" "$tmp/ratios" <<'PY'
 import json, sys
 name, t, ours, ort = sys.argv[1], sys.argv[2], json.load(open(sys.argv[3])), json.load(open(sys.argv[4]))
 o, x = ours["run"]["medianUs"] / 1e3, ort["medianUs"] / 1e3
 fb = len(ours.get("fallbacks", []))
-print(f'{name:34s} {t:>3s} {o:12.2f} {x:12.2f} {o / x:7.2f} {ours["memory"]["peakRssBytes"] / 2**20:9.0f}M '
-      f'{ort["peakRssBytes"] / 2**20:9.0f}M {"-":>9s} {ort["createMs"]:8.0f}ms  fallbacks={fb}')
+cr = ours["run"].get("sessionCreateUs", 0) / 1e3
+print(f'{name[:28]:28s} {t:>3s} {o:10.2f} {x:10.2f} {o / x:6.2f} {ours["memory"]["peakRssBytes"] / 2**20:8.0f}M '
+      f'{ort["peakRssBytes"] / 2**20:8.0f}M {cr:7.0f}ms {ort["createMs"]:7.0f}ms {fb:5d}')
+with open(sys.argv[5], "a") as f:
+    f.write(f'{t} {o / x} {ours["memory"]["peakRssBytes"] / ort["peakRssBytes"]} {cr / ort["createMs"]}\n')
 PY
   done
 done
+[ -f "$tmp/ratios" ] || exit 1
+/usr/bin/python3 - "$tmp/ratios" <<'PY'
+import math, sys
+rows = [l.split() for l in open(sys.argv[1])]
+for t in sorted({r[0] for r in rows}, key=int):
+    sel = [r for r in rows if r[0] == t]
+    gm = lambda k: math.exp(sum(math.log(float(r[k])) for r in sel) / len(sel))
+    print(f'threads {t}: {len(sel)} models, geometric mean ours/ORT time {gm(1):.2f} (max {max(float(r[1]) for r in sel):.2f}), '
+          f'peak RSS {gm(2):.2f}, session creation {gm(3):.2f}')
+PY

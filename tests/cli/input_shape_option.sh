@@ -29,7 +29,6 @@ expect not-a-number   "'x=1,3,a,8': 'a'"     -- "$CLI" run "$M" --input-shape x=
 expect trailing-junk  "'x=1,3,8x,8': '8x'"   -- "$CLI" profile "$M" --input-shape x=1,3,8x,8
 expect empty-dim      "'x=1,,8,8'"           -- "$CLI" run "$M" --input-shape x=1,,8,8
 expect negative       "'x=1,3,-8,8'"         -- "$CLI" run "$M" --input-shape x=1,3,-8,8
-expect duplicate      "'x' given twice"      -- "$CLI" run "$M" --input-shape x=1,3,8,8 --input-shape x=1,3,9,9
 expect unknown-input  "'nope'"               -- "$CLI" profile "$M" --input-shape nope=1,3,8,8
 expect wrong-rank     "[N,3,H,W]"            -- "$CLI" run "$M" --input-shape x=1,3,8
 expect fixed-dim      "[1,3,128,128]"        -- "$CLI" profile "$FIXED" --input-shape image=1,3,64,64

@@ -1,0 +1,42 @@
+// quantize: float models and fp16 runs get the fp16-minus-int8 estimate as gain; Q/DQ models at int8 do not.
+#include "AdvisorTestUtil.h"
+
+using namespace npuwb;
+using namespace npuwb::advisor;
+using namespace npuwb::advisor::testing;
+
+namespace {
+Model qdqConv() {
+    ModelBuilder b;
+    b.input("x", {1, 32, 16, 16}).output("y");
+    b.constant("s", Tensor::scalar<float>(0.05f)).constant("zp", Tensor::scalar<uint8_t>(128));
+    b.node("QuantizeLinear", {"x", "s", "zp"}, {"q"}, "quant");
+    b.node("DequantizeLinear", {"q", "s", "zp"}, {"dq"}, "dequant");
+    conv(b, "dq", "y", 32, 32, 3);
+    return b.build();
+}
+}  // namespace
+
+TEST(QuantizeRule, FloatModelGainsTheFp16MinusInt8Estimate) {
+    Model m = singleConv(64, 64, 32, 32, 3);
+    auto f = findings("quantize", m);
+    ASSERT_EQ(f.size(), 1u);
+    double gain = estimateOf(m, "rk3588", "fp16").run.medianUs - estimateOf(m).run.medianUs;
+    EXPECT_GT(gain, 0.0);
+    EXPECT_NEAR(f[0].estimatedGainUs, gain, 1e-6);
+    EXPECT_EQ(f[0].seedReference, "5.2.3");
+    ASSERT_EQ(findings("quantize", m, "rk3588", "fp16").size(), 1u);
+    EXPECT_EQ(findings("quantize", m, "rk3588", "fp16")[0].severity, "high");
+}
+
+TEST(QuantizeRule, Int8OnlyChipSaysQuantizationIsRequired) {
+    auto f = findings("quantize", singleConv(64, 64, 16, 16, 3), "rv1106");
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_NE(f[0].hazard.find("int8 only"), std::string::npos) << f[0].hazard;
+}
+
+TEST(QuantizeRule, SilentOnAQuantizedModelAtInt8) {
+    Model m = qdqConv();
+    EXPECT_TRUE(findings("quantize", m).empty());
+    EXPECT_EQ(findings("quantize", m, "rk3588", "fp16").size(), 1u);  // running it at fp16 is still worth a finding
+}
