@@ -28,4 +28,10 @@ Tensor loadTensorProtoFile(const std::string& path);
 Value loadValueProtoFile(const std::string& path, const ValueType& declared);
 void saveTensorProtoFile(const Tensor& tensor, const std::string& name, const std::string& path);
 
+/// The model with its ai.onnx opset moved to `targetOpset` by ONNX's own version converter (adapters for every
+/// op whose semantics changed between the versions), shapes re-inferred. Runs in a child process like shape
+/// inference. Throws Unsupported naming the op (and its nodes) the converter cannot adapt, InvalidInput when
+/// `targetOpset` is not newer than the model's.
+Model convertOpset(const Model& model, int64_t targetOpset);
+
 }  // namespace npuwb

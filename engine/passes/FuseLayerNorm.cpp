@@ -1,11 +1,11 @@
 // fuse_layernorm (seed 5.2.5.3): the decomposed layer normalization exporters emit becomes one ONNX
-// LayerNormalization (opset 17+). Near misses name the connection or constant that breaks the pattern.
+// LayerNormalization (opset 17+; the Optimizer runs upgrade_opset first for older models). Near misses name the
+// connection or constant that breaks the pattern. Over the last axis only the axis must be known, not the sizes:
+// LayerNormalization(axis=-1) takes its size from gamma/beta when the (dynamic) input's is unknown.
 //   before: x -> ReduceMean -> Sub(x, mean) = d -> Pow(d, 2) -> ReduceMean -> Add(eps) -> Sqrt -> Div(d, .)
 //             [-> Mul(gamma) -> Add(beta)] -> y
 //   after:  x -> LayerNormalization(gamma, beta, axis, epsilon) -> y
 #include <algorithm>
-#include <functional>
-#include <numeric>
 
 #include "passes/PatternPass.h"
 
@@ -28,12 +28,14 @@ public:
         return "Replaces ReduceMean+Sub+Pow+ReduceMean+Add+Sqrt+Div(+Mul+Add) with one LayerNormalization";
     }
     void configure(const PassConfig& config) override { opset_ = config.opset; }
+    int64_t requiredOpset() const override { return kLayerNormOpset; }
 
 protected:
     struct Found {
         std::vector<std::string> nodes;
         std::string x, gamma, beta, out;
-        int64_t axis = -1;
+        int64_t axis = -1;  // negative when the input's rank is unknown
+        Shape normShape;    // the normalized (trailing) dims: the shape of scale and bias
         float eps = 0;
     };
 
@@ -43,7 +45,7 @@ protected:
         if (why == "-") return std::nullopt;
         const std::string what = "LayerNorm subgraph of " + std::to_string(f.nodes.size()) + " nodes as LayerNormalization";
         if (!why.empty()) return nearMiss(f.nodes, what, why);
-        if (opset_ < 17)
+        if (opset_ < kLayerNormOpset)
             return nearMiss(f.nodes, what, "LayerNormalization needs opset 17; the model imports opset " +
                                                std::to_string(opset_));
         return hit(f.nodes, what);
@@ -55,11 +57,8 @@ protected:
             GraphIndex index(graph);
             if (!find(graph, index, *index.node(match.nodes[0]), f).empty()) return false;
         }
-        std::vector<int64_t> axes = axesOf(graph, *findNode(graph, match.nodes[0]));
-        Shape xs = *trailingShape(graph, f.x, axes);
-        Shape normShape(xs.begin() + f.axis, xs.end());
         auto constantFor = [&](const std::string& v, float fill, const std::string& base) {
-            Tensor t(DType::F32, normShape);
+            Tensor t(DType::F32, f.normShape);
             if (v.empty()) {
                 for (auto& e : t.values<float>()) e = fill;
             } else {
@@ -87,23 +86,39 @@ private:
         return {};
     }
 
-    /// The input shape with the reduced axes normalized (sorted, non-negative) when they are the trailing ones and
-    /// known; leading dims may be symbolic (-1).
-    static std::optional<Shape> trailingShape(const Graph& graph, const std::string& x, std::vector<int64_t>& axes) {
+    /// LayerNormalization's `axis` when the reduced axes are the trailing ones: non-negative when x's rank is
+    /// known, else (all axes negative, ending at -1) the most negative one.
+    static std::optional<int64_t> trailingAxis(const Graph& graph, const std::string& x, std::vector<int64_t> axes) {
         const ValueInfo* vi = graph.findValueInfo(x);
-        if (!vi || !vi->type.shape) return std::nullopt;
-        auto rank = static_cast<int64_t>(vi->type.shape->size());
-        for (auto& a : axes) a = a < 0 ? a + rank : a;
-        std::sort(axes.begin(), axes.end());
-        for (size_t i = 0; i < axes.size(); ++i)
-            if (axes[i] != rank - static_cast<int64_t>(axes.size() - i)) return std::nullopt;
-        Shape shape;
-        for (int64_t i = 0; i < rank; ++i) {
-            const Dim& d = (*vi->type.shape)[static_cast<size_t>(i)];
-            if (i >= axes.front() && !d.known()) return std::nullopt;
-            shape.push_back(d.known() ? d.value : -1);
+        bool rankKnown = vi && vi->type.shape;
+        auto rank = rankKnown ? static_cast<int64_t>(vi->type.shape->size()) : 0;
+        for (auto& a : axes) {
+            if (a >= 0 && !rankKnown) return std::nullopt;
+            a = a < 0 && rankKnown ? a + rank : a;
         }
-        return shape;
+        std::sort(axes.begin(), axes.end());
+        int64_t end = rankKnown ? rank : 0;  // one past the last axis
+        for (size_t i = 0; i < axes.size(); ++i)
+            if (axes[i] != end - static_cast<int64_t>(axes.size() - i) || (rankKnown && axes[i] < 0)) return std::nullopt;
+        return axes.front();
+    }
+
+    /// x's dims from `axis` on when all are known.
+    static std::optional<Shape> knownTrailingDims(const Graph& graph, const std::string& x, int64_t axis) {
+        const ValueInfo* vi = graph.findValueInfo(x);
+        if (!vi || !vi->type.shape || axis < 0) return std::nullopt;
+        Shape dims;
+        for (size_t i = static_cast<size_t>(axis); i < vi->type.shape->size(); ++i) {
+            const Dim& d = (*vi->type.shape)[i];
+            if (!d.known()) return std::nullopt;
+            dims.push_back(d.value);
+        }
+        return dims;
+    }
+
+    static Shape withoutLeadingOnes(const Shape& s) {
+        auto first = std::find_if(s.begin(), s.end(), [](int64_t d) { return d != 1; });
+        return Shape(first, s.end());
     }
 
     /// "" when `r1` starts a full match; "-" when it is no LayerNorm at all; otherwise the reason it breaks.
@@ -147,23 +162,42 @@ private:
         f.nodes.push_back(div->name);
         f.out = div->outputs[0];
         // Axes must be the trailing dimensions, which LayerNormalization's single `axis` expresses.
-        auto shape = trailingShape(graph, f.x, axes);
-        if (!shape) return "the normalized (trailing) dimensions are not static";
-        f.axis = axes.front();
-        int64_t normCount = std::accumulate(shape->begin() + f.axis, shape->end(), int64_t{1}, std::multiplies<>());
-        auto fitsNorm = [&](const std::string& v) {
+        auto axis = trailingAxis(graph, f.x, axes);
+        if (!axis) return "the reduced axes are not the trailing dimensions (or are positive on an input of unknown rank)";
+        f.axis = *axis;
+        const ValueInfo* xvi = graph.findValueInfo(f.x);
+        const int64_t xRank = xvi && xvi->type.shape ? static_cast<int64_t>(xvi->type.shape->size()) : -1;
+        // gamma/beta must broadcast over the normalized dims only, never widen the result.
+        auto affineConstant = [&](const std::string& v) -> const Tensor* {
             const Tensor* t = constantOf(graph, v);
-            return t && t->dtype() == DType::F32 && (t->numel() == 1 || t->numel() == normCount) &&
-                   (t->rank() <= 1 || t->shape().back() == shape->back() || t->numel() == 1);
+            if (!t || t->dtype() != DType::F32 || t->rank() > (xRank >= 0 ? xRank : 1)) return nullptr;
+            return t;
+        };
+        const Node* mul = index.singleConsumer(f.out);
+        const Tensor* gammaT = mul && mul->opType == "Mul" ? affineConstant(otherOperand(*mul, f.out)) : nullptr;
+        const Node* badd = gammaT ? index.singleConsumer(mul->outputs[0]) : nullptr;
+        const Tensor* betaT = badd && badd->opType == "Add" ? affineConstant(otherOperand(*badd, mul->outputs[0])) : nullptr;
+        // The normalized shape: from x when known, else (one axis) the size gamma or beta carries.
+        if (auto known = knownTrailingDims(graph, f.x, f.axis)) {
+            f.normShape = *known;
+        } else if (axes.size() == 1) {
+            // Only a constant that will be fused may size it: gamma, or beta behind a scalar gamma.
+            const Tensor* sizer = gammaT && gammaT->numel() > 1 ? gammaT : (gammaT ? betaT : nullptr);
+            if (sizer && sizer->numel() > 1 && withoutLeadingOnes(sizer->shape()).size() == 1)
+                f.normShape = {sizer->numel()};
+            if (f.normShape.empty()) return "the normalized dimension's size is unknown and no per-channel gamma/beta gives it";
+        } else {
+            return "the normalized (trailing) dimensions are not static";
+        }
+        auto fitsNorm = [&](const Tensor* t) {
+            return t && (t->numel() == 1 || withoutLeadingOnes(t->shape()) == withoutLeadingOnes(f.normShape));
         };
         // Optional affine part.
-        const Node* mul = index.singleConsumer(f.out);
-        if (mul && mul->opType == "Mul" && fitsNorm(otherOperand(*mul, f.out))) {
+        if (fitsNorm(gammaT)) {
             f.gamma = otherOperand(*mul, f.out);
             f.nodes.push_back(mul->name);
             f.out = mul->outputs[0];
-            const Node* badd = index.singleConsumer(f.out);
-            if (badd && badd->opType == "Add" && fitsNorm(otherOperand(*badd, f.out))) {
+            if (fitsNorm(betaT)) {
                 f.beta = otherOperand(*badd, f.out);
                 f.nodes.push_back(badd->name);
                 f.out = badd->outputs[0];
@@ -172,6 +206,7 @@ private:
         return "";
     }
 
+    static constexpr int64_t kLayerNormOpset = 17;
     int64_t opset_ = 13;
 };
 

@@ -33,13 +33,16 @@ Model finalize(const Model& m) {
     return back;
 }
 
+constexpr const char* kUpgradePass = "upgrade_opset";
+
 std::vector<std::unique_ptr<Pass>> selectPasses(const OptimizerOptions& o, int64_t opset) {
     std::vector<std::unique_ptr<Pass>> out;
     if (o.passes.empty()) {
         for (auto& p : PassRegistry::instance().createAll())
             if (p->runsByDefault()) out.push_back(std::move(p));
     } else {
-        for (const auto& n : o.passes) out.push_back(PassRegistry::instance().create(n));
+        for (const auto& n : o.passes)
+            if (n != kUpgradePass) out.push_back(PassRegistry::instance().create(n));  // it runs apart, first
     }
     // Canonical clean-ups first so the seed passes see folded constants and no identities.
     std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
@@ -49,6 +52,31 @@ std::vector<std::unique_ptr<Pass>> selectPasses(const OptimizerOptions& o, int64
     config.opset = opset;
     for (auto& p : out) p->configure(config);
     return out;
+}
+
+/// The newest opset a selected pass needs for sites it would rewrite in `graph` at that opset; 0 when none.
+int64_t opsetDemand(const std::vector<std::unique_ptr<Pass>>& passes, const Graph& graph, const PassConfig& config) {
+    int64_t demand = 0;
+    for (const auto& p : passes) {
+        int64_t need = p->requiredOpset();
+        if (need <= config.opset || need <= demand) continue;
+        auto probe = PassRegistry::instance().create(p->name());
+        PassConfig at = config;
+        at.opset = need;
+        probe->configure(at);
+        for (const auto& m : probe->findMatches(graph))
+            if (m.applicable()) {
+                demand = need;
+                break;
+            }
+    }
+    return demand;
+}
+
+int64_t newestRequiredOpset() {
+    int64_t newest = 0;
+    for (const auto& p : PassRegistry::instance().createAll()) newest = std::max(newest, p->requiredOpset());
+    return newest;
 }
 
 std::string matchKey(const std::string& pass, const Match& m) {
@@ -141,7 +169,13 @@ Proof compareOutputs(const InputSets& reference, const InputSets& candidate, dou
 }
 
 OptimizeResult optimize(const Model& model, const OptimizerOptions& options) {
-    auto passes = selectPasses(options, model.opset("") > 0 ? model.opset("") : 13);
+    PassConfig config = options.config;
+    config.opset = model.opset("") > 0 ? model.opset("") : 13;
+    auto passes = selectPasses(options, config.opset);
+    // upgrade_opset runs first in a round: when asked for, or when a selected pass needs a newer opset.
+    const bool upgradeAsked =
+        std::find(options.passes.begin(), options.passes.end(), kUpgradePass) != options.passes.end();
+    auto upgrade = PassRegistry::instance().create(kUpgradePass);
     OptimizeResult r;
     Model cur = model;
     nameAllNodes(cur.graph);
@@ -164,8 +198,10 @@ OptimizeResult optimize(const Model& model, const OptimizerOptions& options) {
         out = base;
         done.clear();
         try {
-            for (const auto& m : matches)
-                if (pass.apply(out.graph, m)) done.push_back(m);
+            for (const auto& m : matches) {
+                done.push_back(m);  // a rewrite that throws is reported and rolled back, not silently dropped
+                if (!pass.applyToModel(out, m)) done.pop_back();
+            }
             if (done.empty()) return p;
             out = finalize(out);
             outputs = runOnSets(out, sets);
@@ -177,47 +213,58 @@ OptimizeResult optimize(const Model& model, const OptimizerOptions& options) {
         return p;
     };
 
-    for (r.rounds = 1; r.rounds <= options.maxRounds; ++r.rounds) {
+    // Runs one pass on `cur` (its matches as one proven batch, culprits rolled back one by one); true if it changed.
+    auto runPass = [&](const Pass& pass) -> bool {
         bool changed = false;
-        for (const auto& pass : passes) {
-            std::vector<Match> matches;
-            for (auto& m : pass->findMatches(cur.graph))
-                if (m.applicable() && !rejected.count(matchKey(pass->name(), m))) matches.push_back(std::move(m));
-            if (matches.empty()) continue;
-            Model next;
-            InputSets outputs;
-            std::vector<Match> done;
-            Proof p = attempt(*pass, cur, matches, next, outputs, done);
+        std::vector<Match> matches;
+        for (auto& m : pass.findMatches(cur.graph))
+            if (m.applicable() && !rejected.count(matchKey(pass.name(), m))) matches.push_back(std::move(m));
+        if (matches.empty()) return false;
+        Model next;
+        InputSets outputs;
+        std::vector<Match> done;
+        Proof p = attempt(pass, cur, matches, next, outputs, done);
+        if (done.empty()) return false;
+        if (p.passed) {
+            for (const auto& m : done)
+                r.applied.push_back({pass.name(), pass.seedReference(), m, p, static_cast<int>(done.size()), ""});
+            say(options, pass.name() + ": " + std::to_string(done.size()) + " rewrite(s), max abs diff " +
+                             std::to_string(p.maxAbsDiff));
+            cur = std::move(next);
+            refCur = std::move(outputs);
+            return true;
+        }
+        // The batch failed: retry one by one so only the culprits are rolled back.
+        std::vector<Match> batch = done;
+        for (const auto& m : batch) {
+            Proof one = attempt(pass, cur, {m}, next, outputs, done);
             if (done.empty()) continue;
-            if (p.passed) {
-                for (const auto& m : done) r.applied.push_back({pass->name(), pass->seedReference(), m, p,
-                                                                static_cast<int>(done.size()), ""});
-                say(options, pass->name() + ": " + std::to_string(done.size()) + " rewrite(s), max abs diff " +
-                                 std::to_string(p.maxAbsDiff));
+            if (one.passed) {
+                r.applied.push_back({pass.name(), pass.seedReference(), m, one, 1, ""});
                 cur = std::move(next);
                 refCur = std::move(outputs);
                 changed = true;
-                continue;
-            }
-            // The batch failed: retry one by one so only the culprits are rolled back.
-            std::vector<Match> batch = done;
-            for (const auto& m : batch) {
-                Proof one = attempt(*pass, cur, {m}, next, outputs, done);
-                if (done.empty()) continue;
-                if (one.passed) {
-                    r.applied.push_back({pass->name(), pass->seedReference(), m, one, 1, ""});
-                    cur = std::move(next);
-                    refCur = std::move(outputs);
-                    changed = true;
-                } else {
-                    rejected.insert(matchKey(pass->name(), m));
-                    std::string err = "pass '" + pass->name() + "' at node '" + m.nodes.front() +
-                                      "' rolled back: " + one.failure;
-                    r.rolledBack.push_back({pass->name(), pass->seedReference(), m, one, 1, err});
-                    say(options, "error: " + err);
-                }
+            } else {
+                rejected.insert(matchKey(pass.name(), m));
+                std::string err = "pass '" + pass.name() + "' at node '" + m.nodes.front() + "' rolled back: " +
+                                  one.failure;
+                r.rolledBack.push_back({pass.name(), pass.seedReference(), m, one, 1, err});
+                say(options, "error: " + err);
             }
         }
+        return changed;
+    };
+
+    for (r.rounds = 1; r.rounds <= options.maxRounds; ++r.rounds) {
+        bool changed = false;
+        config.targetOpset = upgradeAsked ? newestRequiredOpset() : opsetDemand(passes, cur.graph, config);
+        upgrade->configure(config);
+        if (runPass(*upgrade)) {
+            changed = true;
+            config.opset = cur.opset("");
+            for (auto& pass : passes) pass->configure(config);  // attribute-vs-input forms follow the new opset
+        }
+        for (const auto& pass : passes) changed = runPass(*pass) || changed;
         if (!changed) break;
     }
     for (const auto& pass : passes)

@@ -25,6 +25,7 @@ struct Match {
 struct PassConfig {
     int64_t channelAlign = 0;  // pad_channels: pad conv channels up to a multiple of this (0 = off)
     int64_t opset = 13;        // the model's ai.onnx opset: decides attribute-vs-input forms and new ops
+    int64_t targetOpset = 0;   // upgrade_opset: the opset to move the model to (0 = stay)
 };
 
 class Pass {
@@ -41,6 +42,11 @@ public:
     /// Rewrites one match. Returns false (graph untouched) when the match no longer holds, e.g. because an
     /// earlier rewrite in the same round changed its nodes.
     virtual bool apply(Graph& graph, const Match& match) const = 0;
+    /// Rewrites one match on the whole model. Passes that change more than the graph (its opset) override it.
+    virtual bool applyToModel(Model& model, const Match& match) const { return apply(model.graph, match); }
+    /// The ai.onnx opset the rewrite emits ops of (0 = any). When the model's is older and the pass would match
+    /// at this opset, the optimizer first runs upgrade_opset to it (see UpgradeOpset.cpp).
+    virtual int64_t requiredOpset() const { return 0; }
 };
 
 class PassRegistry {

@@ -1,0 +1,141 @@
+// Opset upgrades through ONNX's own version converter (onnx/version_converter), which knows, op by op, how the
+// semantics moved between opsets (Clip min/max attributes -> inputs, Slice attributes -> inputs, Softmax's 2-D
+// coercion, ...). Like shape inference it is native code that trusts the model and reports failures with
+// assertions, so it runs in a forked child: a crash there becomes an error, never a dead workbench.
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <onnx/version_converter/convert.h>
+#include <regex>
+#include <set>
+#include <string>
+
+#include "onnx/OnnxIO.h"
+#include "util/Error.h"
+
+namespace npuwb {
+
+namespace {
+
+constexpr int kTimeoutSeconds = 120;
+
+bool writeAll(int fd, const std::string& bytes) {
+    size_t done = 0;
+    while (done < bytes.size()) {
+        ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        done += static_cast<size_t>(n);
+    }
+    return true;
+}
+
+/// Child: converts and writes 'O' + the converted ModelProto, or 'E' + the converter's message.
+[[noreturn]] void childMain(const std::string& modelBytes, int target, int fd) {
+    std::string reply;
+    try {
+        onnx::ModelProto in;
+        if (!in.ParseFromString(modelBytes)) throw std::runtime_error("the serialized model does not parse");
+        onnx::ModelProto out = onnx::version_conversion::ConvertVersion(in, target);
+        reply = "O" + out.SerializeAsString();
+    } catch (const std::exception& e) {
+        reply = std::string("E") + e.what();
+    } catch (...) {
+        reply = "Eunknown failure in the ONNX version converter";
+    }
+    bool ok = writeAll(fd, reply);
+    ::close(fd);
+    _exit(ok ? 0 : 1);
+}
+
+/// Runs the converter in a child; returns its reply ('O'/'E' + payload) or throws when the child died.
+std::string convertInChild(const std::string& modelBytes, int target, const std::string& label) {
+    int fds[2];
+    if (::pipe(fds) != 0) fail(ErrorKind::Internal, label + ": cannot create a pipe for the opset converter");
+    pid_t pid = ::fork();
+    if (pid < 0) {
+        ::close(fds[0]);
+        ::close(fds[1]);
+        fail(ErrorKind::Internal, label + ": cannot fork the opset converter");
+    }
+    if (pid == 0) {
+        ::close(fds[0]);
+        childMain(modelBytes, target, fds[1]);
+    }
+    ::close(fds[1]);
+    std::string reply;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kTimeoutSeconds);
+    bool timedOut = false;
+    char buf[65536];
+    for (;;) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) { timedOut = true; break; }
+        pollfd p{fds[0], POLLIN, 0};
+        int r = ::poll(&p, 1, static_cast<int>(left.count()));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) { timedOut = r == 0; break; }
+        ssize_t n = ::read(fds[0], buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        reply.append(buf, static_cast<size_t>(n));
+    }
+    ::close(fds[0]);
+    if (timedOut) ::kill(pid, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (timedOut) failUnsupported(label + ": the ONNX opset converter took longer than " +
+                                  std::to_string(kTimeoutSeconds) + " s");
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || reply.empty())
+        failUnsupported(label + ": the ONNX opset converter crashed on this model");
+    return reply;
+}
+
+/// The converter's messages name an op type ("... for Softmax ..."); add the nodes of that type so the user can
+/// find them.
+std::string withNodesOfNamedOps(const Model& model, const std::string& message) {
+    std::set<std::string> types;
+    for (const auto& n : model.graph.nodes) types.insert(n.opType);
+    std::string extra;
+    for (const auto& type : types) {
+        if (!std::regex_search(message, std::regex("\\b" + type + "\\b"))) continue;
+        std::string names;
+        int shown = 0, total = 0;
+        for (const auto& n : model.graph.nodes) {
+            if (n.opType != type) continue;
+            if (shown < 4) names += (shown++ ? ", '" : "'") + n.name + "'";
+            ++total;
+        }
+        extra += "; " + type + " nodes: " + names + (total > shown ? " and " + std::to_string(total - shown) + " more" : "");
+    }
+    return message + extra;
+}
+
+}  // namespace
+
+Model convertOpset(const Model& model, int64_t targetOpset) {
+    const std::string label = model.sourcePath.empty() ? "model" : model.sourcePath;
+    const int64_t from = model.opset("");
+    if (targetOpset <= from)
+        failInput(label + ": opset " + std::to_string(targetOpset) + " is not newer than the model's opset " +
+                  std::to_string(from));
+    for (const auto& [domain, version] : model.opsetImports)
+        if (!domain.empty() && domain != "ai.onnx" && domain != "ai.onnx.ml")
+            failUnsupported(label + ": the ONNX opset converter only handles ai.onnx; the model also imports '" +
+                            domain + "'");
+    std::string reply = convertInChild(serializeModel(model), static_cast<int>(targetOpset), label);
+    if (reply[0] != 'O')
+        failUnsupported(label + ": ONNX cannot convert opset " + std::to_string(from) + " to " +
+                        std::to_string(targetOpset) + ": " + withNodesOfNamedOps(model, reply.substr(1)));
+    Model out = loadModelFromBytes(reply.substr(1), ".", label);
+    out.sourcePath = model.sourcePath;
+    if (out.opset("") != targetOpset)
+        fail(ErrorKind::Internal, label + ": the opset converter returned opset " + std::to_string(out.opset("")));
+    return out;
+}
+
+}  // namespace npuwb

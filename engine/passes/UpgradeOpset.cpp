@@ -1,0 +1,58 @@
+// upgrade_opset: moves the model's ai.onnx opset forward with ONNX's own version converter, so passes that emit
+// newer ops can rewrite old exports (paddle2onnx writes opset 9; LayerNormalization needs 17).
+//   before: opset 9:  Clip(min=0, max=6), Slice(starts, ends attributes), Softmax(axis=2, 2-D coercion), ...
+//   after:  opset 17: Clip(x, 0, 6), Slice(x, starts, ends, axes), Softmax(axis=-1), ... (same results)
+// When it runs (decided here, carried out by the Optimizer):
+//   - on demand: a selected pass whose requiredOpset() is newer than the model's and that would rewrite sites of
+//     this graph at that opset brings it in (e.g. --passes fuse_layernorm on PP-OCRv4 rec). No site, no upgrade:
+//     an upgrade for its own sake only risks converter gaps and changes nothing on the NPU.
+//   - when named in --passes: to the newest opset any registered pass needs (17).
+// Like every pass it is proven: the model's outputs before and after are compared on the proof inputs; a
+// converter failure rolls it back with an error naming the op the converter could not adapt.
+#include "onnx/OnnxIO.h"
+#include "passes/GraphEdit.h"
+#include "passes/Pass.h"
+
+namespace npuwb::passes {
+namespace {
+
+class UpgradeOpset final : public Pass {
+public:
+    std::string name() const override { return "upgrade_opset"; }
+    std::string description() const override {
+        return "Upgrades the ai.onnx opset with ONNX's version converter when a pass needs newer ops (e.g. "
+               "LayerNormalization, opset 17)";
+    }
+    // Brought in by the Optimizer only when needed (see above).
+    bool runsByDefault() const override { return false; }
+    void configure(const PassConfig& config) override {
+        opset_ = config.opset;
+        target_ = config.targetOpset;
+    }
+
+    std::vector<Match> findMatches(const Graph& graph) const override {
+        if (target_ <= opset_ || graph.nodes.empty()) return {};
+        // The whole model changes; the first node stands as the anchor the reports name.
+        return {Match{{graph.nodes.front().name},
+                      "ai.onnx opset " + std::to_string(opset_) + " -> " + std::to_string(target_) +
+                          " with ONNX's version converter",
+                      ""}};
+    }
+    /// The opset lives in the model, not the graph.
+    bool apply(Graph& /*graph*/, const Match& /*match*/) const override { return false; }
+    bool applyToModel(Model& model, const Match& /*match*/) const override {
+        if (target_ <= model.opset("")) return false;
+        model = convertOpset(model, target_);
+        nameAllNodes(model.graph);  // converter-made nodes may be unnamed; matches refer to nodes by name
+        return true;
+    }
+
+private:
+    int64_t opset_ = 13;
+    int64_t target_ = 0;
+};
+
+NPUWB_PASS(UpgradeOpset);
+
+}  // namespace
+}  // namespace npuwb::passes
