@@ -7,10 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <onnx/version_converter/convert.h>
-#include <regex>
 #include <set>
 #include <string>
 
@@ -36,16 +36,16 @@ bool writeAll(int fd, const std::string& bytes) {
 
 /// Child: converts and writes 'O' + the converted ModelProto, or 'E' + the converter's message.
 [[noreturn]] void childMain(const std::string& modelBytes, int target, int fd) {
-    std::string reply;
+    std::string reply(1, 'O');
     try {
         onnx::ModelProto in;
         if (!in.ParseFromString(modelBytes)) throw std::runtime_error("the serialized model does not parse");
         onnx::ModelProto out = onnx::version_conversion::ConvertVersion(in, target);
-        reply = "O" + out.SerializeAsString();
+        reply.append(out.SerializeAsString());
     } catch (const std::exception& e) {
-        reply = std::string("E") + e.what();
+        reply.assign(1, 'E').append(e.what());
     } catch (...) {
-        reply = "Eunknown failure in the ONNX version converter";
+        reply.assign(1, 'E').append("unknown failure in the ONNX version converter");
     }
     bool ok = writeAll(fd, reply);
     ::close(fd);
@@ -95,6 +95,17 @@ std::string convertInChild(const std::string& modelBytes, int target, const std:
     return reply;
 }
 
+/// True when `word` occurs in `text` not inside a longer identifier ("Softmax" but not "LogSoftmax").
+bool containsWord(const std::string& text, const std::string& word) {
+    auto isIdent = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    for (size_t at = text.find(word); !word.empty() && at != std::string::npos; at = text.find(word, at + 1)) {
+        bool before = at > 0 && isIdent(text[at - 1]);
+        bool after = at + word.size() < text.size() && isIdent(text[at + word.size()]);
+        if (!before && !after) return true;
+    }
+    return false;
+}
+
 /// The converter's messages name an op type ("... for Softmax ..."); add the nodes of that type so the user can
 /// find them.
 std::string withNodesOfNamedOps(const Model& model, const std::string& message) {
@@ -102,7 +113,7 @@ std::string withNodesOfNamedOps(const Model& model, const std::string& message) 
     for (const auto& n : model.graph.nodes) types.insert(n.opType);
     std::string extra;
     for (const auto& type : types) {
-        if (!std::regex_search(message, std::regex("\\b" + type + "\\b"))) continue;
+        if (!containsWord(message, type)) continue;
         std::string names;
         int shown = 0, total = 0;
         for (const auto& n : model.graph.nodes) {
@@ -110,9 +121,34 @@ std::string withNodesOfNamedOps(const Model& model, const std::string& message) 
             if (shown < 4) names += (shown++ ? ", '" : "'") + n.name + "'";
             ++total;
         }
-        extra += "; " + type + " nodes: " + names + (total > shown ? " and " + std::to_string(total - shown) + " more" : "");
+        if (total > shown) names += " and " + std::to_string(total - shown) + " more";
+        extra += "; " + type + " nodes: " + names;
     }
     return message + extra;
+}
+
+/// Before opset 13 Softmax, LogSoftmax and Hardmax flatten their input to 2-D at `axis`. ONNX's adapter keeps
+/// that meaning with Flatten + Reshape, which needs every size; with unknown sizes it writes garbage ones into the
+/// Reshape. Only a last axis converts without them. Refuse the others up front, naming the node.
+void checkSoftmaxAxes(const Model& model, int64_t from, int64_t target, const std::string& label) {
+    if (from >= 13 || target < 13) return;
+    for (const auto& n : model.graph.nodes) {
+        if (!n.domain.empty() || (n.opType != "Softmax" && n.opType != "LogSoftmax" && n.opType != "Hardmax")) continue;
+        const std::string what = label + ": " + n.opType + " '" + n.name + "'";
+        const ValueInfo* in = n.inputs.empty() ? nullptr : model.graph.findValueInfo(n.inputs[0]);
+        if (!in || !in->type.shape)
+            failUnsupported(what + ": the rank of its input is unknown, so its pre-13 axis (flatten to 2-D there) "
+                                   "cannot be converted");
+        const auto rank = static_cast<int64_t>(in->type.shape->size());
+        int64_t axis = n.attrInt("axis", 1);
+        if (axis < 0) axis += rank;
+        if (axis == rank - 1) continue;
+        for (const Dim& d : *in->type.shape)
+            if (!d.known())
+                failUnsupported(what + ": axis " + std::to_string(axis) + " of a " + std::to_string(rank) +
+                                "-D input with dynamic sizes " + symShapeToString(*in->type.shape) +
+                                "; converting its pre-13 2-D semantics needs every size (fix them with --input-shape)");
+    }
 }
 
 }  // namespace
@@ -127,6 +163,7 @@ Model convertOpset(const Model& model, int64_t targetOpset) {
         if (!domain.empty() && domain != "ai.onnx" && domain != "ai.onnx.ml")
             failUnsupported(label + ": the ONNX opset converter only handles ai.onnx; the model also imports '" +
                             domain + "'");
+    checkSoftmaxAxes(model, from, targetOpset, label);
     std::string reply = convertInChild(serializeModel(model), static_cast<int>(targetOpset), label);
     if (reply[0] != 'O')
         failUnsupported(label + ": ONNX cannot convert opset " + std::to_string(from) + " to " +

@@ -99,7 +99,8 @@ private:
         std::sort(axes.begin(), axes.end());
         int64_t end = rankKnown ? rank : 0;  // one past the last axis
         for (size_t i = 0; i < axes.size(); ++i)
-            if (axes[i] != end - static_cast<int64_t>(axes.size() - i) || (rankKnown && axes[i] < 0)) return std::nullopt;
+            if (axes[i] != end - static_cast<int64_t>(axes.size() - i) || (rankKnown && axes[i] < 0))
+                return std::nullopt;
         return axes.front();
     }
 
@@ -163,20 +164,22 @@ private:
         f.out = div->outputs[0];
         // Axes must be the trailing dimensions, which LayerNormalization's single `axis` expresses.
         auto axis = trailingAxis(graph, f.x, axes);
-        if (!axis) return "the reduced axes are not the trailing dimensions (or are positive on an input of unknown rank)";
+        if (!axis)
+            return "the reduced axes are not the trailing dimensions (or are positive on an input of unknown rank)";
         f.axis = *axis;
         const ValueInfo* xvi = graph.findValueInfo(f.x);
         const int64_t xRank = xvi && xvi->type.shape ? static_cast<int64_t>(xvi->type.shape->size()) : -1;
         // gamma/beta must broadcast over the normalized dims only, never widen the result.
         auto affineConstant = [&](const std::string& v) -> const Tensor* {
             const Tensor* t = constantOf(graph, v);
-            if (!t || t->dtype() != DType::F32 || t->rank() > (xRank >= 0 ? xRank : 1)) return nullptr;
-            return t;
+            bool fits = t && t->dtype() == DType::F32 && static_cast<int64_t>(t->rank()) <= (xRank >= 0 ? xRank : 1);
+            return fits ? t : nullptr;
         };
         const Node* mul = index.singleConsumer(f.out);
         const Tensor* gammaT = mul && mul->opType == "Mul" ? affineConstant(otherOperand(*mul, f.out)) : nullptr;
         const Node* badd = gammaT ? index.singleConsumer(mul->outputs[0]) : nullptr;
-        const Tensor* betaT = badd && badd->opType == "Add" ? affineConstant(otherOperand(*badd, mul->outputs[0])) : nullptr;
+        const Tensor* betaT =
+            badd && badd->opType == "Add" ? affineConstant(otherOperand(*badd, mul->outputs[0])) : nullptr;
         // The normalized shape: from x when known, else (one axis) the size gamma or beta carries.
         if (auto known = knownTrailingDims(graph, f.x, f.axis)) {
             f.normShape = *known;
@@ -185,7 +188,8 @@ private:
             const Tensor* sizer = gammaT && gammaT->numel() > 1 ? gammaT : (gammaT ? betaT : nullptr);
             if (sizer && sizer->numel() > 1 && withoutLeadingOnes(sizer->shape()).size() == 1)
                 f.normShape = {sizer->numel()};
-            if (f.normShape.empty()) return "the normalized dimension's size is unknown and no per-channel gamma/beta gives it";
+            if (f.normShape.empty())
+                return "the normalized dimension's size is unknown and no per-channel gamma/beta gives it";
         } else {
             return "the normalized (trailing) dimensions are not static";
         }

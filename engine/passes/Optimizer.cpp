@@ -35,7 +35,7 @@ Model finalize(const Model& m) {
 
 constexpr const char* kUpgradePass = "upgrade_opset";
 
-std::vector<std::unique_ptr<Pass>> selectPasses(const OptimizerOptions& o, int64_t opset) {
+std::vector<std::unique_ptr<Pass>> selectPasses(const OptimizerOptions& o, const PassConfig& config) {
     std::vector<std::unique_ptr<Pass>> out;
     if (o.passes.empty()) {
         for (auto& p : PassRegistry::instance().createAll())
@@ -48,8 +48,6 @@ std::vector<std::unique_ptr<Pass>> selectPasses(const OptimizerOptions& o, int64
     std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
         return a->seedReference().empty() && !b->seedReference().empty();
     });
-    PassConfig config = o.config;
-    config.opset = opset;
     for (auto& p : out) p->configure(config);
     return out;
 }
@@ -171,7 +169,9 @@ Proof compareOutputs(const InputSets& reference, const InputSets& candidate, dou
 OptimizeResult optimize(const Model& model, const OptimizerOptions& options) {
     PassConfig config = options.config;
     config.opset = model.opset("") > 0 ? model.opset("") : 13;
-    auto passes = selectPasses(options, config.opset);
+    config.inputShapes = options.proof.inputShapes;
+    config.symbolicDimValue = options.proof.symbolicDimValue;
+    auto passes = selectPasses(options, config);
     // upgrade_opset runs first in a round: when asked for, or when a selected pass needs a newer opset.
     const bool upgradeAsked =
         std::find(options.passes.begin(), options.passes.end(), kUpgradePass) != options.passes.end();

@@ -5,6 +5,7 @@
 //
 //   class MyPass final : public Pass { ... };
 //   NPUWB_PASS(MyPass);
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,9 @@ struct PassConfig {
     int64_t channelAlign = 0;  // pad_channels: pad conv channels up to a multiple of this (0 = off)
     int64_t opset = 13;        // the model's ai.onnx opset: decides attribute-vs-input forms and new ops
     int64_t targetOpset = 0;   // upgrade_opset: the opset to move the model to (0 = stay)
+    /// The proof's concrete shapes for inputs with symbolic dims, for passes that run the model (upgrade_opset).
+    std::map<std::string, Shape> inputShapes;
+    int64_t symbolicDimValue = 1;
 };
 
 class Pass {

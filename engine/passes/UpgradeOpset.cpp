@@ -9,12 +9,51 @@
 //   - when named in --passes: to the newest opset any registered pass needs (17).
 // Like every pass it is proven: the model's outputs before and after are compared on the proof inputs; a
 // converter failure rolls it back with an error naming the op the converter could not adapt.
+#include <memory>
+
 #include "onnx/OnnxIO.h"
 #include "passes/GraphEdit.h"
-#include "passes/Pass.h"
+#include "passes/Optimizer.h"
+#include "runtime/ExecutionObserver.h"
+#include "runtime/Session.h"
 
 namespace npuwb::passes {
 namespace {
+
+/// The rank of every tensor the top-level nodes produce in one run.
+class RankRecorder final : public ExecutionObserver {
+public:
+    std::map<std::string, std::pair<DType, size_t>> ranks;  // value -> element type, rank
+    void nodeFinished(size_t /*step*/, const Node& node, const std::vector<const Value*>& /*inputs*/,
+                      const std::vector<Value>& outputs) override {
+        for (size_t i = 0; i < outputs.size() && i < node.outputs.size(); ++i)
+            if (outputs[i].isTensor() && !node.outputs[i].empty()) 
+                ranks[node.outputs[i]] = {outputs[i].tensor.dtype(), outputs[i].tensor.rank()};
+    }
+};
+
+/// Some adapters need ranks (Softmax before 13 flattens at `axis`; only a last axis converts without a Reshape) and
+/// the converter only knows what shape inference found, which stops at computed Reshapes (paddle2onnx's flatten).
+/// One run on the proof's inputs gives each value without a known rank its real rank. Only the rank: the proof's
+/// sizes must not be baked into the model.
+void recordMissingRanks(Model& model, const PassConfig& config) {
+    ProofOptions inputsLike;
+    inputsLike.inputShapes = config.inputShapes;
+    inputsLike.symbolicDimValue = config.symbolicDimValue;
+    auto inputs = proofInputs(model, inputsLike).front();
+    RankRecorder recorder;
+    RunControl control;
+    control.observer = &recorder;
+    Session(std::make_shared<const Model>(model)).runTensors(inputs, control);
+    for (const auto& [name, typeAndRank] : recorder.ranks) {
+        if (const ValueInfo* known = model.graph.findValueInfo(name); known && known->type.shape) continue;
+        ValueInfo& vi = model.graph.valueInfo[name];
+        vi.name = name;
+        vi.type.kind = ValueType::Kind::Tensor;
+        vi.type.dtype = typeAndRank.first;
+        vi.type.shape = SymShape(typeAndRank.second);  // dims of unknown size
+    }
+}
 
 class UpgradeOpset final : public Pass {
 public:
@@ -28,6 +67,7 @@ public:
     void configure(const PassConfig& config) override {
         opset_ = config.opset;
         target_ = config.targetOpset;
+        config_ = config;
     }
 
     std::vector<Match> findMatches(const Graph& graph) const override {
@@ -42,6 +82,7 @@ public:
     bool apply(Graph& /*graph*/, const Match& /*match*/) const override { return false; }
     bool applyToModel(Model& model, const Match& /*match*/) const override {
         if (target_ <= model.opset("")) return false;
+        recordMissingRanks(model, config_);
         model = convertOpset(model, target_);
         nameAllNodes(model.graph);  // converter-made nodes may be unnamed; matches refer to nodes by name
         return true;
@@ -50,6 +91,7 @@ public:
 private:
     int64_t opset_ = 13;
     int64_t target_ = 0;
+    PassConfig config_;
 };
 
 NPUWB_PASS(UpgradeOpset);

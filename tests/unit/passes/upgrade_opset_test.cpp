@@ -97,14 +97,18 @@ TEST(UpgradeOpset, ExplicitRunConvertsOldAttributeFormsAndIsProven) {
     expectProven(r, "upgrade_opset");
     EXPECT_EQ(r.model.opset(""), 17);
     for (const auto& n : r.model.graph.nodes) {  // min/max and starts/ends moved from attributes to inputs
-        if (n.opType == "Clip") EXPECT_EQ(n.inputs.size(), 3u);
-        if (n.opType == "Slice") EXPECT_GE(n.inputs.size(), 3u);
+        if (n.opType == "Clip") {
+            EXPECT_EQ(n.inputs.size(), 3u);
+        }
+        if (n.opType == "Slice") {
+            EXPECT_GE(n.inputs.size(), 3u);
+        }
         EXPECT_FALSE(n.hasAttribute("starts") || n.hasAttribute("min")) << n.opType;
     }
 }
 
 TEST(UpgradeOpset, ConverterFailureRollsBackNamingTheOp) {
-    // Softmax(axis=1) before opset 13 coerces to 2-D; converting it needs the rank, which is unknown here.
+    // Softmax(axis=1) before opset 13 coerces to 2-D; converting it needs the sizes, which are dynamic here.
     Model m = withUnknownInputShape(layerNormBuilder(11, true).build());
     auto r = optimizeDynamic(m, {"fuse_layernorm"});
     ASSERT_EQ(r.rolledBack.size(), 1u);
