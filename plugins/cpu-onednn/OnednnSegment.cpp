@@ -160,31 +160,38 @@ struct Builder {
     }
 
     bool isPostOpActivation(const Node& n) const {
-        static const std::set<std::string> ops = {"Relu", "LeakyRelu", "Sigmoid", "Clip", "HardSwish", "Tanh", "Elu"};
+        static const std::set<std::string> ops = {"Relu", "LeakyRelu", "Sigmoid", "Clip", "HardSwish",
+                                                  "HardSigmoid", "Tanh", "Elu"};
         if (!ops.count(n.opType)) return false;
         if (n.opType == "Clip") return bool(clipBounds(makeNodeQuery(q, indexOf(n))));
         return true;
     }
     size_t indexOf(const Node& n) const { return static_cast<size_t>(&n - q.graph.nodes.data()); }
 
-    /// Algorithm and parameters of a unary op (also used as a post-op).
-    std::tuple<dnnl::algorithm, float, float> eltwiseOf(const Node& n) const {
+    using EltwiseStep = std::tuple<dnnl::algorithm, float, float>;
+    /// Algorithm and parameters of a unary op (also used as post-ops); a few ops take two steps.
+    std::vector<EltwiseStep> eltwiseOf(const Node& n) const {
         using A = dnnl::algorithm;
         const std::string& op = n.opType;
-        if (op == "Relu") return {A::eltwise_relu, 0.f, 0.f};
-        if (op == "LeakyRelu") return {A::eltwise_relu, n.attrFloat("alpha", 0.01f), 0.f};
-        if (op == "Sigmoid") return {A::eltwise_logistic, 0.f, 0.f};
-        if (op == "Tanh") return {A::eltwise_tanh, 0.f, 0.f};
-        if (op == "Elu") return {A::eltwise_elu, n.attrFloat("alpha", 1.f), 0.f};
-        if (op == "HardSwish") return {A::eltwise_hardswish, 0.f, 0.f};
-        if (op == "Exp") return {A::eltwise_exp, 0.f, 0.f};
-        if (op == "Abs") return {A::eltwise_abs, 0.f, 0.f};
-        if (op == "Sqrt") return {A::eltwise_sqrt, 0.f, 0.f};
-        if (op == "Neg") return {A::eltwise_linear, -1.f, 0.f};
-        if (op == "Identity") return {A::eltwise_linear, 1.f, 0.f};
+        if (op == "Relu") return {{A::eltwise_relu, 0.f, 0.f}};
+        if (op == "LeakyRelu") return {{A::eltwise_relu, n.attrFloat("alpha", 0.01f), 0.f}};
+        if (op == "Sigmoid") return {{A::eltwise_logistic, 0.f, 0.f}};
+        if (op == "Tanh") return {{A::eltwise_tanh, 0.f, 0.f}};
+        if (op == "Elu") return {{A::eltwise_elu, n.attrFloat("alpha", 1.f), 0.f}};
+        if (op == "HardSwish") return {{A::eltwise_hardswish, 0.f, 0.f}};
+        // oneDNN 2.6 has no hardsigmoid: clip(alpha*x + beta, 0, 1) as linear then clip.
+        if (op == "HardSigmoid")
+            return {{A::eltwise_linear, n.attrFloat("alpha", 0.2f), n.attrFloat("beta", 0.5f)},
+                    {A::eltwise_clip_v2, 0.f, 1.f}};
+        if (op == "Pow") return {{A::eltwise_pow, 1.f, *powExponent(makeNodeQuery(q, indexOf(n)))}};
+        if (op == "Exp") return {{A::eltwise_exp, 0.f, 0.f}};
+        if (op == "Abs") return {{A::eltwise_abs, 0.f, 0.f}};
+        if (op == "Sqrt") return {{A::eltwise_sqrt, 0.f, 0.f}};
+        if (op == "Neg") return {{A::eltwise_linear, -1.f, 0.f}};
+        if (op == "Identity") return {{A::eltwise_linear, 1.f, 0.f}};
         if (op == "Clip") {
             auto b = clipBounds(makeNodeQuery(q, indexOf(n)));
-            return {A::eltwise_clip_v2, b->first, b->second};
+            return {{A::eltwise_clip_v2, b->first, b->second}};
         }
         throw std::runtime_error("no eltwise for " + op);
     }
@@ -198,6 +205,7 @@ struct Builder {
 
     void build(size_t idx);
     void buildConvChain(const std::vector<size_t>& chain);
+    void buildDeconv(const Node& n);
     void buildPool(const Node& n);
     void buildGemm(const Node& n);
     void buildMatMul(const Node& n);

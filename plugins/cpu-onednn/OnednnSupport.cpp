@@ -9,7 +9,7 @@ namespace npuwb::onednn {
 namespace {
 
 const std::set<std::string> kUnary = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Exp", "Abs", "Sqrt", "Elu",
-                                      "Clip", "HardSwish", "Neg", "Identity"};
+                                      "Clip", "HardSwish", "HardSigmoid", "Neg", "Identity"};
 const std::set<std::string> kBinary = {"Add", "Sub", "Mul", "Div", "Max", "Min"};
 const std::set<std::string> kReshapes = {"Flatten", "Reshape", "Squeeze", "Unsqueeze"};
 
@@ -81,6 +81,31 @@ std::optional<Window> resolveWindow(const Node& node, const Shape& inputShape, c
     return w;
 }
 
+std::optional<Window> resolveDeconvWindow(const Node& node, const Shape& inputShape, const Shape& weightShape,
+                                          const Shape& outputShape, std::string& why) {
+    if (node.hasAttribute("output_shape")) { why = "output_shape not supported"; return std::nullopt; }
+    if (node.attrString("auto_pad", "NOTSET") != "NOTSET") { why = "auto_pad not supported"; return std::nullopt; }
+    if (inputShape.size() != 4 || weightShape.size() != 4 || outputShape.size() != 4) {
+        why = "only 2-D spatial (4-D tensors) supported";
+        return std::nullopt;
+    }
+    Window w;
+    w.kernel = {weightShape[2], weightShape[3]};
+    w.strides = node.attrInts("strides", {1, 1});
+    w.dilations = node.attrInts("dilations", {1, 1});
+    std::vector<int64_t> pads = node.attrInts("pads", {0, 0, 0, 0});
+    if (w.strides.size() != 2 || w.dilations.size() != 2 || pads.size() != 4) { why = "bad strides/dilations/pads"; return std::nullopt; }
+    w.padsBegin = {pads[0], pads[1]};
+    w.padsEnd = {pads[2], pads[3]};
+    for (int d = 0; d < 2; ++d) {
+        // out = (in-1)*stride + (k-1)*dil + 1 - begin - end, where ONNX's output_padding shrinks the end padding.
+        int64_t full = (inputShape[2 + d] - 1) * w.strides[d] + (w.kernel[d] - 1) * w.dilations[d] + 1;
+        w.padsEnd[d] = full - w.padsBegin[d] - outputShape[2 + d];
+        if (w.padsEnd[d] < 0) { why = "output_padding beyond the end padding not supported"; return std::nullopt; }
+    }
+    return w;
+}
+
 std::optional<std::pair<float, float>> clipBounds(const NodeQuery& q) {
     float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
     if (q.opset < 11) return std::make_pair(q.node.attrFloat("min", lo), q.node.attrFloat("max", hi));
@@ -90,6 +115,12 @@ std::optional<std::pair<float, float>> clipBounds(const NodeQuery& q) {
         (i == 1 ? lo : hi) = static_cast<float>(q.constants[i]->elementAsDouble(0));
     }
     return std::make_pair(lo, hi);
+}
+
+std::optional<float> powExponent(const NodeQuery& q) {
+    if (q.node.inputs.size() < 2 || q.constants.size() < 2 || !q.constants[1] || q.constants[1]->numel() != 1)
+        return std::nullopt;
+    return static_cast<float>(q.constants[1]->elementAsDouble(0));
 }
 
 std::optional<std::vector<int64_t>> sliceOffsets(const NodeQuery& q, std::string& why) {
@@ -153,6 +184,21 @@ Capability supportsNode(const NodeQuery& q) {
             return Capability::no("bias is not a constant initializer");
         return windowed(q, 2);
     }
+    if (op == "ConvTranspose") {
+        if (!allFloat(q, 3)) return Capability::no("only float32 supported");
+        if (q.inputShapes.size() < 2 || !q.constants[1]) return Capability::no("weights are not a constant initializer");
+        if (q.inputShapes.size() > 2 && !q.node.inputs[2].empty() && !q.constants[2])
+            return Capability::no("bias is not a constant initializer");
+        const int64_t group = q.node.attrInt("group", 1);
+        const Shape &x = q.inputShapes[0], &w = q.inputShapes[1], &y = q.outputShapes[0];
+        if (group < 1 || x.size() != 4 || w.size() != 4 || y.size() != 4 || x[1] % group != 0 || w[0] != x[1] ||
+            w[1] * group != y[1])
+            return Capability::no("weights do not match the channels and group");
+        std::string why;
+        if (!resolveDeconvWindow(q.node, q.inputShapes[0], q.inputShapes[1], q.outputShapes[0], why))
+            return Capability::no(why);
+        return Capability::yes();
+    }
     if (op == "MaxPool" || op == "AveragePool") {
         if (!allFloat(q, 1)) return Capability::no("only float32 supported");
         if (q.node.outputs.size() > 1 && !q.node.outputs[1].empty()) return Capability::no("Indices output not supported");
@@ -202,6 +248,12 @@ Capability supportsNode(const NodeQuery& q) {
     if (kUnary.count(op)) {
         if (!allFloat(q, 1)) return Capability::no("only float32 supported");
         if (op == "Clip" && !clipBounds(q)) return Capability::no("min/max are not constants");
+        return Capability::yes();
+    }
+    if (op == "Pow") {
+        if (!allFloat(q, 1)) return Capability::no("only float32 supported");
+        if (!powExponent(q)) return Capability::no("exponent is not a constant scalar");
+        if (q.inputShapes[0] != q.outputShapes[0]) return Capability::no("exponent broadcasts the base");
         return Capability::yes();
     }
     if (kBinary.count(op)) {

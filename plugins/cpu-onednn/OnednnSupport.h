@@ -17,6 +17,11 @@ struct Window {
 std::optional<Window> resolveWindow(const Node& node, const Shape& inputShape, const Shape& outputShape,
                                     const std::vector<int64_t>& kernel, std::string& why);
 
+/// ConvTranspose geometry in oneDNN deconvolution terms: output_padding is folded into padsEnd, which is derived from
+/// the output size the learning run saw. nullopt with `why` for output_shape, auto_pad or a negative end padding.
+std::optional<Window> resolveDeconvWindow(const Node& node, const Shape& inputShape, const Shape& weightShape,
+                                          const Shape& outputShape, std::string& why);
+
 /// Clip bounds from attributes (opset < 11) or constant inputs; nullopt when an input bound is not constant.
 std::optional<std::pair<float, float>> clipBounds(const NodeQuery& q);
 
@@ -27,6 +32,9 @@ std::optional<std::vector<int64_t>> sliceOffsets(const NodeQuery& q, std::string
 /// Axes (non-negative, sorted) a ReduceMean/ReduceSum/ReduceMax/ReduceMin reduces; nullopt with `why` when they are
 /// not constant or empty.
 std::optional<std::vector<int64_t>> reduceAxes(const NodeQuery& q, std::string& why);
+
+/// Pow's exponent when it is a constant scalar (oneDNN eltwise_pow); nullopt otherwise.
+std::optional<float> powExponent(const NodeQuery& q);
 
 Capability supportsNode(const NodeQuery& q);
 

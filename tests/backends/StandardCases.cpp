@@ -50,6 +50,30 @@ void addConvCases(std::vector<Case>& cases, std::mt19937& rng) {
                 }
 }
 
+/// ConvTranspose (oneDNN deconvolution): odd channels, strides 1-2, pads, output_padding, dilation and groups.
+void addConvTransposeCases(std::vector<Case>& cases, std::mt19937& rng) {
+    struct Geometry { int64_t c, oc, k, stride, pad, outPad, dil, group; };
+    const Geometry geometries[] = {{3, 7, 3, 1, 1, 0, 1, 1}, {17, 5, 2, 2, 0, 0, 1, 1}, {7, 3, 3, 2, 1, 1, 1, 1},
+                                   {33, 33, 4, 2, 1, 0, 1, 33}, {6, 9, 3, 2, 1, 1, 2, 3}, {1, 1, 5, 1, 2, 0, 1, 1}};
+    for (const auto& g : geometries) {
+        std::map<std::string, Tensor> init{{"W", randomTensor({g.c, g.oc / g.group, g.k, g.k}, rng)},
+                                           {"B", randomTensor({g.oc}, rng)}};
+        std::map<std::string, Attribute> attrs{{"kernel_shape", intsAttr({g.k, g.k})},
+                                               {"strides", intsAttr({g.stride, g.stride})},
+                                               {"pads", intsAttr({g.pad, g.pad, g.pad, g.pad + 1})},
+                                               {"output_padding", intsAttr({g.outPad, 0})},
+                                               {"dilations", intsAttr({g.dil, g.dil})},
+                                               {"group", intAttr(g.group)}};
+        if (g.pad == 0) attrs["pads"] = intsAttr({0, 0, 0, 0});
+        std::string label = "ConvTranspose c=" + std::to_string(g.c) + " oc=" + std::to_string(g.oc) +
+                            " k=" + std::to_string(g.k) + " s=" + std::to_string(g.stride) +
+                            " p=" + std::to_string(g.pad) + " op=" + std::to_string(g.outPad) +
+                            " d=" + std::to_string(g.dil) + " g=" + std::to_string(g.group);
+        cases.push_back(makeCase(label, {makeNode("ConvTranspose", {"X", "W", "B"}, {"Y"}, attrs)},
+                                 {{"X", {1, g.c, 5, 7}}}, {"Y"}, init, rng));
+    }
+}
+
 void addFusedCases(std::vector<Case>& cases, std::mt19937& rng) {
     for (int64_t c : {3, 17, 33}) {
         std::map<std::string, Attribute> conv{{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})}};
@@ -76,7 +100,7 @@ void addFusedCases(std::vector<Case>& cases, std::mt19937& rng) {
                                  {makeNode("Conv", {"X", "W", "B"}, {"c"}, conv),
                                   makeNode("Clip", {"c", "lo", "hi"}, {"Y"})},
                                  {{"X", {1, c, 8, 8}}}, {"Y"}, clipInit, rng));
-        for (const char* act : {"Sigmoid", "HardSwish", "LeakyRelu", "Tanh"})
+        for (const char* act : {"Sigmoid", "HardSwish", "HardSigmoid", "LeakyRelu", "Tanh"})
             cases.push_back(makeCase(std::string("Conv+") + act + " c=" + cs,
                                      {makeNode("Conv", {"X", "W", "B"}, {"c"}, conv), makeNode(act, {"c"}, {"Y"})},
                                      {{"X", {1, c, 7, 7}}}, {"Y"}, init, rng));
@@ -129,6 +153,18 @@ void addElementwiseCases(std::vector<Case>& cases, std::mt19937& rng) {
         for (Shape s : {Shape{1, 17, 5, 3}, Shape{3, 7}})
             cases.push_back(makeCase(std::string(op) + " " + str(s), {makeNode(op, {"X"}, {"Y"})}, {{"X", s}}, {"Y"},
                                      {}, rng));
+    // HardSigmoid with ONNX defaults, and a steep one so inputs in [-1, 1] reach both clamps.
+    for (auto [alpha, beta] : {std::pair{0.2f, 0.5f}, std::pair{2.f, 0.3f}})
+        for (Shape s : {Shape{1, 17, 5, 3}, Shape{3, 7}})
+            cases.push_back(makeCase("HardSigmoid alpha=" + std::to_string(alpha) + " " + str(s),
+                                     {makeNode("HardSigmoid", {"X"}, {"Y"},
+                                               {{"alpha", floatAttr(alpha)}, {"beta", floatAttr(beta)}})},
+                                     {{"X", s}}, {"Y"}, {}, rng));
+    // Pow with a constant scalar exponent; fractional exponents get a non-negative base through Abs.
+    for (float e : {2.f, 3.f, 0.5f})
+        cases.push_back(makeCase("Abs>Pow exponent=" + std::to_string(e) + " 1x7x5x3",
+                                 {makeNode("Abs", {"X"}, {"a"}), makeNode("Pow", {"a", "E"}, {"Y"})},
+                                 {{"X", {1, 7, 5, 3}}}, {"Y"}, {{"E", Tensor::scalar(e)}}, rng));
     for (const char* op : {"Add", "Sub", "Mul", "Div", "Max", "Min"}) {
         cases.push_back(makeCase(std::string(op) + " same shape", {makeNode(op, {"A", "B"}, {"Y"})},
                                  {{"A", {1, 7, 5, 3}}, {"B", {1, 7, 5, 3}}}, {"Y"}, {}, rng));
@@ -210,6 +246,7 @@ std::vector<Case> standardCases(uint32_t seed) {
     addDenseCases(cases, rng);
     addElementwiseCases(cases, rng);
     addDataMovementCases(cases, rng);
+    addConvTransposeCases(cases, rng);  // last, so the earlier cases keep their seeded values
     return cases;
 }
 
