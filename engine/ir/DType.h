@@ -25,6 +25,9 @@ std::string_view dtypeName(DType dtype);
 DType dtypeFromName(std::string_view name);  // throws on unknown names
 /// Bytes per element; 4-bit types report 1 (use Tensor::byteSize() for storage), String reports sizeof(std::string).
 size_t dtypeSize(DType dtype);
+/// ONNX TensorProto.DataType numbers as they appear in attributes (Cast's `to`, EyeLike's `dtype`...);
+/// Undefined for numbers without an engine type.
+DType dtypeFromOnnxCode(int64_t code);
 bool isFloat(DType dtype);
 bool isInteger(DType dtype);
 bool isSigned(DType dtype);

@@ -8,27 +8,7 @@ namespace npuwb::onnxconv {
 
 using onnx::TensorProto_DataType;
 
-DType dtypeFromOnnx(int32_t t) {
-    switch (t) {
-        case onnx::TensorProto_DataType_FLOAT: return DType::F32;
-        case onnx::TensorProto_DataType_FLOAT16: return DType::F16;
-        case onnx::TensorProto_DataType_BFLOAT16: return DType::BF16;
-        case onnx::TensorProto_DataType_DOUBLE: return DType::F64;
-        case onnx::TensorProto_DataType_INT8: return DType::I8;
-        case onnx::TensorProto_DataType_UINT8: return DType::U8;
-        case onnx::TensorProto_DataType_INT16: return DType::I16;
-        case onnx::TensorProto_DataType_UINT16: return DType::U16;
-        case onnx::TensorProto_DataType_INT32: return DType::I32;
-        case onnx::TensorProto_DataType_UINT32: return DType::U32;
-        case onnx::TensorProto_DataType_INT64: return DType::I64;
-        case onnx::TensorProto_DataType_UINT64: return DType::U64;
-        case onnx::TensorProto_DataType_BOOL: return DType::Bool;
-        case onnx::TensorProto_DataType_STRING: return DType::String;
-        case 22: return DType::I4;  // INT4 in ONNX >= 1.16
-        case 21: return DType::U4;  // UINT4
-        default: return DType::Undefined;
-    }
-}
+DType dtypeFromOnnx(int32_t t) { return dtypeFromOnnxCode(t); }
 
 int32_t dtypeToOnnx(DType d) {
     switch (d) {

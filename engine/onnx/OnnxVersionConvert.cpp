@@ -2,20 +2,15 @@
 // semantics moved between opsets (Clip min/max attributes -> inputs, Slice attributes -> inputs, Softmax's 2-D
 // coercion, ...). Like shape inference it is native code that trusts the model and reports failures with
 // assertions, so it runs in a forked child: a crash there becomes an error, never a dead workbench.
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cctype>
-#include <cerrno>
-#include <chrono>
 #include <onnx/version_converter/convert.h>
 #include <set>
 #include <string>
 
 #include "onnx/OnnxIO.h"
 #include "util/Error.h"
+#include "util/ForkedCall.h"
 
 namespace npuwb {
 
@@ -23,76 +18,30 @@ namespace {
 
 constexpr int kTimeoutSeconds = 120;
 
-bool writeAll(int fd, const std::string& bytes) {
-    size_t done = 0;
-    while (done < bytes.size()) {
-        ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        done += static_cast<size_t>(n);
-    }
-    return true;
-}
-
-/// Child: converts and writes 'O' + the converted ModelProto, or 'E' + the converter's message.
-[[noreturn]] void childMain(const std::string& modelBytes, int target, int fd) {
-    std::string reply(1, 'O');
+/// The converter's reply: 'O' + the converted ModelProto, or 'E' + the converter's message.
+std::string convertToReply(const std::string& modelBytes, int target) {
     try {
         onnx::ModelProto in;
         if (!in.ParseFromString(modelBytes)) throw std::runtime_error("the serialized model does not parse");
         onnx::ModelProto out = onnx::version_conversion::ConvertVersion(in, target);
-        reply.append(out.SerializeAsString());
+        return "O" + out.SerializeAsString();
     } catch (const std::exception& e) {
-        reply.assign(1, 'E').append(e.what());
+        return std::string("E") + e.what();
     } catch (...) {
-        reply.assign(1, 'E').append("unknown failure in the ONNX version converter");
+        return "Eunknown failure in the ONNX version converter";
     }
-    bool ok = writeAll(fd, reply);
-    ::close(fd);
-    _exit(ok ? 0 : 1);
 }
 
-/// Runs the converter in a child; returns its reply ('O'/'E' + payload) or throws when the child died.
+/// Runs the converter in a child; returns its reply or throws when the child died or hung.
 std::string convertInChild(const std::string& modelBytes, int target, const std::string& label) {
-    int fds[2];
-    if (::pipe(fds) != 0) fail(ErrorKind::Internal, label + ": cannot create a pipe for the opset converter");
-    pid_t pid = ::fork();
-    if (pid < 0) {
-        ::close(fds[0]);
-        ::close(fds[1]);
-        fail(ErrorKind::Internal, label + ": cannot fork the opset converter");
-    }
-    if (pid == 0) {
-        ::close(fds[0]);
-        childMain(modelBytes, target, fds[1]);
-    }
-    ::close(fds[1]);
-    std::string reply;
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kTimeoutSeconds);
-    bool timedOut = false;
-    char buf[65536];
-    for (;;) {
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) { timedOut = true; break; }
-        pollfd p{fds[0], POLLIN, 0};
-        int r = ::poll(&p, 1, static_cast<int>(left.count()));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) { timedOut = r == 0; break; }
-        ssize_t n = ::read(fds[0], buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        reply.append(buf, static_cast<size_t>(n));
-    }
-    ::close(fds[0]);
-    if (timedOut) ::kill(pid, SIGKILL);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (timedOut) failUnsupported(label + ": the ONNX opset converter took longer than " +
-                                  std::to_string(kTimeoutSeconds) + " s");
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || reply.empty())
+    ForkedResult run = runForked([&] { return convertToReply(modelBytes, target); }, kTimeoutSeconds);
+    if (run.status == ForkedResult::Status::CouldNotStart)
+        fail(ErrorKind::Internal, label + ": cannot start the opset converter process");
+    if (run.status == ForkedResult::Status::TimedOut)
+        failUnsupported(label + ": the ONNX opset converter took longer than " + std::to_string(kTimeoutSeconds) + " s");
+    if (run.status == ForkedResult::Status::Crashed || run.output.empty())
         failUnsupported(label + ": the ONNX opset converter crashed on this model");
-    return reply;
+    return run.output;
 }
 
 /// True when `word` occurs in `text` not inside a longer identifier ("Softmax" but not "LogSoftmax").

@@ -32,7 +32,5 @@ std::vector<double> toDoubles(const Tensor& t);
 /// A numeric tensor of `dtype` holding `values` (converted with static_cast).
 Tensor fromDoubles(DType dtype, Shape shape, const std::vector<double>& values);
 
-/// DType of an ONNX TensorProto.DataType code (1 = FLOAT, 7 = INT64...); Undefined when unknown.
-DType dtypeFromOnnxCode(int64_t code);
 
 }  // namespace npuwb::flow

@@ -37,7 +37,7 @@ void sequenceConstruct(KernelContext& ctx) {
 }
 
 void sequenceEmpty(KernelContext& ctx) {
-    DType type = flow::dtypeFromOnnxCode(ctx.attrInt("dtype", 1));
+    DType type = dtypeFromOnnxCode(ctx.attrInt("dtype", 1));
     if (type == DType::Undefined) ctx.failUnsupported("unsupported dtype attribute");
     ctx.setOutputValue(0, sequenceOf({}, type));
 }

@@ -132,7 +132,7 @@ void stftOp(KernelContext& ctx) {
 }
 
 DType outputDatatype(const KernelContext& ctx) {
-    DType t = flow::dtypeFromOnnxCode(ctx.attrInt("output_datatype", 1));
+    DType t = dtypeFromOnnxCode(ctx.attrInt("output_datatype", 1));
     if (t == DType::Undefined || t == DType::String || t == DType::Bool) ctx.failUnsupported("unsupported output_datatype");
     return t;
 }

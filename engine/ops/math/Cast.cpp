@@ -133,23 +133,9 @@ Tensor castTensor(const KernelContext& ctx, const Tensor& x, DType to) {
 
 /// ONNX TensorProto.DataType codes to our element types.
 DType dtypeFromOnnx(const KernelContext& ctx, int64_t code) {
-    switch (code) {
-        case 1: return DType::F32;
-        case 2: return DType::U8;
-        case 3: return DType::I8;
-        case 4: return DType::U16;
-        case 5: return DType::I16;
-        case 6: return DType::I32;
-        case 7: return DType::I64;
-        case 8: return DType::String;
-        case 9: return DType::Bool;
-        case 10: return DType::F16;
-        case 11: return DType::F64;
-        case 12: return DType::U32;
-        case 13: return DType::U64;
-        case 16: return DType::BF16;
-        default: ctx.failUnsupported("Cast to ONNX data type " + std::to_string(code) + " is not supported");
-    }
+    DType d = dtypeFromOnnxCode(code);
+    if (d == DType::Undefined) ctx.failUnsupported("Cast to ONNX data type " + std::to_string(code) + " is not supported");
+    return d;
 }
 
 void cast(KernelContext& ctx) {
