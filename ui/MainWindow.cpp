@@ -27,6 +27,7 @@
 #include <exception>
 
 #include "RecentFiles.h"
+#include "report/VendorPerfLog.h"
 #include "jobs/AdviseJob.h"
 #include "jobs/EstimateJob.h"
 #include "jobs/ModelEditor.h"
@@ -128,6 +129,7 @@ void MainWindow::createActions() {
     exportAction_ = file->addAction(QIcon::fromTheme(QStringLiteral("document-save-as")), tr("&Export Report…"),
                                     this, &MainWindow::exportReportDialog);
     exportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    importLogAction_ = file->addAction(tr("&Import Vendor Perf Log…"), this, &MainWindow::importVendorLogDialog);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -193,6 +195,7 @@ void MainWindow::updateActions() {
     editor_->undoStack()->setActive(!busy);  // no undo under a worker that still uses the current model
     targetBar_->setEnabled(!busy);
     exportAction_->setEnabled(report_ && !running);
+    importLogAction_->setEnabled(!busy);
     runBar_->runsBox()->setEnabled(!running);
     runBar_->warmupBox()->setEnabled(!running);
     setAcceptDrops(!busy);
@@ -335,10 +338,34 @@ void MainWindow::onRunFailed(const QString& message) {
               tr("%1\n\n%2").arg(QDir::toNativeSeparators(loaded_->path), message));
 }
 
+void MainWindow::importVendorLogDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import Vendor Perf Log"), QString(),
+                                                      tr("RKNN perf logs (*.txt *.log);;All files (*)"));
+    if (!path.isEmpty()) importVendorLog(path);
+}
+
+bool MainWindow::importVendorLog(const QString& path) {
+    std::shared_ptr<const Report> report;
+    try {
+        const VendorPerfLog log = loadRknnPerfLog(path.toStdString());
+        report = std::make_shared<const Report>(reportFromRknnPerfLog(log, path.toStdString()));
+    } catch (const std::exception& e) {
+        showError(tr("Cannot import %1").arg(QFileInfo(path).fileName()), QString::fromStdString(e.what()));
+        return false;
+    }
+    onRunFinished(std::move(report));  // the same views as a local run
+    statusLabel_->setText(tr("Imported %1: %2 layers, %3 per frame")
+                              .arg(QFileInfo(path).fileName())
+                              .arg(report_->layers.size())
+                              .arg(formatMicros(report_->run.medianUs)));
+    return true;
+}
+
 void MainWindow::exportReportDialog() {
     if (!report_) return;
-    const QString suggested = QFileInfo(loaded_->path).absolutePath() + QLatin1Char('/') +
-                              QFileInfo(loaded_->path).completeBaseName() + QStringLiteral(".report.json");
+    const QString source = loaded_ ? loaded_->path : QString::fromStdString(report_->model.path);  // or an imported log
+    const QString suggested = QFileInfo(source).absolutePath() + QLatin1Char('/') +
+                              QFileInfo(source).completeBaseName() + QStringLiteral(".report.json");
     const QString path =
         QFileDialog::getSaveFileName(this, tr("Export Report"), suggested, tr("JSON reports (*.json)"));
     if (!path.isEmpty()) exportReport(path);

@@ -48,6 +48,9 @@ public:
     void setRunAfterLoad(bool run) { runAfterLoad_ = run; }
     /// Writes the last report atomically; false (and a message box) on failure.
     bool exportReport(const QString& path);
+    /// Shows a Rockchip perf log (eval_perf, RKNN_LOG_LEVEL=4) in the run views like a local run; false (and a
+    /// message box naming the file and line) when it cannot be read or parsed.
+    bool importVendorLog(const QString& path);
 
     bool isBusy() const;
     bool hasModel() const { return loaded_ != nullptr; }
@@ -116,6 +119,7 @@ private:
     void onRunFailed(const QString& message);
     void endRun(const QString& statusText);
     void openFileDialog();
+    void importVendorLogDialog();
     void exportReportDialog();
     void createAnalysisViews();
     void createAnalysisActions(QMenu* fileMenu);
@@ -154,6 +158,7 @@ private:
     QAction* runAction_ = nullptr;
     QAction* cancelAction_ = nullptr;
     QAction* exportAction_ = nullptr;
+    QAction* importLogAction_ = nullptr;
 
     std::shared_ptr<const LoadedModel> loaded_;
     std::shared_ptr<const Report> report_;

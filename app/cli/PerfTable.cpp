@@ -1,0 +1,77 @@
+#include "PerfTable.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "ir/Tensor.h"
+
+namespace npuwb::cli {
+
+namespace {
+std::string shapeText(const std::vector<std::vector<int64_t>>& shapes) {
+    std::string s;
+    for (const auto& sh : shapes) {
+        if (sh.empty()) continue;  // absent optional inputs, scalars
+        if (!s.empty()) s += ",";
+        s += shapeToString(sh);
+    }
+    return s;
+}
+
+std::string cyclesText(const LayerRow& l) {
+    auto v = [](const std::optional<int64_t>& c) { return c ? std::to_string(*c) : std::string("-"); };
+    if (!l.cyclesDdr && !l.cyclesNpu && !l.cyclesTotal) return "0/0/0";
+    return v(l.cyclesDdr) + "/" + v(l.cyclesNpu) + "/" + v(l.cyclesTotal);
+}
+}  // namespace
+
+void printPerfDetailTable(const Report& r, const PerfTableOptions& options) {
+    std::vector<const LayerRow*> rows;
+    for (const auto& l : r.layers) rows.push_back(&l);
+    if (options.top > 0) {
+        std::stable_sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->timeUs > b->timeUs; });
+        if (rows.size() > static_cast<size_t>(options.top)) rows.resize(static_cast<size_t>(options.top));
+    }
+    std::printf("%-4s %-26s %-8s %-6s %-20s %-18s %-26s %9s %11s %9s  %s\n", "ID", "OpType", "DataType", "Target",
+                "InputShape", "OutputShape", "Cycles(DDR/NPU/Total)", "Time(us)", "MacUsage(%)", "RW(KB)", "FullName");
+    for (const LayerRow* l : rows) {
+        std::string usage = l->macUsagePercent ? std::to_string(*l->macUsagePercent).substr(0, 5) : "-";
+        std::string in = l->inputShapes.empty() ? "" : shapeToString(l->inputShapes[0]);
+        std::printf("%-4lld %-26s %-8s %-6s %-20s %-18s %-26s %9.1f %11s %9.1f  %s\n", static_cast<long long>(l->id),
+                    l->opType.c_str(), l->dataType.c_str(), l->target.c_str(), in.c_str(),
+                    shapeText(l->outputShapes).c_str(), cyclesText(*l).c_str(), l->timeUs, usage.c_str(), l->rwKB(),
+                    l->fullName.c_str());
+    }
+    if (options.top > 0 && r.layers.size() > rows.size())
+        std::printf("(%zu slowest of %zu layers)\n", rows.size(), r.layers.size());
+    struct OpTime {
+        int calls = 0;
+        double cpuUs = 0, npuUs = 0, totalUs = 0;
+    };
+    double rwKB = 0, npuUs = 0, cpuUs = 0;
+    std::map<std::string, OpTime> byOp;
+    for (const auto& l : r.layers) {
+        rwKB += l.rwKB();
+        const bool onNpu = l.target != "CPU";
+        (onNpu ? npuUs : cpuUs) += l.timeUs;
+        OpTime& op = byOp[l.opType];
+        op.calls++;
+        (onNpu ? op.npuUs : op.cpuUs) += l.timeUs;
+        op.totalUs += l.timeUs;
+    }
+    std::printf("\nTotal Operator Elapsed Per Frame Time(us): %.1f   (NPU %.1f, CPU %.1f)\n", r.run.medianUs, npuUs,
+                cpuUs);
+    std::printf("Total Memory Read/Write Per Frame Size(KB): %.1f\n", rwKB);
+    if (!options.summaryLine.empty()) std::printf("%s\n", options.summaryLine.c_str());
+    std::printf("\n%-26s %10s %12s %12s %14s %12s\n", "OpType", "CallNumber", "CPUTime(us)", "NPUTime(us)",
+                "TotalTime(us)", "TimeRatio(%)");
+    std::vector<std::pair<std::string, OpTime>> ranking(byOp.begin(), byOp.end());
+    std::stable_sort(ranking.begin(), ranking.end(),
+                     [](const auto& a, const auto& b) { return a.second.totalUs > b.second.totalUs; });
+    for (const auto& [op, v] : ranking)
+        std::printf("%-26s %10d %12.1f %12.1f %14.1f %12.2f\n", op.c_str(), v.calls, v.cpuUs, v.npuUs, v.totalUs,
+                    r.run.medianUs > 0 ? 100.0 * v.totalUs / r.run.medianUs : 0.0);
+}
+
+}  // namespace npuwb::cli
