@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "BackendOption.h"
+#include "BoardProfile.h"
 #include "Commands.h"
 #include "InputShapeOption.h"
 #include "runtime/Profiler.h"
@@ -25,6 +26,8 @@ struct ProfileCliOptions {
     std::vector<std::string> inputShapes;  // NAME=D1,D2,...
     bool quiet = false;
     int top = 0;
+    std::string board;  // --board HOST: run on the board through the agent
+    BoardCliOptions boardConnection;
 };
 
 std::string shapesText(const std::vector<std::vector<int64_t>>& shapes) {
@@ -71,7 +74,7 @@ void printTable(const Report& r, int top) {
         std::printf("  %-22s %-30s %s\n", f.opType.c_str(), f.node.c_str(), f.reason.c_str());
 }
 
-void runProfile(const ProfileCliOptions& o) {
+Report profileLocally(const ProfileCliOptions& o) {
     const auto loadStart = std::chrono::steady_clock::now();
     auto model = loadModelForCommand(o.model);
     const double loadUs =
@@ -95,6 +98,19 @@ void runProfile(const ProfileCliOptions& o) {
         };
     Report report = profileModel(model, po, control);
     report.run.sessionCreateUs += loadUs;  // like ORT's create(): reading the model is part of it
+    return report;
+}
+
+void runProfile(const ProfileCliOptions& o) {
+    Report report;
+    if (o.board.empty()) {
+        report = profileLocally(o);
+    } else {
+        if (!o.inputs.empty()) failInput("--input files are not sent to a board; use --input-shape with --board");
+        report = profileOnBoard({o.board, o.model, o.runs, o.warmup, o.threads, o.backend,
+                                 parseInputShapes(o.inputShapes), o.quiet},
+                                o.boardConnection);
+    }
     if (!o.jsonPath.empty()) {
         saveReport(report, o.jsonPath);
         std::cerr << "report written to " << o.jsonPath << "\n";
@@ -115,6 +131,8 @@ static void addProfileCommand(CLI::App& app) {
     addInputShapeOption(cmd, opts->inputShapes);  // shapes of generated inputs, e.g. x=1,3,480,480
     cmd->add_option("--top", opts->top, "show only the N slowest layers");
     cmd->add_flag("-q,--quiet", opts->quiet, "no progress on stderr");
+    cmd->add_option("--board", opts->board, "run on this board over SSH ([user@]host[:port] or ssh config alias)");
+    addBoardConnectionOptions(cmd, opts->boardConnection);
     cmd->callback([opts] { runProfile(*opts); });
 }
 NPUWB_CLI_COMMAND(addProfileCommand);

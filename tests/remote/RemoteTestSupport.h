@@ -1,0 +1,63 @@
+#pragma once
+// Shared by the remote gtests: one real sshd per test process (started on first use, stopped at exit) and
+// connection options that point at it.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "TestSshd.h"
+#include "ssh/ShellQuote.h"
+#include "ssh/SshSession.h"
+
+namespace npuwb::remote::testing {
+
+inline TestSshd& sharedSshd() {
+    struct Shared {  // stops the server and removes its folder (keys, board cache) when the process ends
+        std::unique_ptr<TestSshd> sshd;
+        ~Shared() {
+            const std::string folder = sshd->folder();
+            sshd.reset();
+            try {
+                runLocal("rm -rf " + shellQuote(folder));
+            } catch (...) {
+            }
+        }
+    };
+    static Shared shared{[] {
+        auto s = std::make_unique<TestSshd>(makeTempFolder("remote-test"));
+        s->start();
+        return s;
+    }()};
+    return *shared.sshd;
+}
+
+/// Options for `sshd` with the authorized key, a known_hosts file in its folder and no ssh config or agent.
+inline ConnectOptions optionsFor(const TestSshd& sshd, const std::string& knownHosts = "known_hosts") {
+    ConnectOptions o;
+    o.target = {sshd.user(), "127.0.0.1", sshd.port()};
+    o.identityFiles = {sshd.path("client_key")};
+    o.knownHostsPath = sshd.path(knownHosts);
+    o.sshConfigPath = sshd.path("empty_ssh_config");
+    runLocal(": > " + shellQuote(o.sshConfigPath));
+    o.useAgent = false;
+    o.ioTimeoutSec = 60;
+    return o;
+}
+
+inline SshPrompts acceptingPrompts() {
+    SshPrompts p;
+    p.confirmUnknownHost = [](const HostKeyInfo&) { return true; };
+    return p;
+}
+
+/// SHA256 fingerprint as OpenSSH prints it for a public key file.
+inline std::string opensshFingerprint(const std::string& pubFile) {
+    const std::string out = runLocal("ssh-keygen -l -E sha256 -f " + shellQuote(pubFile));
+    const auto start = out.find("SHA256:");
+    return out.substr(start, out.find(' ', start) - start);
+}
+
+inline std::string sourcePath(const std::string& rel) { return std::string(NPUWB_SOURCE_DIR) + "/" + rel; }
+
+}  // namespace npuwb::remote::testing

@@ -1,0 +1,179 @@
+// End-to-end against a real sshd: host-key consent, key auth (plain and with passphrase), ssh config alias,
+// deploy, probe, remote runs compared with local runs, warm deploys that upload nothing, hostile file names.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "RemoteTestSupport.h"
+#include "agent-client/AgentClient.h"
+#include "deploy/Deployer.h"
+#include "deploy/Sha256.h"
+#include "ssh/SftpClient.h"
+#include "onnx/OnnxIO.h"
+#include "runtime/Profiler.h"
+#include "util/Error.h"
+
+using namespace npuwb::remote;
+using namespace npuwb::remote::testing;
+namespace fs = std::filesystem;
+
+namespace {
+std::vector<std::tuple<std::string, std::string, std::vector<std::vector<int64_t>>>> layerKeys(const npuwb::Report& r) {
+    std::vector<std::tuple<std::string, std::string, std::vector<std::vector<int64_t>>>> keys;
+    for (const auto& l : r.layers) keys.emplace_back(l.fullName, l.opType, l.outputShapes);
+    return keys;
+}
+
+npuwb::Report runRemoteAndCompare(SshSession& session, Deployer& deployer, const std::string& model,
+                                  const std::string& backend, int runs) {
+    AgentClient agent(session, deployer.deployAgent());
+    ModelDeploy md = deployer.deployModel(model);
+    RemoteJob job;
+    job.model = md.remotePath;
+    job.backend = backend;
+    job.runs = runs;
+    job.warmup = 1;
+    int progressEvents = 0, telemetryEvents = 0, pid = 0;
+    AgentEvents events;
+    events.progress = [&](const nlohmann::json&) { ++progressEvents; };
+    events.telemetry = [&](const nlohmann::json&) { ++telemetryEvents; };
+    events.started = [&](int p) { pid = p; };
+    npuwb::Report remote = agent.run(job, events, 120);
+    EXPECT_GT(progressEvents, 0);
+    EXPECT_GT(telemetryEvents, 0);
+    EXPECT_GT(pid, 0);
+
+    npuwb::ProfileOptions po;
+    po.runs = runs;
+    po.warmup = 1;
+    po.backend = backend;
+    auto loaded = std::make_shared<const npuwb::Model>(npuwb::loadModel(model));
+    npuwb::Report local = npuwb::profileModel(loaded, po);
+    EXPECT_EQ(remote.run.runs, runs);
+    EXPECT_GT(remote.run.medianUs, 0.0);
+    EXPECT_EQ(remote.model.nodeCount, local.model.nodeCount);
+    EXPECT_EQ(remote.model.macs, local.model.macs);
+    EXPECT_EQ(layerKeys(remote), layerKeys(local)) << model;
+    return remote;
+}
+}  // namespace
+
+TEST(RemoteE2E, UnknownHostKeyIsTrustedOnlyAfterConsentThenKnown) {
+    TestSshd& sshd = sharedSshd();
+    ConnectOptions o = optionsFor(sshd, "known_hosts_consent");
+    HostKeyInfo seen;
+    int asked = 0;
+    SshPrompts p;
+    p.confirmUnknownHost = [&](const HostKeyInfo& info) {
+        seen = info;
+        ++asked;
+        return true;
+    };
+    SshSession first(o, p);
+    first.connect();
+    EXPECT_EQ(asked, 1);
+    EXPECT_EQ(seen.status, HostKeyStatus::Unknown);
+    EXPECT_EQ(seen.host, "[127.0.0.1]:" + std::to_string(sshd.port()));
+    EXPECT_EQ(seen.keyType, "ssh-ed25519");
+    EXPECT_EQ(seen.fingerprint, opensshFingerprint(sshd.hostKeyPub()));
+    EXPECT_EQ(first.execChecked("echo hello"), "hello\n");
+    // second time: known, nobody is asked
+    SshSession second(o, {});
+    second.connect();
+    EXPECT_EQ(second.execChecked(shellCommand({"printf", "%s", "a b'c"})), "a b'c");
+}
+
+TEST(RemoteE2E, PassphraseKeyUsesThePromptAndReportsTheSecret) {
+    TestSshd& sshd = sharedSshd();
+    ConnectOptions o = optionsFor(sshd);
+    o.identityFiles = {sshd.path("client_key_pw")};
+    SshPrompts p = acceptingPrompts();
+    int asked = 0;
+    std::string accepted;
+    p.passphrase = [&](const std::string&) -> std::optional<std::string> {
+        ++asked;
+        return std::string(TestSshd::kPassphrase);
+    };
+    p.secretAccepted = [&](const std::string& kind, const std::string& secret) { accepted = kind + ":" + secret; };
+    SshSession s(o, p);
+    s.connect();
+    EXPECT_GE(asked, 1);
+    EXPECT_EQ(accepted, std::string("passphrase:") + TestSshd::kPassphrase);
+}
+
+TEST(RemoteE2E, SshConfigAliasGivesHostPortUserAndKey) {
+    TestSshd& sshd = sharedSshd();
+    ConnectOptions o;
+    o.target = parseTarget("testboard");
+    o.sshConfigPath = sshd.writeSshConfig("testboard");
+    o.knownHostsPath = sshd.path("known_hosts");
+    o.useAgent = false;
+    SshSession s(o, acceptingPrompts());
+    s.connect();
+    EXPECT_EQ(s.describe(), sshd.user() + "@127.0.0.1:" + std::to_string(sshd.port()));
+}
+
+TEST(RemoteE2E, DeployProbeAndRunMatchLocalReports) {
+    TestSshd& sshd = sharedSshd();
+    SshSession s(optionsFor(sshd), acceptingPrompts());
+    s.connect();
+    DeployOptions d;
+    d.remoteCacheDir = sshd.path("cache");
+    Deployer deployer(s, d);
+    EXPECT_EQ(deployer.boardArch(), hostArch());
+    AgentInstall install = deployer.deployAgent();
+    EXPECT_GE(install.filesUploaded, 2);  // agent + engine at least
+    EXPECT_TRUE(fs::exists(install.executable));
+    EXPECT_EQ(sha256OfFile(install.executable), sha256OfFile(runningTreeRoot() + "/bin/npuwb-agent"));
+    AgentClient agent(s, install);
+    AgentVersion v = agent.version();
+    EXPECT_EQ(v.protocol, kAgentProtocol);
+    EXPECT_EQ(v.arch, hostArch());
+    nlohmann::json probe = agent.probe();
+    ASSERT_TRUE(probe.is_object());
+    EXPECT_FALSE(probe.empty());
+
+    runRemoteAndCompare(s, deployer, sourcePath("resources/samples/tiny_mobilenet.onnx"), "reference", 3);
+    const std::string resnet = sourcePath("tests/data/models/resnet18.onnx");
+    if (fs::exists(resnet)) {
+        npuwb::Report r = runRemoteAndCompare(s, deployer, resnet, "auto", 2);
+        EXPECT_GT(r.layers.size(), 40u);
+    }
+
+    // warm: nothing goes up again
+    AgentInstall again = deployer.deployAgent();
+    EXPECT_EQ(again.filesUploaded, 0);
+    EXPECT_FALSE(deployer.deployModel(sourcePath("resources/samples/tiny_mobilenet.onnx")).uploaded);
+}
+
+TEST(RemoteE2E, HostileFileNamesDoNotInject) {
+    TestSshd& sshd = sharedSshd();
+    SshSession s(optionsFor(sshd), acceptingPrompts());
+    s.connect();
+    const std::string work = sshd.path("hostile");
+    fs::create_directories(work);
+    const std::string model = work + "/a b;touch PWNED;$(touch PWNED2).onnx";
+    fs::copy_file(sourcePath("resources/samples/tiny_mobilenet.onnx"), model);
+    DeployOptions d;
+    d.remoteCacheDir = work + "/cache 'x\";touch PWNED3;$(touch PWNED4)`touch PWNED5`\nline";
+    Deployer deployer(s, d);
+    AgentClient agent(s, deployer.deployAgent());
+    ModelDeploy md = deployer.deployModel(model);
+    EXPECT_TRUE(fs::exists(md.remotePath));
+    // an upload whose final name itself is hostile, verified and renamed
+    const std::string odd = d.remoteCacheDir + "/odd;$(touch PWNED6) 'n\"ame\n.bin";
+    deployer.uploadVerified({{model, odd, sha256OfFile(model), 0644}}, {});
+    EXPECT_EQ(sha256OfFile(odd), sha256OfFile(model));
+    RemoteJob job;
+    job.model = md.remotePath;
+    job.backend = "reference";
+    job.runs = 1;
+    job.warmup = 0;
+    EXPECT_FALSE(agent.run(job).layers.empty());
+    const std::string home = s.sftp().canonicalPath(".");
+    for (const std::string& dir : {work, home, d.remoteCacheDir, sshd.folder()})
+        for (int i = 0; i <= 6; ++i) {
+            const std::string name = "PWNED" + (i ? std::to_string(i) : std::string());
+            EXPECT_FALSE(fs::exists(dir + "/" + name)) << dir << "/" << name;
+        }
+}
