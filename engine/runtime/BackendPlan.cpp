@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "util/Error.h"
@@ -65,19 +66,28 @@ bool ValueShapeRecorder::outputShapesStatic(const Node& node) const {
     return true;
 }
 
-void ValueShapeRecorder::nodeFinished(size_t, const Node& node, const std::vector<const Value*>&,
-                                      const std::vector<Value>& outputs) {
-    // Random generators differ per run; subgraph ops may read outer values: neither is folded.
-    static const std::set<std::string> kNeverFold = {"RandomNormal", "RandomUniform", "RandomNormalLike",
-                                                     "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"};
+namespace {
+// Random generators differ per run; subgraph ops may read outer values: neither is folded.
+const std::set<std::string> kNeverFold = {"RandomNormal", "RandomUniform", "RandomNormalLike",
+                                          "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"};
+}  // namespace
+
+bool ValueShapeRecorder::willFold(const Node& node) const {
     bool foldable = node.domain.empty() && !kNeverFold.count(node.opType);
     for (const auto& [n, a] : node.attributes) foldable = foldable && !a.g && a.graphs.empty();
+    if (!foldable) return false;
     // Shape folding: the shape (or size) of a value whose shape is fixed for this plan is a constant of the plan,
     // and so is everything computed from such constants (Gather/Unsqueeze/Concat feeding a Reshape).
-    const bool shapeOfStatic = (node.opType == "Shape" || node.opType == "Size") && !node.inputs.empty() &&
-                               staticShapes.count(node.inputs[0]);
-    if (!(foldable && shapeOfStatic))
-        for (const auto& in : node.inputs) foldable = foldable && (in.empty() || constants.count(in));
+    if ((node.opType == "Shape" || node.opType == "Size") && !node.inputs.empty() && staticShapes.count(node.inputs[0]))
+        return true;
+    for (const auto& in : node.inputs)
+        if (!in.empty() && !constants.count(in)) return false;
+    return true;
+}
+
+void ValueShapeRecorder::nodeFinished(size_t, const Node& node, const std::vector<const Value*>&,
+                                      const std::vector<Value>& outputs) {
+    const bool foldable = willFold(node);
     const bool shapesStatic = foldable || outputShapesStatic(node);
     for (size_t i = 0; i < outputs.size() && i < node.outputs.size(); ++i) {
         if (node.outputs[i].empty() || !outputs[i].isTensor()) continue;
@@ -88,6 +98,46 @@ void ValueShapeRecorder::nodeFinished(size_t, const Node& node, const std::vecto
             constants.insert(node.outputs[i]);
         }
     }
+}
+
+namespace {
+/// The inferred tensor type of a value when it has a dtype and a fully known shape.
+std::optional<std::pair<DType, Shape>> staticInferredType(const Graph& graph, const std::string& name) {
+    const ValueInfo* info = graph.findValueInfo(name);
+    if (!info || info->type.kind != ValueType::Kind::Tensor || info->type.dtype == DType::Undefined || !info->type.shape)
+        return std::nullopt;
+    Shape shape;
+    for (const Dim& d : *info->type.shape) {
+        if (!d.known()) return std::nullopt;
+        shape.push_back(d.value);
+    }
+    return std::make_pair(info->type.dtype, shape);
+}
+}  // namespace
+
+bool inferredTypesCoverGraph(const Graph& graph, const std::vector<std::pair<std::string, Shape>>& fedShapes) {
+    for (const auto& [name, shape] : fedShapes) {
+        auto declared = staticInferredType(graph, name);
+        if (!declared || declared->second != shape) return false;
+    }
+    for (const Node& node : graph.nodes) {
+        for (const auto& [n, a] : node.attributes)
+            if (a.g || !a.graphs.empty()) return false;
+        for (const auto& out : node.outputs)
+            if (!out.empty() && !staticInferredType(graph, out)) return false;
+    }
+    return true;
+}
+
+std::vector<Value> shapeOnlyOutputs(const Graph& graph, const Node& node) {
+    std::vector<Value> outputs(node.outputs.size());
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+        if (node.outputs[i].empty()) continue;
+        auto type = staticInferredType(graph, node.outputs[i]);
+        if (!type) fail(ErrorKind::Internal, "node " + node.label() + ": no inferred type for '" + node.outputs[i] + "'");
+        outputs[i] = Value(Tensor::view(type->first, type->second, nullptr));
+    }
+    return outputs;
 }
 
 std::unique_ptr<BackendPlan> compileBackendPlan(Backend& backend, const Graph& graph, int64_t opset,

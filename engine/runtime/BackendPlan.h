@@ -58,9 +58,21 @@ public:
     std::set<std::string> constants;     // initializers not fed + folded
     std::set<std::string> staticShapes;  // values whose shapes depend only on the input shapes and constants
 
+    /// Whether the node's outputs are constants of the plan (given the nodes seen so far): such nodes must really
+    /// run during learning; every other node only needs its outputs' types and shapes.
+    bool willFold(const Node& node) const;
+
 private:
     bool outputShapesStatic(const Node& node) const;
 };
+
+/// True when the model's inferred value types give every node output a dtype and a fully known shape that hold
+/// for `fedShapes` (the fed inputs' shapes equal the declared, fully known input shapes) and no node has a subgraph:
+/// the plan can then be learned without running the heavy nodes (see `shapeOnlyOutputs`).
+bool inferredTypesCoverGraph(const Graph& graph, const std::vector<std::pair<std::string, Shape>>& fedShapes);
+/// Placeholder outputs for a node that need not run while learning: tensors with the inferred dtype and shape and
+/// no storage. Only the shape recorder and Shape/Size nodes look at them.
+std::vector<Value> shapeOnlyOutputs(const Graph& graph, const Node& node);
 
 /// Asks the backend to compile `order` of `graph` with the learned value descriptions; checks that each segment
 /// covers consecutive positions of `order` (throws Internal naming the backend otherwise).

@@ -22,6 +22,10 @@ public:
     virtual bool wantsKernelTimes() const { return false; }
     /// A backend kernel covering the nodes at these `steps` (fused kernels cover several) took this long.
     virtual void kernelTimed(const std::vector<size_t>& /*steps*/, double /*microseconds*/) {}
+    /// Return true if nodeFinished may see placeholder outputs (right dtype and shape, no storage): a backend
+    /// session then learns its plan from inferred shapes without running heavy nodes on the reference kernels.
+    /// Observers that read values keep the default, and such a session runs the reference kernels once.
+    virtual bool acceptsPlaceholderOutputs() const { return false; }
 };
 
 }  // namespace npuwb

@@ -38,6 +38,7 @@ public:
     void runStarted(size_t nodeCount) override { current_.assign(nodeCount, -1.0); }
     void nodeStarted(size_t, const Node&) override { start_ = Clock::now(); }
     bool wantsKernelTimes() const override { return true; }
+    bool acceptsPlaceholderOutputs() const override { return true; }  // it records shapes, never values
     void kernelTimed(const std::vector<size_t>& steps, double microseconds) override {
         for (size_t step : steps) addTime(step, microseconds / static_cast<double>(steps.size()));
     }

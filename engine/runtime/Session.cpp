@@ -1,7 +1,6 @@
 #include "runtime/Session.h"
 
 #include <algorithm>
-#include <algorithm>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -63,6 +62,8 @@ struct GraphRunner {
     const RunControl* control = nullptr;  // only for the top level
     const Model* model = nullptr;
     bool profileKernels = false;
+    /// Learning without running heavy nodes: nodes this recorder will not fold get placeholder outputs.
+    const ValueShapeRecorder* shapeOnly = nullptr;
 
     std::vector<Value> runGraph(const Graph& g, const Scope& scope, bool topLevel) const {
         std::vector<std::string> outer;  // names visible from enclosing scopes
@@ -146,6 +147,14 @@ struct GraphRunner {
             const Value* v = local.find(in);
             if (!v) failInput("node " + node.label() + ": input '" + in + "' has no value");
             inputs.push_back(v);
+        }
+        if (shapeOnly && !shapeOnly->willFold(node)) {
+            std::vector<Value> outs = shapeOnlyOutputs(g, node);
+            if (observer) observer->nodeStarted(step, node);
+            if (observer) observer->nodeFinished(step, node, inputs, outs);
+            for (size_t i = 0; i < node.outputs.size(); ++i)
+                if (!node.outputs[i].empty()) local.values[node.outputs[i]] = std::move(outs[i]);
+            return;
         }
         KernelFn fn = KernelRegistry::instance().find(node.domain, node.opType);
         if (!fn) failUnsupported("node " + node.label() + ": operator '" + node.opType + "' is not supported");
@@ -354,20 +363,30 @@ std::map<std::string, Value> Session::run(const std::map<std::string, Value>& in
             shapes.emplace_back(name, v.isTensor() ? v.tensor.shape() : Shape{-1});
         std::sort(shapes.begin(), shapes.end());
         if (!backend_->plan || shapes != backend_->compiledFor) {
-            // Learning run: the reference kernels give every value's type and shape, and this run's results.
+            // Learning run: every value's type and shape, and the plan's constants. When ONNX's inferred types
+            // cover the graph for these shapes, only constant nodes run and the plan then runs this input;
+            // otherwise the reference kernels run everything and give this run's results.
             backend_->plan.reset();
+            const bool shapeOnly = (!control.observer || control.observer->acceptsPlaceholderOutputs()) &&
+                                   inferredTypesCoverGraph(g, shapes);
             std::vector<std::string> fed;
             for (const auto& [name, v] : inputs) fed.push_back(name);
             ValueShapeRecorder recorder(g, fed);
             RunControl learning = control;
             ForwardingObserver both(recorder, control.observer);
             learning.observer = &both;
+            if (shapeOnly) learning.progress = nullptr;
             GraphRunner reference{model_->opset(""), &learning, model_.get(), false};
+            reference.shapeOnly = shapeOnly ? &recorder : nullptr;
             results = reference.runOrdered(g, order_, root, true);
             for (const auto& [name, v] : root.values)
                 if (v.isTensor()) recorder.values[name] = ValueDesc{v.tensor.dtype(), v.tensor.shape(), nullptr};
             backend_->plan = compileBackendPlan(*backend_->backend, g, model_->opset(""), order_, std::move(recorder));
             backend_->compiledFor = std::move(shapes);
+            if (shapeOnly) {
+                runner.profileKernels = backend_->profileKernels;
+                results = runner.runOrdered(g, order_, root, true, backend_->plan.get());
+            }
         } else {
             runner.profileKernels = backend_->profileKernels;
             results = runner.runOrdered(g, order_, root, true, backend_->plan.get());
