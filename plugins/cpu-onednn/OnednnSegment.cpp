@@ -4,7 +4,11 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
 
+#include "OnednnQuant.h"
 #include "OnednnSupport.h"
 #include "util/Error.h"
 
@@ -19,7 +23,9 @@ void OnednnSegment::run(const std::vector<const Tensor*>& inputs, std::vector<Te
     omp_set_num_threads(threads_);  // the ICV is per calling thread; runs may come from any thread
     if (inputs.size() != inputMemories.size()) fail(ErrorKind::Internal, "cpu-onednn: wrong input count");
     for (size_t i = 0; i < inputs.size(); ++i) {
-        if (inputs[i]->dtype() != DType::F32) failInput("cpu-onednn: input is not float32");
+        if (inputs[i]->dtype() != inputTypes[i])
+            failInput("cpu-onednn: input is " + std::string(dtypeName(inputs[i]->dtype())) + ", expected " +
+                      std::string(dtypeName(inputTypes[i])));
         inputMemories[i].set_data_handle(const_cast<void*>(inputs[i]->raw()));
     }
     using Clock = std::chrono::steady_clock;
@@ -35,7 +41,7 @@ void OnednnSegment::run(const std::vector<const Tensor*>& inputs, std::vector<Te
     }
     outputs.resize(outputShapes.size());
     for (size_t i = 0; i < outputShapes.size(); ++i) {
-        outputs[i] = Tensor(DType::F32, outputShapes[i]);
+        outputs[i] = Tensor(outputTypes[i], outputShapes[i]);
         outputMemories[i].set_data_handle(outputs[i].raw());
         outputCopies[i]->run(stream_);
     }
@@ -46,11 +52,11 @@ namespace {
 
 memory::dims toDims(const Shape& s) { return memory::dims(s.begin(), s.end()); }
 
-memory::desc plainDesc(const Shape& s) {
+memory::desc plainDesc(const Shape& s, dt type = dt::f32) {
     static const tag tags[] = {tag::a, tag::a, tag::ab, tag::abc, tag::abcd, tag::abcde, tag::abcdef};
     if (s.size() > 6) throw std::runtime_error("rank above 6");
-    if (s.empty()) return memory::desc({1}, dt::f32, tag::a);
-    return memory::desc(toDims(s), dt::f32, tags[s.size()]);
+    if (s.empty()) return memory::desc({1}, type, tag::a);
+    return memory::desc(toDims(s), type, tags[s.size()]);
 }
 
 struct Builder {
@@ -64,6 +70,11 @@ struct Builder {
     std::vector<std::vector<size_t>> chains;                            // fused node groups, first is the anchor
     std::map<size_t, size_t> chainEndingAt;                             // last node -> chain index
     std::set<size_t> inChainNotLast;
+    // int8 (OnednnInt8Ops.inc): chains built as int8 kernels, the nodes they take, lazily dequantized values.
+    std::set<size_t> int8Chains, int8Nodes;
+    std::map<std::string, size_t> producerInSegment, consumerInSegment;
+    std::map<std::string, std::pair<std::string, QuantInfo>> dequantizedFrom;  // DQ output -> (int8 source, params)
+    std::map<std::string, std::function<void()>> lazy;                         // builds a value on first use
 
     const Node& node(size_t i) const { return q.graph.nodes[i]; }
     const ValueDesc& desc(const std::string& n) const {
@@ -88,6 +99,12 @@ struct Builder {
     memory get(const std::string& name) {
         auto it = mem.find(name);
         if (it != mem.end()) return it->second;
+        if (auto l = lazy.find(name); l != lazy.end()) {
+            auto make = std::move(l->second);
+            lazy.erase(l);
+            make();
+            return mem.at(name);
+        }
         const ValueDesc& d = desc(name);
         if (!d.constant) throw std::runtime_error("value '" + name + "' is not available in the segment");
         return mem[name] = constantMemory(*d.constant, d.shape);
@@ -99,7 +116,8 @@ struct Builder {
         for (const auto& c : converted[name])
             if (c.get_desc() == want) return c;
         memory out(want, eng);
-        if (desc(name).constant) {  // constants are converted once, now
+        const ValueDesc* d = q.value(name);  // nullptr for the int8 path's internal values
+        if (d && d->constant) {  // constants are converted once, now
             dnnl::stream s(eng);
             dnnl::reorder(m, out).execute(s, m, out);
             s.wait();
@@ -110,8 +128,8 @@ struct Builder {
         return out;
     }
     /// A zero-copy plain view of `source` (plain) with other dims; its handle follows the source's every run.
-    memory view(memory source, const Shape& dims) {
-        memory v(plainDesc(dims), eng, nullptr);
+    memory view(memory source, const Shape& dims, dt type = dt::f32) {
+        memory v(plainDesc(dims, type), eng, nullptr);
         addKernel([source, v](dnnl::stream&) mutable { v.set_data_handle(source.get_data_handle()); }, {}, false);
         return v;
     }
@@ -133,7 +151,7 @@ struct Builder {
                 if (c == consumers.end() || c->second != 1 || segmentOutputs.count(out) || !consumerOf.count(out)) break;
                 size_t next = consumerOf[out];
                 const Node& n = node(next);
-                if (!inSegment.count(next) || n.inputs.empty() || claimed.count(next)) break;
+                if (!inSegment.count(next) || n.inputs.empty() || claimed.count(next) || int8Nodes.count(next)) break;
                 bool ok = false;
                 if (n.opType == "BatchNormalization" && chain.size() == 1 && n.inputs[0] == out && n.inputs.size() == 5) {
                     ok = true;
@@ -213,9 +231,11 @@ struct Builder {
     void buildSoftmax(const Node& n);
     void buildConcat(const Node& n);
     void buildBatchNorm(const Node& n);
-    void buildTranspose(const Node& n);
-    void buildSlice(const Node& n);
+    void buildTranspose(const Node& n, const std::string& in = {}, const std::string& out = {}, dt type = dt::f32);
+    void buildSlice(const Node& n, const std::string& in = {}, const std::string& out = {}, dt type = dt::f32);
     void buildReduce(const Node& n);
+
+#include "OnednnInt8Ops.inc"
 };
 
 #include "OnednnOps.inc"
@@ -228,12 +248,25 @@ std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::
                                             const std::map<std::string, int>& consumerCount,
                                             const dnnl::engine& engine, int threads) {
     auto seg = std::make_unique<OnednnSegment>(engine, threads);
-    Builder b{query, engine, *seg, consumerCount, {outputs.begin(), outputs.end()}, {}, {}, {}, {}, {}};
+    Builder b{query, engine, *seg, consumerCount, {outputs.begin(), outputs.end()}, {}, {}, {}, {}, {},
+              {}, {}, {}, {}, {}, {}};
     for (const auto& in : inputs) {
-        memory m(plainDesc(b.desc(in).shape), engine, nullptr);
+        const ValueDesc& d = b.desc(in);
+        dt type = dt::f32;
+        try {
+            type = dnnlType(d.dtype);
+        } catch (const std::exception& e) {  // blame the first node that reads it, so it falls back
+            for (size_t idx : nodes)
+                for (const auto& name : b.node(idx).inputs)
+                    if (name == in) throw NodeBuildError(idx, e.what());
+            throw;
+        }
+        memory m(plainDesc(d.shape, type), engine, nullptr);
         seg->inputMemories.push_back(m);
+        seg->inputTypes.push_back(d.dtype);
         b.mem[in] = m;
     }
+    b.planInt8(nodes);
     b.planFusion(nodes);
     for (size_t idx : nodes) {
         if (b.inChainNotLast.count(idx)) continue;
@@ -248,7 +281,8 @@ std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::
     for (const auto& out : outputs) {
         const Shape& shape = b.desc(out).shape;
         memory src = b.get(out);
-        memory dst(plainDesc(shape), engine, nullptr);
+        memory dst(plainDesc(shape, src.get_desc().data_type()), engine, nullptr);
+        seg->outputTypes.push_back(b.desc(out).dtype);
         dnnl::reorder r(src, dst);
         seg->outputMemories.push_back(dst);
         seg->outputShapes.push_back(shape);

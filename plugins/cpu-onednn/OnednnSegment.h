@@ -33,6 +33,7 @@ public:
     int threads_;
     std::vector<Kernel> kernels;
     std::vector<dnnl::memory> inputMemories;   // plain, handles set per run
+    std::vector<DType> inputTypes, outputTypes;  // float32, or uint8/int8 where a quantized value crosses the boundary
     std::vector<dnnl::memory> outputMemories;  // plain layout of each output (own buffer or a view)
     std::vector<Shape> outputShapes;
     std::vector<std::unique_ptr<Kernel>> outputCopies;  // reorder into the caller's tensor when not plain

@@ -4,6 +4,8 @@
 #include <limits>
 #include <set>
 
+#include "OnednnQuant.h"
+
 namespace npuwb::onednn {
 
 namespace {
@@ -177,6 +179,8 @@ Capability supportsNode(const NodeQuery& q) {
     const std::string& op = q.node.opType;
     if (!q.node.domain.empty()) return Capability::no("domain " + q.node.domain + " not supported");
     if (q.outputShapes.empty() || q.inputShapes.empty()) return Capability::no("no inputs or outputs");
+    if (isQuantOp(op)) return supportsQuantNode(q);
+    if (isQLinearOp(op)) return supportsQLinearNode(q);
     if (op == "Conv") {
         if (!allFloat(q, 3)) return Capability::no("only float32 supported");
         if (q.inputShapes.size() < 2 || !q.constants[1]) return Capability::no("weights are not a constant initializer");

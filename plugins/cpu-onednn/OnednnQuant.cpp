@@ -1,0 +1,335 @@
+#include "OnednnQuant.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include <omp.h>
+
+namespace npuwb::onednn {
+
+namespace {
+
+const Tensor* constantOf(const GraphQuery& q, const Node& n, size_t i) {
+    if (i >= n.inputs.size() || n.inputs[i].empty()) return nullptr;
+    const ValueDesc* d = q.value(n.inputs[i]);
+    return d ? d->constant : nullptr;
+}
+
+/// Rounds half to even for |v| < 2^22 with the default rounding mode (vectorizes, unlike nearbyint without SSE4.1);
+/// larger magnitudes saturate anyway, so they are clamped first.
+inline float roundEven(float v) {
+    constexpr float magic = 12582912.f;  // 1.5 * 2^23
+    v = std::min(4.0e6f, std::max(-4.0e6f, v));  // NaN becomes -4e6, which saturates to the lowest value
+    return (v + magic) - magic;  // exact IEEE arithmetic (no -ffast-math): the add rounds to an integer
+}
+
+/// Branch-free (so loops vectorize): std::max(lo, r) returns lo for NaN, like the reference's saturation.
+template <class Q> inline Q saturate(float r) {
+    constexpr float lo = static_cast<float>(std::numeric_limits<Q>::lowest());
+    constexpr float hi = static_cast<float>(std::numeric_limits<Q>::max());
+    return static_cast<Q>(static_cast<int32_t>(std::min(hi, std::max(lo, r))));
+}
+
+/// Calls fn.template operator()<Q>() for the quantized element type.
+template <class F> void visitQ(DType t, F&& fn) {
+    if (t == DType::U8) fn.template operator()<uint8_t>();
+    else fn.template operator()<int8_t>();
+}
+
+constexpr size_t kParallelFrom = 1 << 14;
+
+/// Runs chunk(begin, end) over [0, count) on the OpenMP threads (one contiguous chunk each), keeping the loops in
+/// the chunks free of OpenMP bookkeeping so they vectorize.
+template <class F> void parallelChunks(size_t count, F&& chunk) {
+    if (count < kParallelFrom) return chunk(size_t{0}, count);
+#pragma omp parallel
+    {
+        const size_t threads = static_cast<size_t>(omp_get_num_threads()), t = static_cast<size_t>(omp_get_thread_num());
+        const size_t per = (count + threads - 1) / threads, begin = std::min(count, t * per);
+        chunk(begin, std::min(count, begin + per));
+    }
+}
+
+}  // namespace
+
+bool isQuantOp(const std::string& opType) { return opType == "QuantizeLinear" || opType == "DequantizeLinear"; }
+
+Capability supportsQuantNode(const NodeQuery& q) {
+    const bool quantize = q.node.opType == "QuantizeLinear";
+    if (q.node.inputs.size() < 2 || !q.constants[1]) return Capability::no("scale is not a constant");
+    if (q.constants[1]->numel() != 1) return Capability::no("per-axis quantization of activations not supported");
+    if (q.inputTypes[1] != DType::F32) return Capability::no("only float32 scales supported");
+    DType qType = quantize ? q.outputTypes[0] : q.inputTypes[0];
+    if (q.node.inputs.size() > 2 && !q.node.inputs[2].empty()) {
+        if (!q.constants[2] || q.constants[2]->numel() != 1) return Capability::no("zero point is not a constant scalar");
+        qType = q.inputTypes[2];
+    }
+    if (qType != DType::U8 && qType != DType::I8) return Capability::no("only uint8/int8 quantization supported");
+    if (quantize && q.inputTypes[0] != DType::F32) return Capability::no("only float32 input supported");
+    if (!quantize && (q.inputTypes[0] != qType || q.outputTypes[0] != DType::F32))
+        return Capability::no("only uint8/int8 to float32 supported");
+    if (q.node.hasAttribute("saturate") && q.node.attrInt("saturate", 1) != 1) return Capability::no("saturate=0 not supported");
+    return Capability::yes();
+}
+
+std::optional<QuantInfo> quantOf(const GraphQuery& q, const Node& node) {
+    if (!isQuantOp(node.opType) || !node.domain.empty()) return std::nullopt;
+    const Tensor* scale = constantOf(q, node, 1);
+    if (!scale || scale->numel() != 1 || scale->dtype() != DType::F32) return std::nullopt;
+    QuantInfo info;
+    info.scale = static_cast<float>(scale->elementAsDouble(0));
+    if (const Tensor* zero = constantOf(q, node, 2)) {
+        if (zero->numel() != 1) return std::nullopt;
+        info.type = zero->dtype();
+        info.zero = static_cast<int32_t>(zero->elementAsDouble(0));
+    } else if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
+        return std::nullopt;  // a computed zero point
+    } else if (node.opType == "DequantizeLinear") {
+        const ValueDesc* x = q.value(node.inputs[0]);
+        if (!x) return std::nullopt;
+        info.type = x->dtype;
+    }
+    if (info.type != DType::U8 && info.type != DType::I8) return std::nullopt;
+    if (!(info.scale > 0.f) || !std::isfinite(info.scale)) return std::nullopt;
+    return info;
+}
+
+const Node* producerOf(const Graph& g, const std::string& value) {
+    for (const auto& n : g.nodes)
+        for (const auto& o : n.outputs)
+            if (o == value) return &n;
+    return nullptr;
+}
+
+std::optional<Int8Weights> int8WeightsOf(const GraphQuery& q, const std::string& weightValue, int64_t axis,
+                                         int64_t channels) {
+    const Node* dq = producerOf(q.graph, weightValue);
+    if (!dq || dq->opType != "DequantizeLinear" || !dq->domain.empty()) return std::nullopt;
+    const Tensor* w = constantOf(q, *dq, 0);
+    const Tensor* scale = constantOf(q, *dq, 1);
+    if (!w || !scale || w->dtype() != DType::I8 || scale->dtype() != DType::F32) return std::nullopt;
+    if (const Tensor* zero = constantOf(q, *dq, 2)) {
+        for (int64_t i = 0; i < zero->numel(); ++i)
+            if (zero->elementAsDouble(i) != 0.0) return std::nullopt;  // symmetric weights only
+    } else if (dq->inputs.size() > 2 && !dq->inputs[2].empty()) {
+        return std::nullopt;
+    }
+    Int8Weights out;
+    if (scale->numel() == 1) {
+        out.scales.assign(static_cast<size_t>(channels), static_cast<float>(scale->elementAsDouble(0)));
+    } else {
+        const int64_t rank = static_cast<int64_t>(w->rank());
+        int64_t dqAxis = dq->attrInt("axis", 1);
+        if (dqAxis < 0) dqAxis += rank;
+        if (dqAxis != axis || scale->numel() != channels) return std::nullopt;
+        out.scales = scale->toFloatVector();
+    }
+    for (float s : out.scales)
+        if (!(s > 0.f) || !std::isfinite(s)) return std::nullopt;
+    out.values.assign(w->data<int8_t>(), w->data<int8_t>() + w->numel());
+    return out;
+}
+
+std::vector<float> accumulatorBias(const GraphQuery& q, const std::string& biasValue, float xScale,
+                                   const std::vector<float>& wScales) {
+    const size_t channels = wScales.size();
+    std::vector<float> out(channels, 0.f);
+    if (biasValue.empty()) return out;
+    const Node* dq = producerOf(q.graph, biasValue);
+    if (dq && dq->opType == "DequantizeLinear" && dq->domain.empty()) {
+        const Tensor* b = constantOf(q, *dq, 0);
+        const Tensor* scale = constantOf(q, *dq, 1);
+        const Tensor* zero = constantOf(q, *dq, 2);
+        bool exact = b && scale && b->dtype() == DType::I32 && static_cast<size_t>(b->numel()) == channels &&
+                     (scale->numel() == 1 || static_cast<size_t>(scale->numel()) == channels) &&
+                     (!zero || std::all_of(zero->values<int32_t>().begin(), zero->values<int32_t>().end(),
+                                           [](int32_t z) { return z == 0; }));
+        for (size_t c = 0; exact && c < channels; ++c) {
+            float expected = xScale * wScales[c];
+            float s = static_cast<float>(scale->elementAsDouble(scale->numel() == 1 ? 0 : static_cast<int64_t>(c)));
+            exact = std::abs(s - expected) <= 1e-6f * expected;
+        }
+        if (exact) {
+            for (size_t c = 0; c < channels; ++c) out[c] = static_cast<float>(b->data<int32_t>()[c]);
+            return out;
+        }
+    }
+    const ValueDesc* d = q.value(biasValue);
+    if (!d || !d->constant || static_cast<size_t>(d->constant->numel()) != channels)
+        throw std::runtime_error("bias is not a constant of one value per output channel");
+    std::vector<float> f = d->constant->toFloatVector();
+    for (size_t c = 0; c < channels; ++c) out[c] = f[c] / (xScale * wScales[c]);
+    return out;
+}
+
+bool isQLinearOp(const std::string& opType) { return opType == "QLinearConv" || opType == "QLinearMatMul"; }
+
+std::optional<QLinearParams> qlinearParams(const GraphQuery& q, const Node& node, std::string& why) {
+    const bool conv = node.opType == "QLinearConv";
+    auto scalarParams = [&](size_t scaleIndex, size_t zeroIndex) -> std::optional<QuantInfo> {
+        const Tensor* s = constantOf(q, node, scaleIndex);
+        const Tensor* z = constantOf(q, node, zeroIndex);
+        if (!s || !z || s->numel() != 1 || z->numel() != 1 || s->dtype() != DType::F32) return std::nullopt;
+        if (z->dtype() != DType::U8 && z->dtype() != DType::I8) return std::nullopt;
+        QuantInfo info{static_cast<float>(s->elementAsDouble(0)), static_cast<int32_t>(z->elementAsDouble(0)), z->dtype()};
+        if (!(info.scale > 0.f) || !std::isfinite(info.scale)) return std::nullopt;
+        return info;
+    };
+    QLinearParams p;
+    auto x = scalarParams(1, 2), y = scalarParams(6, 7);
+    if (!x || !y) { why = "scales and zero points must be constant per-tensor u8/s8"; return std::nullopt; }
+    p.x = *x, p.y = *y;
+    const Tensor* w = constantOf(q, node, 3);
+    const Tensor* ws = constantOf(q, node, 4);
+    const Tensor* wz = constantOf(q, node, 5);
+    if (!w || !ws || !wz || w->dtype() != DType::I8 || ws->dtype() != DType::F32) {
+        why = "weights must be a constant int8 initializer with constant scales";
+        return std::nullopt;
+    }
+    for (int64_t i = 0; i < wz->numel(); ++i)
+        if (wz->elementAsDouble(i) != 0.0) { why = "weight zero points other than 0 not supported"; return std::nullopt; }
+    if (conv ? w->rank() != 4 : w->rank() != 2) { why = conv ? "only 2-D convolutions supported" : "only 2-D B supported"; return std::nullopt; }
+    const int64_t channels = conv ? w->shape()[0] : w->shape()[1];
+    if (ws->numel() != 1 && ws->numel() != channels) { why = "weight scales must be per tensor or per output channel"; return std::nullopt; }
+    std::vector<float> scales = ws->toFloatVector();
+    p.w.scales = ws->numel() == 1 ? std::vector<float>(static_cast<size_t>(channels), scales[0]) : scales;
+    p.w.values.assign(w->data<int8_t>(), w->data<int8_t>() + w->numel());
+    p.bias.assign(static_cast<size_t>(channels), 0.f);
+    if (conv && node.inputs.size() > 8 && !node.inputs[8].empty()) {
+        const Tensor* b = constantOf(q, node, 8);
+        if (!b || b->dtype() != DType::I32 || b->numel() != channels) { why = "bias must be a constant int32 per channel"; return std::nullopt; }
+        for (size_t c = 0; c < p.bias.size(); ++c) p.bias[c] = static_cast<float>(b->data<int32_t>()[c]);
+    }
+    return p;
+}
+
+Capability supportsQLinearNode(const NodeQuery& q) {
+    if (q.inputTypes.empty() || (q.inputTypes[0] != DType::U8 && q.inputTypes[0] != DType::I8))
+        return Capability::no("only uint8/int8 input supported");
+    if (q.node.opType == "QLinearMatMul" && (q.inputShapes[0].size() != 2 || q.inputShapes.size() < 8 || q.inputShapes[3].size() != 2))
+        return Capability::no("only 2-D QLinearMatMul supported");
+    for (size_t i = 1; i < q.node.inputs.size(); ++i)
+        if (!q.node.inputs[i].empty() && !q.constants[i]) return Capability::no("parameters and weights must be constants");
+    return Capability::yes();  // the rest is checked when the kernel is built (qlinearParams)
+}
+
+dnnl::memory::data_type dnnlType(DType t) {
+    using dt = dnnl::memory::data_type;
+    switch (t) {
+        case DType::F32: return dt::f32;
+        case DType::U8: return dt::u8;
+        case DType::I8: return dt::s8;
+        case DType::I32: return dt::s32;
+        default: throw std::runtime_error("element type " + std::string(dtypeName(t)) + " not supported at a segment boundary");
+    }
+}
+
+dnnl::memory::desc withType(const dnnl::memory::desc& d, dnnl::memory::data_type t) {
+    dnnl::memory::desc r = d;
+    r.data.data_type = static_cast<dnnl_data_type_t>(t);
+    r.data.extra = dnnl_memory_extra_desc_t{};  // compensation flags belong to packed weights only
+    return r;
+}
+
+// The loops: one function per element-type combination, cloned for AVX-512 / AVX2 / baseline and picked at load
+// time (the plugin runs on any x86-64). -ffp-contract=off for this file keeps every clone's rounding the reference's.
+#define NPUWB_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+
+template <class Q>
+NPUWB_VECTOR_CLONES void quantizeRange(const float* __restrict in, Q* __restrict o, size_t begin, size_t end, float scale,
+                                       float zero) {
+    for (size_t i = begin; i < end; ++i) o[i] = saturate<Q>(roundEven(in[i] / scale) + zero);
+}
+
+template <class Q>
+NPUWB_VECTOR_CLONES void dequantizeRange(const Q* __restrict in, float* __restrict o, size_t begin, size_t end,
+                                         int32_t zero, float scale) {
+    for (size_t i = begin; i < end; ++i) o[i] = static_cast<float>(static_cast<int32_t>(in[i]) - zero) * scale;
+}
+
+template <class I, class O>
+NPUWB_VECTOR_CLONES void requantizeRange(const I* __restrict in, O* __restrict o, size_t begin, size_t end,
+                                         int32_t inZero, float inScale, float outScale, float outZero) {
+    for (size_t i = begin; i < end; ++i) {
+        float real = static_cast<float>(static_cast<int32_t>(in[i]) - inZero) * inScale;
+        o[i] = saturate<O>(roundEven(real / outScale) + outZero);
+    }
+}
+
+template <class O>
+NPUWB_VECTOR_CLONES void requantizeFloatRange(const float* __restrict in, O* __restrict o, size_t begin, size_t end,
+                                              float inZero, float inScale, float outScale, float outZero) {
+    for (size_t i = begin; i < end; ++i) o[i] = saturate<O>(roundEven(((in[i] - inZero) * inScale) / outScale) + outZero);
+}
+
+template <class A, class B, class Y>
+NPUWB_VECTOR_CLONES void addRange(const A* __restrict a, const B* __restrict b, Y* __restrict o, size_t begin,
+                                  size_t end, QuantInfo qa, QuantInfo qb, QuantInfo qy, float lo, float hi) {
+    const int32_t za = qa.zero, zb = qb.zero;
+    const float sa = qa.scale, sb = qb.scale, sy = qy.scale, zy = static_cast<float>(qy.zero);
+    for (size_t i = begin; i < end; ++i) {
+        float va = static_cast<float>(static_cast<int32_t>(a[i]) - za) * sa;
+        float vb = static_cast<float>(static_cast<int32_t>(b[i]) - zb) * sb;
+        float v = std::min(hi, std::max(lo, va + vb));
+        o[i] = saturate<Y>(roundEven(v / sy) + zy);
+    }
+}
+
+void quantizeBuffer(const float* src, void* dst, size_t count, const QuantInfo& out) {
+    visitQ(out.type, [&]<typename Q>() {
+        Q* d = static_cast<Q*>(dst);
+        const float scale = out.scale, zero = static_cast<float>(out.zero);
+        parallelChunks(count, [=](size_t begin, size_t end) { quantizeRange<Q>(src, d, begin, end, scale, zero); });
+    });
+}
+
+void dequantizeBuffer(const void* src, float* dst, size_t count, const QuantInfo& in) {
+    visitQ(in.type, [&]<typename Q>() {
+        const Q* s = static_cast<const Q*>(src);
+        const int32_t zero = in.zero;
+        const float scale = in.scale;
+        parallelChunks(count, [=](size_t begin, size_t end) { dequantizeRange<Q>(s, dst, begin, end, zero, scale); });
+    });
+}
+
+void requantizeBuffer(const void* src, void* dst, size_t count, const QuantInfo& in, const QuantInfo& out) {
+    visitQ(in.type, [&]<typename I>() {
+        visitQ(out.type, [&]<typename O>() {
+            const I* s = static_cast<const I*>(src);
+            O* d = static_cast<O*>(dst);
+            const QuantInfo from = in, to = out;
+            parallelChunks(count, [=](size_t begin, size_t end) {
+                requantizeRange<I, O>(s, d, begin, end, from.zero, from.scale, to.scale, static_cast<float>(to.zero));
+            });
+        });
+    });
+}
+
+void requantizeFloatBuffer(const float* src, void* dst, size_t count, const QuantInfo& in, const QuantInfo& out) {
+    visitQ(out.type, [&]<typename O>() {
+        O* d = static_cast<O*>(dst);
+        const QuantInfo from = in, to = out;
+        parallelChunks(count, [=](size_t begin, size_t end) {
+            requantizeFloatRange<O>(src, d, begin, end, static_cast<float>(from.zero), from.scale, to.scale,
+                                    static_cast<float>(to.zero));
+        });
+    });
+}
+
+void addQuantizedBuffers(const void* a, const void* b, void* dst, size_t count, const QuantInfo& qa,
+                         const QuantInfo& qb, const QuantInfo& qy, float lo, float hi) {
+    visitQ(qa.type, [&]<typename A>() {
+        visitQ(qb.type, [&]<typename B>() {
+            visitQ(qy.type, [&]<typename Y>() {
+                const A* pa = static_cast<const A*>(a);
+                const B* pb = static_cast<const B*>(b);
+                Y* d = static_cast<Y*>(dst);
+                const QuantInfo ia = qa, ib = qb, iy = qy;
+                parallelChunks(count, [=](size_t begin, size_t end) { addRange<A, B, Y>(pa, pb, d, begin, end, ia, ib, iy, lo, hi); });
+            });
+        });
+    });
+}
+
+}  // namespace npuwb::onednn

@@ -1,0 +1,81 @@
+#pragma once
+// int8 support of the oneDNN backend: quantization parameters of QuantizeLinear/DequantizeLinear nodes, the int8
+// weights behind a folded DequantizeLinear, and the exact elementwise quantize/dequantize/requantize kernels.
+//
+// Rounding rule. QuantizeLinear, DequantizeLinear and requantization between two scales run here with the
+// reference's arithmetic (divide in float, round half to even, saturate), so they match bit for bit. An int8
+// convolution / matmul accumulates exactly in int32 and then requantizes the way oneDNN does: float(acc + bias) *
+// (x_scale * w_scale / y_scale), relu/clip, + y_zero_point, round half to even, saturate. The reference computes the
+// same graph in float (dequantized values, float sums, divide by y_scale), so an element whose exact value lies
+// within float rounding of a .5 boundary may land one step away: results agree within 1 LSB, and the tests report how
+// many elements differ.
+#include <optional>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "backend/Backend.h"
+
+namespace npuwb::onednn {
+
+/// Per-tensor quantization of a value: real = scale * (q - zero).
+struct QuantInfo {
+    float scale = 1.f;
+    int32_t zero = 0;
+    DType type = DType::U8;  // U8 or I8
+    bool operator==(const QuantInfo& o) const { return scale == o.scale && zero == o.zero && type == o.type; }
+};
+
+bool isQuantOp(const std::string& opType);
+/// Capability of QuantizeLinear / DequantizeLinear (per-tensor, constant scale and zero point, u8/s8).
+Capability supportsQuantNode(const NodeQuery& q);
+
+/// Per-tensor parameters of a QuantizeLinear/DequantizeLinear node from its constant inputs; nullopt when they are not
+/// constants, per axis, or not u8/s8.
+std::optional<QuantInfo> quantOf(const GraphQuery& q, const Node& node);
+
+/// The node (folded or not) that produces `value`, or nullptr for graph inputs and initializers.
+const Node* producerOf(const Graph& g, const std::string& value);
+
+/// Symmetric int8 weights behind a constant the engine folded from DequantizeLinear(int8 initializer): the int8
+/// values and one scale per entry along `axis` of size `channels` (a per-tensor scale is repeated).
+struct Int8Weights {
+    std::vector<int8_t> values;
+    std::vector<float> scales;
+};
+std::optional<Int8Weights> int8WeightsOf(const GraphQuery& q, const std::string& weightValue, int64_t axis,
+                                         int64_t channels);
+
+/// An int32 bias in accumulator units (DequantizeLinear(int32, scale = x_scale * w_scale)) for `channels` outputs:
+/// the int32 values when the bias is such a folded DequantizeLinear with the expected scales, else the float bias
+/// divided by x_scale * w_scale (float bias or other scales).
+std::vector<float> accumulatorBias(const GraphQuery& q, const std::string& biasValue, float xScale,
+                                   const std::vector<float>& wScales);
+
+/// The parameters of a QLinearConv / QLinearMatMul with constant per-tensor x/y parameters, constant s8 weights
+/// (zero point 0, scales per output channel or per tensor) and a constant int32 bias (QLinearConv).
+struct QLinearParams {
+    QuantInfo x, y;
+    Int8Weights w;
+    std::vector<float> bias;  // accumulator units, one per output channel
+};
+std::optional<QLinearParams> qlinearParams(const GraphQuery& q, const Node& node, std::string& why);
+bool isQLinearOp(const std::string& opType);
+Capability supportsQLinearNode(const NodeQuery& q);
+
+dnnl::memory::data_type dnnlType(DType t);
+/// `d` with its layout kept and its element type replaced.
+dnnl::memory::desc withType(const dnnl::memory::desc& d, dnnl::memory::data_type t);
+
+/// Elementwise kernels over `count` elements in any layout (the caller passes buffers of the same layout).
+void quantizeBuffer(const float* src, void* dst, size_t count, const QuantInfo& out);
+void dequantizeBuffer(const void* src, float* dst, size_t count, const QuantInfo& in);
+/// q_out = Q(DQ(q_in)) with two parameter sets, as the reference computes it.
+void requantizeBuffer(const void* src, void* dst, size_t count, const QuantInfo& in, const QuantInfo& out);
+/// q_out = Q(scale_in * (x - zero_in)) for a float `x` in the input's integer units (an average of int8 values).
+void requantizeFloatBuffer(const float* src, void* dst, size_t count, const QuantInfo& in, const QuantInfo& out);
+
+/// q_y = Q(clamp(DQ(a) + DQ(b), lo, hi)) per element, as the reference computes DQ -> Add -> [Relu|Clip] -> Q.
+void addQuantizedBuffers(const void* a, const void* b, void* dst, size_t count, const QuantInfo& qa,
+                         const QuantInfo& qb, const QuantInfo& qy, float lo, float hi);
+
+}  // namespace npuwb::onednn
