@@ -3,8 +3,10 @@
 
 #include "Commands.h"
 #include "util/Error.h"
+#include "util/ProcessMemory.h"
 
 int main(int argc, char** argv) {
+    npuwb::returnLargeFreedBlocksToSystem();
     CLI::App app{"NPU Workbench command line: inspect, run and profile ONNX models headless.\n"
                  "Every command has --help. Reports are JSON in the same schema the GUI uses."};
     app.require_subcommand(1);

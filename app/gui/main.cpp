@@ -1,5 +1,6 @@
 // npuwb: the NPU Workbench GUI.
-// `npuwb [MODEL] [--run] [--view layers|estimate|suggestions] [--target CHIP] [--screenshot FILE.png]`
+// `npuwb [MODEL] [--run] [--view layers|estimate|suggestions|accuracy] [--target CHIP] [--screenshot FILE.png]
+//        [--quantize-dataset LIST] [--accuracy-json REPORT]`
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTextStream>
@@ -8,6 +9,7 @@
 #include "MainWindow.h"
 #include "jobs/EstimateJob.h"
 #include "views/TargetOptionsBar.h"
+#include "util/ProcessMemory.h"
 
 namespace {
 
@@ -23,6 +25,7 @@ void grabAndQuit(npuwb::ui::MainWindow* window, const QString& file) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    npuwb::returnLargeFreedBlocksToSystem();
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("npuwb"));
     QApplication::setApplicationName(QStringLiteral("npuwb"));
@@ -41,12 +44,22 @@ int main(int argc, char** argv) {
         QStringLiteral("FILE"));
     const QCommandLineOption viewOption(
         QStringLiteral("view"),
-        QStringLiteral("Show this tab: layers, estimate or suggestions. estimate/suggestions also estimate/advise "
+        QStringLiteral("Show this tab: layers, estimate, suggestions or accuracy. estimate/suggestions also estimate/advise "
                        "right after loading (and --screenshot waits for that)."),
         QStringLiteral("VIEW"));
     const QCommandLineOption targetOption(QStringLiteral("target"),
                                           QStringLiteral("Chip profile for Estimate and Suggestions, e.g. rk3588."),
                                           QStringLiteral("CHIP"));
+    const QCommandLineOption quantizeOption(
+        QStringLiteral("quantize-dataset"),
+        QStringLiteral("Quantize the model on this data set (dataset.txt or image folder) right after loading, with the "
+                       "Quantize dialog's remembered settings, and show the Accuracy view (--screenshot waits for it)."),
+        QStringLiteral("LIST"));
+    const QCommandLineOption accuracyOption(
+        QStringLiteral("accuracy-json"),
+        QStringLiteral("Show an accuracy report (npuwb-cli accuracy --json) in the Accuracy view."), QStringLiteral("REPORT"));
+    parser.addOption(quantizeOption);
+    parser.addOption(accuracyOption);
     parser.addOption(viewOption);
     parser.addOption(targetOption);
     parser.addOption(runOption);
@@ -68,7 +81,7 @@ int main(int argc, char** argv) {
     npuwb::ui::MainWindow window;
     const QString view = parser.value(viewOption).toLower();
     if (!view.isEmpty() && !window.setCurrentView(view)) {
-        QTextStream(stderr) << "npuwb: unknown view '" << view << "' (layers, estimate, suggestions)\n";
+        QTextStream(stderr) << "npuwb: unknown view '" << view << "' (layers, estimate, suggestions, accuracy)\n";
         return 1;
     }
     if (parser.isSet(targetOption)) {
@@ -80,6 +93,25 @@ int main(int argc, char** argv) {
             return 1;
         }
     }
+    const QString quantizeDataset = parser.value(quantizeOption);
+    const QString accuracyJson = parser.value(accuracyOption);
+    if (!quantizeDataset.isEmpty() && model.isEmpty()) {
+        QTextStream(stderr) << "npuwb: --quantize-dataset needs a MODEL\n";
+        return 1;
+    }
+    // Loading a model clears the Accuracy view, so a report is shown once the model is in.
+    if (!accuracyJson.isEmpty()) {
+        if (model.isEmpty()) {
+            if (!window.showAccuracyReport(accuracyJson)) return 1;
+        } else {
+            QObject::connect(&window, &npuwb::ui::MainWindow::modelLoaded, &window, [&window, accuracyJson] {
+                if (!window.showAccuracyReport(accuracyJson)) QApplication::exit(1);
+            });
+        }
+    }
+    if (!quantizeDataset.isEmpty())
+        QObject::connect(&window, &npuwb::ui::MainWindow::modelLoaded, &window,
+                         [&window, quantizeDataset] { window.quantizeWithDataset(quantizeDataset); });
     const bool analyze = !model.isEmpty() && (view == QLatin1String("estimate") || view == QLatin1String("suggestions"));
     if (analyze)
         QObject::connect(&window, &npuwb::ui::MainWindow::modelLoaded, &window, [&window, view] {
@@ -91,6 +123,9 @@ int main(int argc, char** argv) {
         window.resize(1400, 900);  // the same picture on every machine, whatever geometry was saved
         if (model.isEmpty()) {
             QTimer::singleShot(0, &window, [&window, file] { grabAndQuit(&window, file); });
+        } else if (!quantizeDataset.isEmpty()) {
+            QObject::connect(&window, &npuwb::ui::MainWindow::quantizeFinished, &window,
+                             [&window, file] { grabAndQuit(&window, file); });
         } else if (analyze) {
             const auto done = view == QLatin1String("estimate") ? &npuwb::ui::MainWindow::estimateFinished
                                                                 : &npuwb::ui::MainWindow::adviceFinished;

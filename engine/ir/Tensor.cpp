@@ -139,6 +139,10 @@ std::vector<int64_t> Tensor::toInt64Vector() const {
 }
 
 std::vector<float> Tensor::toFloatVector() const {
+    if (dtype_ == DType::F32) {  // weights: a plain copy, not a conversion per element
+        const float* p = data<float>();
+        return std::vector<float>(p, p + numel_);
+    }
     std::vector<float> out(static_cast<size_t>(numel_));
     for (int64_t i = 0; i < numel_; ++i) out[static_cast<size_t>(i)] = static_cast<float>(elementAsDouble(i));
     return out;

@@ -9,30 +9,39 @@ namespace npuwb::onnxconv {
 
 namespace {
 
-/// Inference needs initializer shapes and small integer values (Reshape targets), not float weights: dropping
-/// them keeps the copy sent to the child small.
-void stripLargeInitializerData(onnx::GraphProto& g) {
-    for (auto& t : *g.mutable_initializer()) {
+/// Inference needs initializer shapes and small integer values (Reshape targets), not float weights: the copy
+/// sent to the child gets only their names, types and dims, and the weights are never copied at all.
+onnx::ModelProto withoutLargeInitializerData(onnx::ModelProto& model) {
+    onnx::ModelProto light;
+    auto* weights = model.mutable_graph()->mutable_initializer();
+    google::protobuf::RepeatedPtrField<onnx::TensorProto> parked;
+    parked.Swap(weights);  // O(1): the copy below then skips them
+    try {
+        light = model;
+    } catch (...) {
+        parked.Swap(weights);
+        throw;
+    }
+    parked.Swap(weights);
+    for (const auto& t : *weights) {
         bool integer = t.data_type() == onnx::TensorProto_DataType_INT64 || t.data_type() == onnx::TensorProto_DataType_INT32;
         bool external = t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL;
-        if (external || (!integer && t.ByteSizeLong() > 4096)) {
-            t.clear_raw_data();
-            t.clear_float_data();
-            t.clear_double_data();
-            t.clear_int32_data();
-            t.clear_int64_data();
-            t.clear_uint64_data();
-            t.clear_external_data();
-            t.clear_data_location();
+        onnx::TensorProto* header = light.mutable_graph()->add_initializer();
+        if (!external && (integer || t.ByteSizeLong() <= 4096)) {
+            *header = t;
+            continue;
         }
+        header->set_name(t.name());
+        header->set_data_type(t.data_type());
+        *header->mutable_dims() = t.dims();
     }
+    return light;
 }
 
 }  // namespace
 
 bool inferShapesIsolated(onnx::ModelProto& model, int timeoutSeconds) {
-    onnx::ModelProto light = model;
-    stripLargeInitializerData(*light.mutable_graph());
+    onnx::ModelProto light = withoutLargeInitializerData(model);
     ForkedResult run = runForked(
         [&light] {
             onnx::shape_inference::InferShapes(light, onnx::OpSchemaRegistry::Instance(),

@@ -1,6 +1,11 @@
 // ONNX ModelProto -> IR. Runs ONNX's own shape inference first so the IR carries every type it can know.
 #include <onnx/onnx-data_pb.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "onnx/IsolatedShapeInference.h"
@@ -22,7 +27,9 @@ struct ImportContext {
     int64_t opset = 0;
 };
 
-Graph convertGraph(const onnx::GraphProto& proto, ImportContext& ctx, int depth);
+/// `releaseWeights`: the same graph, mutable; each initializer's data is freed once converted (lower peak memory).
+Graph convertGraph(const onnx::GraphProto& proto, ImportContext& ctx, int depth,
+                   onnx::GraphProto* releaseWeights = nullptr);
 
 Attribute convertAttribute(const onnx::AttributeProto& a, const std::string& nodeLabel, ImportContext& ctx, int depth) {
     Attribute out;
@@ -119,13 +126,15 @@ void foldConstants(Graph& g, int64_t opset) {
     g.nodes = std::move(kept);
 }
 
-Graph convertGraph(const onnx::GraphProto& proto, ImportContext& ctx, int depth) {
+Graph convertGraph(const onnx::GraphProto& proto, ImportContext& ctx, int depth, onnx::GraphProto* releaseWeights) {
     if (depth > 64) failInput(ctx.label + ": subgraphs nested more than 64 levels deep");
     Graph g;
     g.name = proto.name();
-    for (const auto& t : proto.initializer()) {
+    for (int i = 0; i < proto.initializer_size(); ++i) {
+        const auto& t = proto.initializer(i);
         if (t.name().empty()) failInput(ctx.label + ": an initializer has no name");
         g.initializers[t.name()] = tensorFromProto(t, ctx.baseDir, ctx.label + ": initializer '" + t.name() + "'");
+        if (releaseWeights) std::string().swap(*releaseWeights->mutable_initializer(i)->mutable_raw_data());
     }
     if (proto.sparse_initializer_size() > 0)
         failUnsupported(ctx.label + ": sparse initializers are not supported");
@@ -153,11 +162,18 @@ Graph convertGraph(const onnx::GraphProto& proto, ImportContext& ctx, int depth)
 
 }  // namespace
 
-Model loadModelFromBytes(const std::string& bytes, const std::string& baseDir, const std::string& label,
-                         const ImportOptions& options) {
+namespace {
+
+onnx::ModelProto parseModelProto(const std::string& bytes, const std::string& label) {
     onnx::ModelProto proto;
     if (bytes.empty()) failInput(label + ": the file is empty");
     if (!proto.ParseFromString(bytes)) failInput(label + ": not an ONNX model (protobuf parse failed; truncated or corrupt file?)");
+    return proto;
+}
+
+/// Converts and consumes `proto` (its weights are freed as they are converted).
+Model modelFromProto(onnx::ModelProto& proto, const std::string& baseDir, const std::string& label,
+                     const ImportOptions& options) {
     if (!proto.has_graph()) failInput(label + ": not an ONNX model (it has no graph)");
 
     Model model;
@@ -175,15 +191,33 @@ Model loadModelFromBytes(const std::string& bytes, const std::string& baseDir, c
     // Best effort: the executor computes real shapes, and bad models get better messages from our own checks.
     if (options.inferShapes) onnxconv::inferShapesIsolated(proto);
     ImportContext ctx{baseDir, label, options, model.opset("")};
-    model.graph = convertGraph(proto.graph(), ctx, 0);
+    model.graph = convertGraph(proto.graph(), ctx, 0, proto.mutable_graph());
     return model;
 }
 
+}  // namespace
+
+Model loadModelFromBytes(const std::string& bytes, const std::string& baseDir, const std::string& label,
+                         const ImportOptions& options) {
+    onnx::ModelProto proto = parseModelProto(bytes, label);
+    return modelFromProto(proto, baseDir, label, options);
+}
+
 Model loadModel(const std::string& path, const ImportOptions& options) {
-    std::string bytes = readFile(path);
     std::filesystem::path p(path);
     std::string baseDir = p.has_parent_path() ? p.parent_path().string() : ".";
-    return loadModelFromBytes(bytes, baseDir, path, options);
+    // Parsed straight from the file: holding the file's bytes as well would double the peak memory.
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) fail(ErrorKind::Io, "'" + path + "' is a folder, not a file");
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) fail(ErrorKind::Io, "cannot open '" + path + "': " + std::strerror(errno));
+    onnx::ModelProto proto;
+    const bool empty = std::filesystem::file_size(path, ec) == 0 && !ec;
+    const bool parsed = !empty && proto.ParseFromFileDescriptor(fd);
+    ::close(fd);
+    if (empty) failInput(path + ": the file is empty");
+    if (!parsed) failInput(path + ": not an ONNX model (protobuf parse failed; truncated or corrupt file?)");
+    return modelFromProto(proto, baseDir, path, options);
 }
 
 Tensor loadTensorProtoFile(const std::string& path) {

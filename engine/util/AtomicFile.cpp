@@ -53,10 +53,18 @@ std::string readFile(const std::string& path) {
     if (std::filesystem::is_directory(path, ec)) fail(ErrorKind::Io, "'" + path + "' is a folder, not a file");
     std::ifstream in(path, std::ios::binary);
     if (!in) fail(ErrorKind::Io, "cannot open '" + path + "': " + std::strerror(errno));
-    std::ostringstream ss;
-    ss << in.rdbuf();
+    // Read straight into the result: a stringstream would hold a second copy of a 100 MB model.
+    std::string bytes;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec) {
+        bytes.resize(static_cast<size_t>(size));
+        in.read(bytes.data(), static_cast<std::streamsize>(size));
+        bytes.resize(static_cast<size_t>(in.gcount()));
+    }
+    char chunk[65536];  // whatever is left (a file that grew, or a pipe without a size)
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) bytes.append(chunk, static_cast<size_t>(in.gcount()));
     if (in.bad()) fail(ErrorKind::Io, "cannot read '" + path + "'");
-    return ss.str();
+    return bytes;
 }
 
 }  // namespace npuwb
