@@ -228,6 +228,7 @@ struct Builder {
     void buildGemm(const Node& n);
     void buildMatMul(const Node& n);
     void buildBinary(const Node& n);
+    void buildResize(const Node& n);
     void buildSoftmax(const Node& n);
     void buildConcat(const Node& n);
     void buildBatchNorm(const Node& n);

@@ -175,6 +175,37 @@ std::optional<std::vector<int64_t>> reduceAxes(const NodeQuery& q, std::string& 
     return axes;
 }
 
+std::optional<ResizeKind> resizeAlgorithm(const NodeQuery& q) {
+    if (resizeUnsupportedReason(q).empty()) return q.node.attrString("mode", "nearest") == "nearest" ? ResizeKind::Nearest
+                                                                                                 : ResizeKind::Linear;
+    return std::nullopt;
+}
+
+std::string resizeUnsupportedReason(const NodeQuery& q) {
+    const Shape& x = q.inputShapes.at(0);
+    const Shape& y = q.outputShapes.at(0);
+    if (q.opset < 11) return "Resize before opset 11 not supported";
+    if (x.size() != 4 || y.size() != 4 || x[0] != y[0] || x[1] != y[1]) return "only 4-D spatial resizing supported";
+    if (shapeNumel(x) == 0) return "empty input";
+    const std::string mode = q.node.attrString("mode", "nearest");
+    const std::string ctm = q.node.attrString("coordinate_transformation_mode", "half_pixel");
+    if (q.node.attrInt("exclude_outside", 0)) return "exclude_outside not supported";
+    if (mode == "nearest") {
+        // oneDNN's nearest picks round((o + 0.5) / f - 0.5): the same source as ONNX's asymmetric + floor for
+        // whole-number upscaling factors.
+        if (ctm != "asymmetric" || q.node.attrString("nearest_mode", "round_prefer_floor") != "floor")
+            return "nearest only with asymmetric coordinates and floor rounding";
+        for (size_t d = 2; d < 4; ++d)
+            if (y[d] % x[d] != 0) return "nearest only for whole-number upscaling";
+        return {};
+    }
+    if (mode == "linear") {  // oneDNN's linear is ONNX's half_pixel (and pytorch_half_pixel when outputs exceed 1)
+        if (ctm == "half_pixel" || (ctm == "pytorch_half_pixel" && y[2] > 1 && y[3] > 1)) return {};
+        return "linear only with half_pixel coordinates";
+    }
+    return "mode " + mode + " not supported";
+}
+
 Capability supportsNode(const NodeQuery& q) {
     const std::string& op = q.node.opType;
     if (!q.node.domain.empty()) return Capability::no("domain " + q.node.domain + " not supported");
@@ -268,6 +299,13 @@ Capability supportsNode(const NodeQuery& q) {
         bool commutative = op == "Add" || op == "Mul" || op == "Max" || op == "Min";
         if (!aFull && !(bFull && commutative)) return Capability::no("first operand must have the output shape");
         if (!broadcastsInto(q.inputShapes[aFull ? 1 : 0], out)) return Capability::no("unsupported broadcast");
+        return Capability::yes();
+    }
+    if (op == "Resize") {
+        if (!allFloat(q, 1)) return Capability::no("only float32 supported");
+        if (!resizeAlgorithm(q)) return Capability::no(resizeUnsupportedReason(q));
+        for (size_t i = 1; i < q.node.inputs.size(); ++i)
+            if (!q.node.inputs[i].empty() && !q.constants[i]) return Capability::no("roi/scales/sizes are not constants");
         return Capability::yes();
     }
     if (op == "BatchNormalization") {  // folded into a preceding Conv, else oneDNN batch normalization

@@ -24,6 +24,10 @@ std::optional<Window> resolveDeconvWindow(const Node& node, const Shape& inputSh
 
 /// Clip bounds from attributes (opset < 11) or constant inputs; nullopt when an input bound is not constant.
 std::optional<std::pair<float, float>> clipBounds(const NodeQuery& q);
+enum class ResizeKind { Nearest, Linear };
+/// The oneDNN resampling that computes this Resize exactly as ONNX defines it, if any.
+std::optional<ResizeKind> resizeAlgorithm(const NodeQuery& q);
+std::string resizeUnsupportedReason(const NodeQuery& q);  // empty when supported
 
 /// Start offsets of a step-1 Slice with constant starts/ends/axes (the output dims come from the learning run);
 /// nullopt with `why` set otherwise.

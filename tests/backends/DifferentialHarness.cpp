@@ -37,6 +37,12 @@ Attribute intAttr(int64_t v) {
     a.i = v;
     return a;
 }
+Attribute stringAttr(std::string v) {
+    Attribute a;
+    a.kind = Attribute::Kind::String;
+    a.s = std::move(v);
+    return a;
+}
 Attribute floatAttr(float v) {
     Attribute a;
     a.kind = Attribute::Kind::Float;

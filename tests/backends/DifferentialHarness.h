@@ -30,6 +30,7 @@ Node makeNode(std::string op, std::vector<std::string> inputs, std::vector<std::
 Attribute intsAttr(std::vector<int64_t> v);
 Attribute intAttr(int64_t v);
 Attribute floatAttr(float v);
+Attribute stringAttr(std::string v);
 
 /// The standard case set: every op cpu backends claim, odd channel counts (1, 3, 7, 17, 33), strides 1-2, pads,
 /// dilations, groups/depthwise, fused chains (Conv+BN+Relu, Conv+Add+Relu), broadcasting binaries.

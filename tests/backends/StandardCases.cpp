@@ -74,6 +74,35 @@ void addConvTransposeCases(std::vector<Case>& cases, std::mt19937& rng) {
     }
 }
 
+/// Resize (oneDNN resampling): whole-number nearest upscaling (asymmetric, floor) and half-pixel linear with odd
+/// sizes; cubic stays on the reference kernels. Then a channel-padded blocked output (24 channels) plus a
+/// per-channel bias Add, which oneDNN only has a reference loop for in that layout.
+void addResizeCases(std::vector<Case>& cases, std::mt19937& rng) {
+    struct Spec { std::string mode, ctm; Shape in, out; };
+    const Spec specs[] = {{"nearest", "asymmetric", {1, 3, 5, 7}, {1, 3, 10, 14}},
+                          {"nearest", "asymmetric", {1, 17, 3, 3}, {1, 17, 24, 24}},
+                          {"nearest", "asymmetric", {2, 7, 4, 5}, {2, 7, 8, 20}},
+                          {"linear", "half_pixel", {1, 3, 5, 7}, {1, 3, 11, 9}},
+                          {"linear", "half_pixel", {1, 33, 8, 8}, {1, 33, 16, 16}},
+                          {"linear", "pytorch_half_pixel", {1, 7, 6, 5}, {1, 7, 3, 13}},
+                          {"cubic", "half_pixel", {1, 3, 5, 7}, {1, 3, 10, 14}}};
+    for (const auto& sp : specs) {
+        std::map<std::string, Attribute> attrs{{"mode", stringAttr(sp.mode)},
+                                               {"coordinate_transformation_mode", stringAttr(sp.ctm)}};
+        if (sp.mode == "nearest") attrs["nearest_mode"] = stringAttr("floor");
+        std::map<std::string, Tensor> init{
+            {"sizes", Tensor::fromVector<int64_t>({4}, std::vector<int64_t>(sp.out.begin(), sp.out.end()))}};
+        cases.push_back(makeCase("Resize " + sp.mode + " " + sp.ctm + " " + str(sp.in) + "->" + str(sp.out),
+                                 {makeNode("Resize", {"X", "", "", "sizes"}, {"Y"}, attrs)}, {{"X", sp.in}}, {"Y"},
+                                 init, rng));
+    }
+    std::map<std::string, Tensor> init{{"W", randomTensor({24, 24, 2, 2}, rng)}, {"B", randomTensor({24, 1, 1}, rng)}};
+    std::map<std::string, Attribute> attrs{{"kernel_shape", intsAttr({2, 2})}, {"strides", intsAttr({2, 2})}};
+    cases.push_back(makeCase("ConvTranspose oc=24 + per-channel Add",
+                             {makeNode("ConvTranspose", {"X", "W"}, {"t"}, attrs), makeNode("Add", {"t", "B"}, {"Y"})},
+                             {{"X", {1, 24, 9, 11}}}, {"Y"}, init, rng));
+}
+
 void addFusedCases(std::vector<Case>& cases, std::mt19937& rng) {
     for (int64_t c : {3, 17, 33}) {
         std::map<std::string, Attribute> conv{{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})}};
@@ -246,7 +275,8 @@ std::vector<Case> standardCases(uint32_t seed) {
     addDenseCases(cases, rng);
     addElementwiseCases(cases, rng);
     addDataMovementCases(cases, rng);
-    addConvTransposeCases(cases, rng);  // last, so the earlier cases keep their seeded values
+    addConvTransposeCases(cases, rng);  // new groups go last, so the earlier cases keep their seeded values
+    addResizeCases(cases, rng);
     return cases;
 }
 
