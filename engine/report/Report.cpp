@@ -24,6 +24,89 @@ template <class T> std::optional<T> optionalFrom(const json& j, const char* key)
     return j.at(key).get<T>();
 }
 
+json accuracyJson(const AccuracySection& a) {
+    json layers = json::array();
+    for (const auto& l : a.layers)
+        layers.push_back({{"id", l.id}, {"fullName", l.fullName}, {"opType", l.opType}, {"value", l.value},
+                          {"precision", l.precision}, {"entireCosine", l.entireCosine},
+                          {"entireEuclidean", l.entireEuclidean}, {"singleCosine", optionalJson(l.singleCosine)},
+                          {"singleEuclidean", optionalJson(l.singleEuclidean)}, {"floatMin", l.floatMin},
+                          {"floatMax", l.floatMax}, {"scale", optionalJson(l.scale)},
+                          {"zeroPoint", optionalJson(l.zeroPoint)}, {"saturationRate", l.saturationRate}});
+    json outputs = json::array();
+    for (const auto& o : a.outputs) outputs.push_back({{"name", o.name}, {"cosine", o.cosine}, {"euclidean", o.euclidean}});
+    return {{"floatModel", a.floatModel}, {"quantModel", a.quantModel}, {"scheme", a.scheme},
+            {"samples", a.samples},       {"layers", layers},           {"outputs", outputs}};
+}
+
+AccuracySection accuracyFrom(const json& j) {
+    AccuracySection a;
+    a.floatModel = j.value("floatModel", "");
+    a.quantModel = j.value("quantModel", "");
+    a.scheme = j.value("scheme", "");
+    a.samples = j.value("samples", int64_t(0));
+    for (const auto& l : j.at("layers")) {
+        AccuracyLayer row;
+        row.id = l.at("id").get<int64_t>();
+        row.fullName = l.at("fullName").get<std::string>();
+        row.opType = l.value("opType", "");
+        row.value = l.value("value", "");
+        row.precision = l.value("precision", "");
+        row.entireCosine = l.at("entireCosine").get<double>();
+        row.entireEuclidean = l.value("entireEuclidean", 0.0);
+        row.singleCosine = optionalFrom<double>(l, "singleCosine");
+        row.singleEuclidean = optionalFrom<double>(l, "singleEuclidean");
+        row.floatMin = l.value("floatMin", 0.0);
+        row.floatMax = l.value("floatMax", 0.0);
+        row.scale = optionalFrom<double>(l, "scale");
+        row.zeroPoint = optionalFrom<int64_t>(l, "zeroPoint");
+        row.saturationRate = l.value("saturationRate", 0.0);
+        a.layers.push_back(std::move(row));
+    }
+    for (const auto& o : j.value("outputs", json::array()))
+        a.outputs.push_back({o.at("name").get<std::string>(), o.at("cosine").get<double>(), o.value("euclidean", 0.0)});
+    return a;
+}
+
+/// The optional fields a board agent fills: environment arch/kernel/npuDriver/clocks and the run's time breakdown.
+void addBoardFields(json& out, const Report& r) {
+    json& env = out["environment"];
+    const Environment& e = r.environment;
+    if (!e.arch.empty()) env["arch"] = e.arch;
+    if (!e.kernel.empty()) env["kernel"] = e.kernel;
+    if (e.npuDriver) env["npuDriver"] = *e.npuDriver;
+    if (e.clocks)
+        env["clocks"] = {{"cpuFreqKHz", e.clocks->cpuFreqKHz}, {"npuFreqHz", optionalJson(e.clocks->npuFreqHz)},
+                         {"ddrFreqHz", optionalJson(e.clocks->ddrFreqHz)}, {"governors", e.clocks->governors}};
+    if (const auto& b = r.run.breakdown)
+        out["run"]["breakdownUs"] = {{"preProcess", b->preProcessUs}, {"inputCopy", b->inputCopyUs},
+                                     {"inference", b->inferenceUs}, {"outputCopy", b->outputCopyUs},
+                                     {"postProcess", optionalJson(b->postProcessUs)}};
+}
+
+void readBoardFields(const json& j, Report& r) {
+    const json& e = j.at("environment");
+    r.environment.arch = e.value("arch", "");
+    r.environment.kernel = e.value("kernel", "");
+    r.environment.npuDriver = optionalFrom<std::string>(e, "npuDriver");
+    if (e.contains("clocks") && e.at("clocks").is_object()) {
+        const json& c = e.at("clocks");
+        BoardClocks clocks;
+        clocks.cpuFreqKHz = c.value("cpuFreqKHz", std::vector<int64_t>{});
+        clocks.npuFreqHz = optionalFrom<int64_t>(c, "npuFreqHz");
+        clocks.ddrFreqHz = optionalFrom<int64_t>(c, "ddrFreqHz");
+        clocks.governors = c.value("governors", std::map<std::string, std::string>{});
+        r.environment.clocks = clocks;
+    }
+    const json& run = j.at("run");
+    if (run.contains("breakdownUs") && run.at("breakdownUs").is_object()) {
+        const json& b = run.at("breakdownUs");
+        r.run.breakdown = TimeBreakdown{b.at("preProcess").get<double>(), b.at("inputCopy").get<double>(),
+                                        b.at("inference").get<double>(), b.at("outputCopy").get<double>(),
+                                        optionalFrom<double>(b, "postProcess")};
+    }
+}
+
 }  // namespace
 
 json toJson(const Report& r) {
@@ -72,7 +155,7 @@ json toJson(const Report& r) {
                                {"estimatedGainUs", s.estimatedGainUs}, {"pass", s.pass}});
     json fallbacks = json::array();
     for (const auto& f : r.fallbacks) fallbacks.push_back({{"node", f.node}, {"opType", f.opType}, {"reason", f.reason}});
-    return {{"schema", "npuwb.report"},
+    json out = {{"schema", "npuwb.report"},
             {"schemaVersion", kReportSchemaVersion},
             {"kind", r.kind},
             {"tool", {{"name", r.tool}, {"version", r.toolVersion}}},
@@ -90,6 +173,9 @@ json toJson(const Report& r) {
                         {"peakRssBytes", r.memory.peakRssBytes}, {"tensors", tensors}}},
             {"suggestions", suggestions},
             {"fallbacks", fallbacks}};
+    addBoardFields(out, r);
+    if (r.accuracy) out["accuracy"] = accuracyJson(*r.accuracy);
+    return out;
 }
 
 Report reportFromJson(const json& j) {
@@ -118,8 +204,13 @@ Report reportFromJson(const json& j) {
         r.model.macs = m.at("macs").get<int64_t>();
         r.model.opHistogram = m.at("opHistogram").get<std::map<std::string, int64_t>>();
         const json& e = j.at("environment");
-        r.environment = {e.value("host", ""), e.value("os", ""), e.value("cpu", ""), e.value("cores", int64_t(0)),
-                         e.value("threads", int64_t(1)), e.value("backend", ""), e.value("device", "")};
+        r.environment.host = e.value("host", "");
+        r.environment.os = e.value("os", "");
+        r.environment.cpu = e.value("cpu", "");
+        r.environment.cores = e.value("cores", int64_t(0));
+        r.environment.threads = e.value("threads", int64_t(1));
+        r.environment.backend = e.value("backend", "");
+        r.environment.device = e.value("device", "");
         const json& run = j.at("run");
         r.run.runs = run.at("runs").get<int64_t>();
         r.run.warmup = run.at("warmup").get<int64_t>();
@@ -169,6 +260,8 @@ Report reportFromJson(const json& j) {
         // Optional: reports written before backends existed have no fallback list.
         for (const auto& f : j.value("fallbacks", json::array()))
             r.fallbacks.push_back({f.at("node").get<std::string>(), f.value("opType", ""), f.value("reason", "")});
+        readBoardFields(j, r);
+        if (j.contains("accuracy") && !j.at("accuracy").is_null()) r.accuracy = accuracyFrom(j.at("accuracy"));
         return r;
     } catch (const json::exception& e) {
         failInput(std::string("invalid report: ") + e.what());

@@ -71,6 +71,13 @@ struct MemorySummary {
     std::vector<TensorLifetime> tensors;
 };
 
+/// Board clocks when a report was made (agent runs): fixed frequencies make runs comparable (seed 000, 5.2.1.1).
+struct BoardClocks {
+    std::vector<int64_t> cpuFreqKHz;  // per online core, 0 when unknown
+    std::optional<int64_t> npuFreqHz, ddrFreqHz;
+    std::map<std::string, std::string> governors;  // cpufreq policy / devfreq device -> governor
+};
+
 struct Environment {
     std::string host;
     std::string os;
@@ -79,6 +86,20 @@ struct Environment {
     int64_t threads = 1;
     std::string backend = "reference";
     std::string device = "local";
+    // Optional, filled by the board agent (absent from the JSON when empty):
+    std::string arch;    // uname -m
+    std::string kernel;  // uname -r
+    std::optional<std::string> npuDriver;  // RKNPU driver version
+    std::optional<BoardClocks> clocks;
+};
+
+/// Where the time of one inference goes when deployed (seed 000, 5.2.1.2); filled by the board agent.
+struct TimeBreakdown {
+    double preProcessUs = 0.0;   // making the inputs
+    double inputCopyUs = 0.0;    // copying them into the runtime's tensors
+    double inferenceUs = 0.0;    // the model run (median)
+    double outputCopyUs = 0.0;   // copying the outputs out
+    std::optional<double> postProcessUs;  // null when the job has no post-processing
 };
 
 struct RunStats {
@@ -92,6 +113,7 @@ struct RunStats {
     /// Time to get ready to run (0 when not measured): model load when the caller timed it, Session creation and,
     /// with a backend, the first run (reference learning run + backend compile).
     double sessionCreateUs = 0.0;
+    std::optional<TimeBreakdown> breakdown;
 };
 
 struct Suggestion {
@@ -110,8 +132,39 @@ struct FallbackRow {
     std::string reason;
 };
 
+/// Quantization accuracy of one layer output (RKNN error_analysis.txt, richer): float vs quantized.
+struct AccuracyLayer {
+    int64_t id = 0;            // execution step in the float model
+    std::string fullName;      // node name
+    std::string opType;
+    std::string value;         // the output value compared
+    std::string precision;     // "int8" | "int16" | "int4" | "fp16" | "float" (how the layer runs quantized)
+    double entireCosine = 1.0;  // quantized model all the way to this layer
+    double entireEuclidean = 0.0;
+    std::optional<double> singleCosine, singleEuclidean;  // only this layer quantized, float inputs
+    double floatMin = 0.0, floatMax = 0.0;  // observed float range of the value
+    std::optional<double> scale;            // of the QuantizeLinear applied to the value, when quantized
+    std::optional<int64_t> zeroPoint;
+    double saturationRate = 0.0;            // fraction of float elements outside the quantized range
+};
+
+struct AccuracyOutput {
+    std::string name;
+    double cosine = 1.0;
+    double euclidean = 0.0;
+};
+
+struct AccuracySection {
+    std::string floatModel;  // paths
+    std::string quantModel;
+    std::string scheme;      // from the quantized model's metadata, when present
+    int64_t samples = 0;
+    std::vector<AccuracyLayer> layers;
+    std::vector<AccuracyOutput> outputs;
+};
+
 struct Report {
-    std::string kind = "profile";  // profile | estimate | info
+    std::string kind = "profile";  // profile | estimate | info | accuracy
     std::string tool = "npuwb";
     std::string toolVersion;
     std::string createdAt;  // ISO 8601 UTC
@@ -122,6 +175,7 @@ struct Report {
     MemorySummary memory;
     std::vector<Suggestion> suggestions;
     std::vector<FallbackRow> fallbacks;  // empty for the reference executor
+    std::optional<AccuracySection> accuracy;  // quantization analysis (kind "accuracy")
 };
 
 nlohmann::json toJson(const Report& report);

@@ -1,0 +1,9 @@
+#pragma once
+// Identity of the agent in the SSH protocol (DESIGN.md "agent protocol"): the client checks `protocol`.
+namespace npuwb::agent {
+
+inline constexpr const char* kAgentName = "npuwb-agent";
+inline constexpr const char* kAgentVersion = NPUWB_VERSION;
+inline constexpr int kProtocolVersion = 1;
+
+}  // namespace npuwb::agent

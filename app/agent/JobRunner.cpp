@@ -1,0 +1,157 @@
+// runJob: load, warm up, run and measure with the engine's profiler, while a sampler thread streams telemetry;
+// then the report with the board's environment and the deployment time breakdown (seed 000, 5.2.1.2).
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include "BoardState.h"
+#include "Job.h"
+#include "JsonLines.h"
+#include "Probe.h"
+#include "StopSignals.h"
+#include "Telemetry.h"
+#include "onnx/OnnxIO.h"
+#include "runtime/Profiler.h"
+#include "runtime/Session.h"
+#include "util/Error.h"
+
+namespace npuwb::agent {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double usSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+void emitProgress(const std::string& phase, int done, int total) {
+    emitLine({{"event", "progress"}, {"phase", phase}, {"done", done}, {"total", total}});
+}
+
+void throwIfStopped(const std::string& where) {
+    if (stopFlag().load()) fail(ErrorKind::Cancelled, "stopped by signal " + std::to_string(stopSignal()) + " " + where);
+}
+
+/// Copies of `bytes` bytes between two host buffers: what moving a result out of the runtime costs on this board.
+double timeHostCopy(size_t bytes, int repeats) {
+    if (bytes == 0) return 0.0;
+    std::vector<char> from(bytes, 1), to(bytes);
+    std::vector<double> times;
+    for (int i = 0; i < repeats; ++i) {
+        const auto start = Clock::now();
+        std::memcpy(to.data(), from.data(), bytes);
+        times.push_back(usSince(start));
+        from[i % bytes] = to[(i + 1) % bytes];  // keeps the copy observable
+    }
+    return median(times);
+}
+
+BoardClocks boardClocks(const BoardFiles& files) {
+    BoardClocks c;
+    std::vector<CpuPolicy> policies = cpuPolicies(files);
+    for (const auto& khz : cpuFrequenciesKHz(files, onlineCpus(files), policies)) c.cpuFreqKHz.push_back(khz.value_or(0));
+    c.npuFreqHz = devfreqCurrentHz(files, "npu");
+    c.ddrFreqHz = devfreqCurrentHz(files, "ddr");
+    for (const auto& p : policies)
+        if (p.governor) c.governors[p.name] = *p.governor;
+    for (const auto& d : devfreqDevices(files))
+        if (d.governor) c.governors[d.name] = *d.governor;
+    return c;
+}
+
+void fillBoardEnvironment(Environment& env, const BoardFiles& files) {
+    env.host = hostName();
+    env.device = env.host;
+    env.arch = machineArch();
+    env.kernel = kernelRelease();
+    std::string os = osPrettyName(files);
+    if (!os.empty()) env.os = os;
+    std::string cpu = cpuModel(files);
+    if (!cpu.empty()) env.cpu = cpu;
+    if (size_t online = onlineCpus(files).size(); online > 0) env.cores = static_cast<int64_t>(online);
+    if (auto driver = npuDriver(files)) env.npuDriver = driver->version.empty() ? driver->text : driver->version;
+    env.clocks = boardClocks(files);
+}
+
+}  // namespace
+
+void runJob(const Job& job, const BoardFiles& files) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(job.model, ec))
+        failInput("model file '" + job.model + "' " +
+                  (std::filesystem::exists(job.model, ec) ? "is not a regular file" : "does not exist"));
+
+    TelemetrySampler sampler(files, job.telemetryIntervalMs > 0 ? job.telemetryIntervalMs : 1'000'000'000);
+
+    emitProgress("load", 0, 1);
+    const auto loadStart = Clock::now();
+    auto model = std::make_shared<const Model>(loadModel(job.model));
+    const double loadUs = usSince(loadStart);
+    throwIfStopped("while loading the model");
+    emitProgress("load", 1, 1);
+
+    // Pre-processing: making the job's inputs (generated from the seed, as the CLI's profile does).
+    const Session shapeSession(model);
+    const auto prepStart = Clock::now();
+    std::map<std::string, Tensor> inputs = makeInputs(shapeSession, job.seed, 1, job.inputShapes);
+    const double preProcessUs = usSince(prepStart);
+    // Input copy: the application's buffers into the runtime's tensors.
+    std::vector<double> copyTimes;
+    size_t inputBytes = 0;
+    for (const auto& [name, t] : inputs) inputBytes += t.byteSize();
+    for (int i = 0; i < 5; ++i) {
+        const auto start = Clock::now();
+        std::map<std::string, Tensor> copies;
+        for (const auto& [name, t] : inputs) copies.emplace(name, t.clone());
+        copyTimes.push_back(usSince(start));
+    }
+
+    ProfileOptions options;
+    options.runs = job.runs;
+    options.warmup = job.warmup;
+    options.threads = job.threads;
+    options.backend = job.backend;
+    options.seed = job.seed;
+    options.inputs = inputs;
+    options.inputShapes = job.inputShapes;
+    ProfileControl control;
+    control.cancel = &stopFlag();
+    bool inWarmup = false;
+    int warmupTotal = 0;
+    control.progress = [&](const std::string& phase, int done, int total) {
+        if (phase == "warm-up") {
+            inWarmup = true;
+            warmupTotal = total;
+        } else if (inWarmup) {
+            emitProgress("warm-up", warmupTotal, warmupTotal);
+            inWarmup = false;
+        }
+        emitProgress(phase, done, total);
+    };
+    Report report = profileModel(model, options, control);
+    sampler.stop();
+
+    report.model.path = job.model;
+    report.run.sessionCreateUs += loadUs;
+    TimeBreakdown breakdown;
+    breakdown.preProcessUs = preProcessUs;
+    breakdown.inputCopyUs = median(copyTimes);
+    breakdown.inferenceUs = report.run.medianUs;
+    const int64_t outputBytes = std::max<int64_t>(0, report.memory.ioBytes - static_cast<int64_t>(inputBytes));
+    breakdown.outputCopyUs = timeHostCopy(static_cast<size_t>(outputBytes), 5);
+    report.run.breakdown = breakdown;
+    fillBoardEnvironment(report.environment, files);
+    report.memory.peakRssBytes = peakRssBytes();
+    emitLine({{"event", "report"}, {"report", toJson(report)}});
+}
+
+}  // namespace npuwb::agent
