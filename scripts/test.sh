@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Quick start 2: install everything, build the release preset and run the whole CTest suite
-# (unit, ONNX conformance, real models vs ONNX Runtime, CLI, GUI offscreen), then the 60 s import fuzzer.
+# (unit, ONNX conformance, real models vs ONNX Runtime, CLI, GUI offscreen, remote over a real sshd,
+# quantization), then the board build (aarch64 cross, its tests under qemu-user) and the 60 s import fuzzer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -8,6 +9,9 @@ bash scripts/fetch-models.sh tests/data/models
 cmake --preset release
 cmake --build --preset release
 QT_QPA_PLATFORM=offscreen ctest --preset release -j2
+if [ "${NPUWB_SKIP_AARCH64:-0}" != "1" ]; then
+  bash scripts/build-aarch64.sh --test
+fi
 if [ "${NPUWB_SKIP_FUZZ:-0}" != "1" ]; then
   cmake --preset fuzz >/dev/null
   cmake --build --preset fuzz --target fuzz_onnx_import
