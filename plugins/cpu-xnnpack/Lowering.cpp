@@ -16,7 +16,13 @@ const Tensor* LowerContext::constant(const std::string& name) const {
     return d ? d->constant : nullptr;
 }
 
+const Dequantized* LowerContext::dequantized(const std::string& name) const {
+    const auto it = dequantized_.find(name);
+    return it == dequantized_.end() ? nullptr : &it->second;
+}
+
 int LowerContext::read(const std::string& name) {
+    if (!ids_.count(name) && dequantized_.count(name)) ids_[name] = materializeDequantized(*this, name);
     const int id = ids_.at(name);
     segment_.touch(id, segment_.nextStep());
     return id;
@@ -81,8 +87,26 @@ const std::map<std::string, OpEntry>& opTable() {
         {"Concat", {supportsConcat, lowerConcat}},
         {"Reshape", {supportsReshape, lowerReshape}},
         {"Flatten", {supportsReshape, lowerReshape}},
+        {"QuantizeLinear", {supportsQuantNode, lowerQuantize}},
+        {"DequantizeLinear", {supportsQuantNode, lowerDequantize}},
+        {"QLinearConv", {supportsQLinearNode, lowerQLinear}},
+        {"QLinearMatMul", {supportsQLinearNode, lowerQLinear}},
     };
     return table;
+}
+
+void lowerGroup(LowerContext& ctx, const FusedGroup& g) {
+    if (lowerInt8(ctx, g)) return;
+    if (!g.quantize) return opTable().at(g.main->opType).lower(ctx, g);
+    FusedGroup main = g, quantize;
+    main.quantize = nullptr;
+    main.output = g.floatOutput;
+    main.nodeNames.pop_back();
+    quantize.main = g.quantize;
+    quantize.nodeNames = {g.nodeNames.back()};
+    quantize.output = g.output;
+    opTable().at(main.main->opType).lower(ctx, main);
+    lowerQuantize(ctx, quantize);
 }
 
 bool isConst(const NodeQuery& q, size_t input) { return input < q.constants.size() && q.constants[input]; }

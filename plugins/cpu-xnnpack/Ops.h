@@ -34,4 +34,14 @@ void lowerConcat(LowerContext& ctx, const FusedGroup& g);
 Capability supportsReshape(const NodeQuery& q);          // Reshape and Flatten
 void lowerReshape(LowerContext& ctx, const FusedGroup& g);
 
+// Int8Ops.cpp: the qs8 path (QuantParams.h has the u8 storage and rounding rules).
+void lowerQuantize(LowerContext& ctx, const FusedGroup& g);
+void lowerDequantize(LowerContext& ctx, const FusedGroup& g);
+void lowerQLinear(LowerContext& ctx, const FusedGroup& g);
+/// Lowers `g` as int8 when its pattern allows (DQ inputs -> Conv/Gemm/MatMul/Add/MaxPool/Concat/GlobalAveragePool ->
+/// [Relu|Clip] -> Q, or data movement of a dequantized value); false leaves it to the float lowering.
+bool lowerInt8(LowerContext& ctx, const FusedGroup& g);
+/// The convert step that gives a lazily dequantized value its float data; returns the float value's id.
+int materializeDequantized(LowerContext& ctx, const std::string& name);
+
 }  // namespace npuwb::xnn

@@ -53,10 +53,23 @@ public:
                 }
             }
         }
+        if (quantizable(node.opType)) {  // Int8Ops.cpp decides at lowering whether the group runs in int8
+            if (const Node* q = soleConsumer(g.output, "QuantizeLinear")) {
+                g.floatOutput = g.output;
+                g.quantize = q;
+                absorb(g, *q);
+            }
+        }
         return g;
     }
 
 private:
+    static bool quantizable(const std::string& op) {
+        static const std::set<std::string> ops = {"Conv", "Gemm", "MatMul", "Add", "MaxPool", "Concat",
+                                                  "GlobalAveragePool"};
+        return ops.count(op) != 0;
+    }
+
     const Tensor* valueConstant(const std::string& name) const {
         const ValueDesc* d = name.empty() ? nullptr : q_.value(name);
         return d ? d->constant : nullptr;
@@ -122,7 +135,10 @@ Capability supportsInGraph(const Backend& backend, const GraphQuery& query, cons
         if (out.empty()) continue;
         const ValueDesc* d = query.value(out);
         if (!d) return Capability::no("output '" + out + "' has no known tensor value");
-        if (d->dtype != DType::F32) return Capability::no("output is not float32");
+        const bool quantizedOutput = node.opType == "QuantizeLinear" || node.opType == "QLinearConv" ||
+                                     node.opType == "QLinearMatMul";
+        if (d->dtype != DType::F32 && !(quantizedOutput && (d->dtype == DType::U8 || d->dtype == DType::I8)))
+            return Capability::no("output is not float32");
     }
     for (const std::string& out : node.outputs) {
         const ValueDesc* d = out.empty() ? nullptr : query.value(out);
@@ -148,7 +164,7 @@ bool buildSegment(const GraphQuery& query, const std::vector<size_t>& run, const
                 inputIds.push_back(ctx.import(in));
                 plan.inputs.push_back(in);
             }
-            opTable().at(node.opType).lower(ctx, g);
+            lowerGroup(ctx, g);
         } catch (const std::exception& e) {
             failedNode = index;
             why = e.what();
@@ -165,7 +181,7 @@ bool buildSegment(const GraphQuery& query, const std::vector<size_t>& run, const
             if (it != uses.consumers.end())
                 for (size_t c : it->second) needed = needed || !runSet.count(c);
             if (!needed) continue;
-            outputIds.push_back(ctx.id(out));
+            outputIds.push_back(ctx.read(out));  // (gives a lazily dequantized output its float data)
             plan.outputs.push_back(out);
         }
     }

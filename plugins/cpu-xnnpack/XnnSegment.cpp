@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "Layout.h"
+#include "QuantParams.h"
 #include "runtime/MemoryPlanner.h"
 
 namespace npuwb::xnn {
@@ -25,7 +26,8 @@ XnnSegment::~XnnSegment() {
 int XnnSegment::addValue(const std::string& name, DType dtype, const Shape& shape) {
     SegValue v;
     v.name = name;
-    v.dtype = dtype;
+    v.dtype = dtype == DType::U8 ? DType::I8 : dtype;
+    v.u8AsS8 = dtype == DType::U8;
     v.shape = shape;
     v.nhwc = shape.size() == 4;
     values_.push_back(std::move(v));
@@ -34,6 +36,7 @@ int XnnSegment::addValue(const std::string& name, DType dtype, const Shape& shap
 
 int XnnSegment::addAlias(const std::string& name, const Shape& shape, int source) {
     const int id = addValue(name, value(source).dtype, shape);
+    values_.back().u8AsS8 = value(source).u8AsS8;
     values_.back().aliasOf = root(source);
     return id;
 }
@@ -98,7 +101,7 @@ void XnnSegment::run(const std::vector<const Tensor*>& inputs, std::vector<Tenso
     for (size_t i = 0; i < inputs_.size(); ++i) {
         const SegValue& v = value(inputs_[i]);
         const Tensor& t = *inputs[i];
-        if (t.dtype() != v.dtype || t.shape() != v.shape)
+        if (t.dtype() != v.boundaryType() || t.shape() != v.shape)
             failInput("xnnpack segment: input '" + v.name + "' is " + shapeToString(t.shape()) + ", compiled for " +
                       shapeToString(v.shape));
         if (v.nhwc)
@@ -106,6 +109,7 @@ void XnnSegment::run(const std::vector<const Tensor*>& inputs, std::vector<Tenso
                        static_cast<size_t>(v.shape[1]), static_cast<size_t>(v.shape[2] * v.shape[3]), pool());
         else
             std::memcpy(data(inputs_[i]), t.raw(), static_cast<size_t>(v.bytes()));
+        if (v.u8AsS8) flipSign(data(inputs_[i]), static_cast<size_t>(v.bytes()));
     }
     using Clock = std::chrono::steady_clock;
     for (Step& step : steps_) {
@@ -121,12 +125,14 @@ void XnnSegment::run(const std::vector<const Tensor*>& inputs, std::vector<Tenso
     for (size_t i = 0; i < outputs_.size(); ++i) {
         const SegValue& v = value(outputs_[i]);
         Tensor& out = outputs[i];
-        if (!out.defined() || out.dtype() != v.dtype || out.shape() != v.shape) out = Tensor(v.dtype, v.shape);
+        if (!out.defined() || out.dtype() != v.boundaryType() || out.shape() != v.shape)
+            out = Tensor(v.boundaryType(), v.shape);
         if (v.nhwc)
             nhwcToNchw(data(outputs_[i]), out.raw(), dtypeSize(v.dtype), static_cast<size_t>(v.shape[0]),
                        static_cast<size_t>(v.shape[1]), static_cast<size_t>(v.shape[2] * v.shape[3]), pool());
         else
             std::memcpy(out.raw(), data(outputs_[i]), static_cast<size_t>(v.bytes()));
+        if (v.u8AsS8) flipSign(out.raw(), static_cast<size_t>(v.bytes()));
     }
 }
 

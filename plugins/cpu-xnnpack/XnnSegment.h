@@ -21,11 +21,13 @@ struct SegValue {
     DType dtype = DType::F32;
     Shape shape;
     bool nhwc = false;
+    bool u8AsS8 = false;  // a uint8 value stored as int8 q - 128 (QuantParams.h); boundaries flip the sign bit
     int aliasOf = -1;
     int64_t firstStep = -1;
     int64_t lastStep = -1;
     size_t offset = 0;
     int64_t bytes() const { return shapeNumel(shape) * static_cast<int64_t>(dtypeSize(dtype)); }
+    DType boundaryType() const { return u8AsS8 ? DType::U8 : dtype; }
 };
 
 struct Step {
@@ -43,6 +45,7 @@ public:
     XnnSegment& operator=(const XnnSegment&) = delete;
 
     pthreadpool_t pool() const { return pool_.get(); }
+    /// A uint8 value is stored as int8 (see SegValue::u8AsS8).
     int addValue(const std::string& name, DType dtype, const Shape& shape);
     int addAlias(const std::string& name, const Shape& shape, int source);
     SegValue& value(int id) { return values_[static_cast<size_t>(id)]; }

@@ -1,7 +1,7 @@
 #pragma once
-// The cpu-xnnpack backend: claims the nodes XNNPACK runs (float32, NHWC inside segments), groups consecutive
-// claimed nodes into segments, fuses BatchNormalization and Relu/Clip into the operator before them, and owns
-// the session's thread pool.
+// The cpu-xnnpack backend: claims the nodes XNNPACK runs (float32, and int8 QDQ / QLinear* patterns as qs8 kernels,
+// Int8Ops.cpp; NHWC inside segments), groups consecutive claimed nodes into segments, fuses BatchNormalization and
+// Relu/Clip into the operator before them, and owns the session's thread pool.
 #include <pthreadpool.h>
 
 #include <memory>
