@@ -9,10 +9,10 @@ PKGS=(
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   libdnnl-dev libxnnpack-dev libpthreadpool-dev
   nlohmann-json3-dev libcli11-dev qtkeychain-qt6-dev libgtest-dev
-  libssh-dev openssh-server openssh-client
+  libssh-dev libssl-dev openssh-server openssh-client
   graphviz xvfb xauth fonts-dejavu-core
   clang libclang-rt-14-dev
-  python3-torch python3-torchvision python3-onnx python3-numpy python3-jsonschema
+  python3-torch python3-torchvision python3-onnx python3-numpy python3-jsonschema python3-skimage
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -33,6 +34,7 @@
 #include "jobs/ModelEditor.h"
 #include "jobs/ModelLoadJob.h"
 #include "jobs/ProfileJob.h"
+#include "jobs/RemoteRunJob.h"
 #include "models/Format.h"
 #include "models/LayerSelection.h"
 #include "models/LayerTableModel.h"
@@ -117,6 +119,8 @@ void MainWindow::createViews() {
     statusBar()->addWidget(statusLabel_, 1);
     statusBar()->addPermanentWidget(progress_);
     createAnalysisViews();
+    createQuantizeViews();
+    createBoardsViews();
 }
 
 void MainWindow::createActions() {
@@ -142,6 +146,7 @@ void MainWindow::createActions() {
     cancelAction_ = run->addAction(QIcon::fromTheme(QStringLiteral("process-stop")), tr("&Cancel"), this,
                                    &MainWindow::cancelRun);
     cancelAction_->setShortcut(Qt::Key_Escape);
+    createQuantizeActions(run);
 
     QToolBar* fileBar = addToolBar(tr("File"));
     fileBar->setObjectName(QStringLiteral("fileToolBar"));
@@ -154,6 +159,7 @@ void MainWindow::createActions() {
     for (QToolBar* bar : {fileBar, static_cast<QToolBar*>(runBar_)})
         bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     createAnalysisActions(file);
+    createBoardsActions();
 }
 
 void MainWindow::restoreSettings() {
@@ -178,17 +184,19 @@ void MainWindow::saveSettings() const {
 
 bool MainWindow::isBusy() const {
     return loadJob_->isRunning() || profileJob_->isRunning() || estimateJob_->isRunning() ||
-           adviseJob_->isRunning() || editor_->isRunning();
+           adviseJob_->isRunning() || editor_->isRunning() || quantizeBusy() ||
+           boardRunJob_->isRunning();
 }
 
 void MainWindow::updateActions() {
-    const bool running = profileJob_->isRunning();
+    const bool running = profileJob_->isRunning() || boardRunJob_->isRunning();
     const bool busy = isBusy();
     openAction_->setEnabled(!busy);
     runAction_->setEnabled(loaded_ && !busy);
     cancelAction_->setEnabled(running);
     estimateAction_->setEnabled(loaded_ && !busy);
     adviseAction_->setEnabled(loaded_ && !busy);
+    quantizeAction_->setEnabled(loaded_ && !busy);
     const advisor::Finding* finding = suggestionsView_->currentFinding();
     applyAction_->setEnabled(loaded_ && !busy && finding && !finding->pass.empty());
     saveModelAction_->setEnabled(loaded_ && !busy);
@@ -198,6 +206,7 @@ void MainWindow::updateActions() {
     importLogAction_->setEnabled(!busy);
     runBar_->runsBox()->setEnabled(!running);
     runBar_->warmupBox()->setEnabled(!running);
+    runTarget_->setEnabled(!running);
     setAcceptDrops(!busy);
 }
 
@@ -240,6 +249,7 @@ void MainWindow::showModel(std::shared_ptr<const LoadedModel> model) {
     infoView_->expandAll();
     layerModel_->setLayers(loaded_->layers, false);
     chart_->setLayers(loaded_->layers, false);
+    clearQuantization();
     setWindowTitle(tr("%1%2 — NPU Workbench")
                        .arg(QFileInfo(loaded_->path).fileName(),
                             editor_->undoStack()->isClean() ? QString() : tr(" (modified)")));
@@ -276,6 +286,7 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message) {
 
 void MainWindow::startRun() {
     if (!loaded_ || isBusy()) return;
+    if (runTarget_->currentIndex() > 0) return startBoardRun();
     const ProfileOptions options = runBar_->options();
     runWarmup_ = options.warmup;
     runCount_ = options.runs;
@@ -289,7 +300,8 @@ void MainWindow::startRun() {
 }
 
 void MainWindow::cancelRun() {
-    if (!profileJob_->isRunning()) return;
+    boardRunJob_->cancel();
+    if (!profileJob_->isRunning() && !boardRunJob_->isRunning()) return;
     profileJob_->cancel();
     statusLabel_->setText(tr("Cancelling …"));
 }

@@ -9,6 +9,8 @@
 #include "report/Report.h"
 
 class QAction;
+class QComboBox;
+class QDockWidget;
 class QLabel;
 class QProgressBar;
 class QSplitter;
@@ -35,6 +37,13 @@ class SuggestionsView;
 class AdviseJob;
 class ModelEditor;
 struct EstimateResult;
+class BoardsView;
+class RemoteRunJob;
+class TelemetryChart;
+class AccuracyView;
+class QuantizeDialog;
+class QuantizeJob;
+struct QuantizeOutcome;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -79,6 +88,27 @@ public:
     /// Saves the current (possibly optimized) model atomically; false (and a message box) on failure.
     bool saveModelAs(const QString& path);
 
+    // Quantization (MainWindowQuantize.cpp)
+    AccuracyView* accuracyView() const { return accuracyView_; }
+    QAction* quantizeAction() const { return quantizeAction_; }
+    QuantizeJob* quantizeJob() const { return quantizeJob_; }
+    /// The Quantize dialog for the current model (nullptr when no model or busy); it deletes itself on close.
+    QuantizeDialog* openQuantizeDialog();
+    /// Quantizes with the dialog's remembered settings on this data set, without asking where to save.
+    void quantizeWithDataset(const QString& dataset);
+    /// Shows an accuracy report (npuwb-cli accuracy --json) in the Accuracy tab; false (and a message) on failure.
+    bool showAccuracyReport(const QString& path);
+    void showQuantization(std::shared_ptr<const QuantizeOutcome> outcome);
+
+    // Boards and remote runs (MainWindowBoards.cpp)
+    BoardsView* boardsView() const { return boardsView_; }
+    TelemetryChart* telemetryChart() const { return telemetryChart_; }
+    QComboBox* runTargetBox() const { return runTarget_; }
+    RemoteRunJob* boardRunJob() const { return boardRunJob_; }
+    void showBoardsView();
+    /// Where Run goes: "Local" (or empty) or a saved board's name; false when there is no such board.
+    bool setRunTarget(const QString& name);
+
 public slots:
     void startRun();
     void cancelRun();
@@ -93,6 +123,7 @@ signals:
     void runCancelled();
     void estimateFinished();
     void adviceFinished();
+    void quantizeFinished();
     /// A pass was applied, undone or redone: the views show the new model.
     void modelChanged();
     /// Also shown to the user in a (non-blocking) message box.
@@ -128,6 +159,16 @@ private:
     void showModel(std::shared_ptr<const LoadedModel> model);
     void onModelReplaced(std::shared_ptr<const LoadedModel> model, const QString& statusText);
     void saveModelDialog();
+    void createBoardsViews();
+    void createBoardsActions();
+    void refreshRunTargets();
+    void onRunTargetChanged();
+    void startBoardRun();
+    void onBoardRunFailed(const QString& message, bool hostKeyChanged);
+    void createQuantizeViews();
+    void createQuantizeActions(QMenu* menu);
+    bool quantizeBusy() const;
+    void clearQuantization();  // a new or changed model: the old analysis no longer applies
 
     ModelLoadJob* loadJob_;
     ProfileJob* profileJob_;
@@ -153,6 +194,15 @@ private:
     QAction* adviseAction_ = nullptr;
     QAction* applyAction_ = nullptr;
     QAction* saveModelAction_ = nullptr;
+    BoardsView* boardsView_ = nullptr;
+    RemoteRunJob* boardRunJob_ = nullptr;
+    TelemetryChart* telemetryChart_ = nullptr;
+    QDockWidget* telemetryDock_ = nullptr;
+    QComboBox* runTarget_ = nullptr;
+    QuantizeJob* quantizeJob_ = nullptr;
+    AccuracyView* accuracyView_ = nullptr;
+    QAction* quantizeAction_ = nullptr;
+    std::shared_ptr<const QuantizeOutcome> quantOutcome_;
 
     QAction* openAction_ = nullptr;
     QAction* runAction_ = nullptr;

@@ -32,7 +32,8 @@
 namespace npuwb::ui {
 
 namespace {
-const QStringList kViewNames = {QStringLiteral("layers"), QStringLiteral("estimate"), QStringLiteral("suggestions")};
+const QStringList kViewNames = {QStringLiteral("layers"), QStringLiteral("estimate"), QStringLiteral("suggestions"),
+                                 QStringLiteral("accuracy")};
 }
 
 void MainWindow::createAnalysisViews() {

@@ -87,6 +87,7 @@ void ModelInfoModel::setRunResult(const Report& report) {
     if (QStandardItem* old = section(kRunSection)) removeRow(old->row());
     QStandardItem* run = addSection(kRunSection);
     item(run->row(), 1)->setText(formatMicros(report.run.medianUs));
+    if (report.environment.device != "local") addRow(run, tr("Device"), QString::fromStdString(report.environment.device));
     addRow(run, tr("Median"), formatMicros(report.run.medianUs));
     addRow(run, tr("Min / max"),
            QStringLiteral("%1 / %2").arg(formatMicros(report.run.minUs), formatMicros(report.run.maxUs)));

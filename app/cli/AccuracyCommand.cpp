@@ -1,0 +1,81 @@
+// `npuwb-cli accuracy FLOAT.onnx QUANT.onnx --dataset LIST [--json OUT] [--text OUT]`: per-layer float vs
+// quantized comparison (entire and single), RKNN error_analysis.txt style, and the report schema's accuracy section.
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "BackendOption.h"
+#include "Commands.h"
+#include "DatasetOption.h"
+#include "analysis/ModelSummary.h"
+#include "quant/Accuracy.h"
+#include "report/Report.h"
+#include "runtime/Profiler.h"
+#include "runtime/Session.h"
+#include "util/AtomicFile.h"
+
+namespace npuwb::cli {
+
+namespace {
+struct AccuracyCliOptions {
+    std::string floatModel, quantModel, dataset, preprocess, jsonPath, textPath;
+    size_t maxSamples = 0;
+    bool noSingle = false, quiet = false;
+    std::string backend = "auto";
+    int threads = 0;
+};
+
+void runAccuracy(const AccuracyCliOptions& o) {
+    auto floatModel = loadModelForCommand(o.floatModel);
+    auto quantModel = loadModelForCommand(o.quantModel);
+    auto samples = openDataset(o.dataset, *floatModel, o.preprocess);
+    quant::AccuracyOptions ao;
+    ao.backend = usableBackend(o.backend);
+    ao.threads = o.threads;
+    ao.maxSamples = o.maxSamples;
+    ao.single = !o.noSingle;
+    quant::AccuracyControl control;
+    if (!o.quiet && isatty(STDERR_FILENO))
+        control.progress = [](size_t d, size_t t) { std::fprintf(stderr, "\rsample %zu/%zu", d, t); };
+    AccuracySection a = quant::analyzeAccuracy(*floatModel, *quantModel, *samples, ao, control);
+    if (control.progress) std::fprintf(stderr, "\n");
+    a.floatModel = o.floatModel;
+    a.quantModel = o.quantModel;
+    const std::string text = quant::accuracyToText(a);
+    std::fputs(text.c_str(), stdout);
+    if (!o.textPath.empty()) writeFileAtomically(o.textPath, text);
+    if (!o.jsonPath.empty()) {
+        Report r;
+        r.kind = "accuracy";
+        r.createdAt = utcTimestamp();
+        r.toolVersion = NPUWB_VERSION;
+        r.model = summarizeModel(*floatModel);
+        r.model.path = o.floatModel;
+        r.environment = localEnvironment(o.threads > 0 ? o.threads : physicalCoreCount());
+        r.environment.backend = ao.backend;
+        r.accuracy = std::move(a);
+        saveReport(r, o.jsonPath);
+        std::cerr << "report written to " << o.jsonPath << "\n";
+    }
+}
+}  // namespace
+
+static void addAccuracyCommand(CLI::App& app) {
+    auto o = std::make_shared<AccuracyCliOptions>();
+    CLI::App* cmd = app.add_subcommand("accuracy", "Per-layer accuracy of a quantized model against its float model");
+    cmd->add_option("float", o->floatModel, "float ONNX model")->required();
+    cmd->add_option("quantized", o->quantModel, "QDQ ONNX model (from `quantize`)")->required();
+    cmd->add_option("--dataset", o->dataset, "dataset.txt or image folder")->required();
+    cmd->add_option("--preprocess", o->preprocess, "per-input preprocessing JSON (images)");
+    cmd->add_option("--max-samples", o->maxSamples, "use at most N samples (0: all)");
+    cmd->add_flag("--no-single", o->noSingle, "skip the single-layer comparison");
+    addBackendOptions(cmd, o->backend, o->threads);
+    cmd->add_option("--json", o->jsonPath, "report with the accuracy section (resources/schema/report.schema.json)");
+    cmd->add_option("--text", o->textPath, "error_analysis.txt-style table");
+    cmd->add_flag("-q,--quiet", o->quiet, "no progress on stderr");
+    cmd->callback([o] { runAccuracy(*o); });
+}
+NPUWB_CLI_COMMAND(addAccuracyCommand);
+
+}  // namespace npuwb::cli

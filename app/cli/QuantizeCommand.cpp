@@ -1,0 +1,153 @@
+// `npuwb-cli quantize MODEL --dataset LIST --scheme w8a8|w8a16|w4a16|fp16 --observer minmax|kl|mmse|percentile
+//  [--per-tensor] [--group-size N] [--hybrid FILE | --auto-hybrid 0.99] -o OUT.onnx [--json REPORT] [--baseline]`
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "BackendOption.h"
+#include "Commands.h"
+#include "DatasetOption.h"
+#include "onnx/OnnxIO.h"
+#include "quant/Quantizer.h"
+#include "util/AtomicFile.h"
+
+namespace npuwb::cli {
+
+namespace {
+struct QuantizeCliOptions {
+    std::string model, dataset, preprocess, output, jsonPath, hybridFile;
+    std::string scheme = "w8a8", observer = "minmax", chip = "rk3588", activations = "uint8";
+    bool perTensor = false, quiet = false, baseline = false;
+    int groupSize = 128;
+    double autoHybrid = 0.0;
+    double percentile = 99.99;
+    size_t maxSamples = 0;
+    std::string backend = "auto";
+    int threads = 0;
+};
+
+nlohmann::json resultJson(const quant::QuantizeResult& r, const QuantizeCliOptions& o) {
+    nlohmann::json j = {{"model", o.model},
+                        {"output", o.output},
+                        {"scheme", o.scheme},
+                        {"observer", o.observer},
+                        {"samples", r.calibration.samples},
+                        {"datasetHash", r.calibration.datasetHash},
+                        {"calibrationSeconds", r.calibration.seconds},
+                        {"backend", r.calibration.backend}};
+    nlohmann::json ranges = nlohmann::json::object();
+    for (const auto& [v, a] : r.calibration.ranges)
+        ranges[v] = {{"observedMin", a.observedMin}, {"observedMax", a.observedMax}, {"min", a.min}, {"max", a.max}};
+    j["ranges"] = ranges;
+    nlohmann::json prec = nlohmann::json::object();
+    for (const auto& [n, p] : r.precisions) prec[n] = std::string(quant::precisionName(p));
+    j["precision"] = prec;
+    if (r.hybrid) {
+        const auto& h = *r.hybrid;
+        nlohmann::json layers = nlohmann::json::array();
+        for (const auto& l : h.layers)
+            layers.push_back({{"node", l.node}, {"opType", l.opType}, {"sensitivity", l.sensitivity},
+                              {"extraCostUs", l.extraCostUs}, {"kept", l.kept}});
+        j["autoHybrid"] = {{"targetCosine", h.targetCosine}, {"cosineBefore", h.cosineBefore},
+                           {"cosineAfter", h.cosineAfter},   {"targetMet", h.targetMet},
+                           {"chip", h.chip},                 {"int8LatencyUs", h.int8LatencyUs},
+                           {"hybridLatencyUs", h.hybridLatencyUs}, {"layers", layers}};
+    }
+    return j;
+}
+
+void runQuantize(const QuantizeCliOptions& o) {
+    auto model = loadModelForCommand(o.model);
+    quant::QuantizeOptions qo;
+    qo.scheme = quant::schemeFromName(o.scheme);
+    qo.observer = quant::observerFromName(o.observer);
+    qo.perChannel = !o.perTensor;
+    qo.groupSize = o.groupSize;
+    qo.percentile = o.percentile;
+    qo.chip = o.chip;
+    qo.backend = usableBackend(o.backend);
+    qo.threads = o.threads;
+    qo.maxSamples = o.maxSamples;
+    if (o.activations == "int8") qo.activationType = quant::ActivationType::Int8;
+    else if (o.activations != "uint8") failInput("--activations must be uint8 or int8");
+    if (!o.hybridFile.empty()) qo.overrides = quant::loadPrecisionOverrides(o.hybridFile);
+    if (o.autoHybrid > 0) qo.autoHybridCosine = o.autoHybrid;
+    auto samples = openDataset(o.dataset, *model, o.preprocess);
+    quant::QuantizeControl control;
+    if (!o.quiet && isatty(STDERR_FILENO))
+        control.progress = [](const std::string& phase, size_t done, size_t total) {
+            std::fprintf(stderr, "\r%s %zu/%zu   ", phase.c_str(), done, total);
+        };
+    quant::QuantizeResult r = quant::quantizeModel(*model, *samples, qo, control);
+    if (control.progress) std::fprintf(stderr, "\n");
+    saveModel(r.model, o.output);
+    std::printf("quantized %s -> %s: scheme %s, observer %s, %zu sample(s) in %.2f s on %s, %zu activation ranges\n",
+                o.model.c_str(), o.output.c_str(), o.scheme.c_str(), o.observer.c_str(), r.calibration.samples,
+                r.calibration.seconds, r.calibration.backend.c_str(), r.calibration.ranges.size());
+    for (const auto& note : r.notes) std::printf("note: %s\n", note.c_str());
+    std::map<std::string, int> counts;
+    for (const auto& [n, p] : r.precisions) ++counts[std::string(quant::precisionName(p))];
+    std::printf("layers:");
+    for (const auto& [p, c] : counts) std::printf(" %s %d", p.c_str(), c);
+    std::printf("\n");
+    if (r.hybrid) {
+        const auto& h = *r.hybrid;
+        std::printf("auto-hybrid: target cosine %.4f, before %.6f, after %.6f (%s); predicted latency on %s: "
+                    "%.1f us -> %.1f us\n",
+                    h.targetCosine, h.cosineBefore, h.cosineAfter, h.targetMet ? "met" : "NOT met", h.chip.c_str(),
+                    h.int8LatencyUs, h.hybridLatencyUs);
+        std::printf("%-6s %-30s %-16s %12s %12s\n", "Kept", "Layer", "OpType", "Sensitivity", "ExtraCost(us)");
+        for (const auto& l : h.layers)
+            std::printf("%-6s %-30s %-16s %12.6f %12.1f\n", l.kept ? "yes" : "", l.node.c_str(), l.opType.c_str(),
+                        l.sensitivity, l.extraCostUs);
+    }
+    nlohmann::json report = resultJson(r, o);
+    if (o.baseline) {
+        // The model calibration ran (fixed input shapes, opset 13), same samples, workers, backend and threads.
+        const double seconds = quant::timeInference(r.floatModel, *samples, qo, control);
+        if (control.progress) std::fprintf(stderr, "\n");
+        std::printf("baseline: float inference of the same %zu sample(s) on %s: %.2f s; calibration / inference = "
+                    "%.2fx\n",
+                    r.calibration.samples, r.calibration.backend.c_str(), seconds, r.calibration.seconds / seconds);
+        report["inferenceSeconds"] = seconds;
+    }
+    if (!o.jsonPath.empty()) {
+        writeFileAtomically(o.jsonPath, report.dump(2) + "\n");
+        std::cerr << "report written to " << o.jsonPath << "\n";
+    }
+}
+}  // namespace
+
+static void addQuantizeCommand(CLI::App& app) {
+    auto o = std::make_shared<QuantizeCliOptions>();
+    CLI::App* cmd = app.add_subcommand("quantize", "Calibrate on a data set and export a QDQ-quantized ONNX model");
+    cmd->add_option("model", o->model, "float ONNX model")->required();
+    cmd->add_option("--dataset", o->dataset, "dataset.txt (one sample per line, inputs separated by spaces) or image folder")
+        ->required();
+    cmd->add_option("--preprocess", o->preprocess, "per-input preprocessing JSON (images)");
+    cmd->add_option("--scheme", o->scheme, "w8a8 | w8a16 | w4a16 | fp16")->capture_default_str();
+    cmd->add_option("--observer", o->observer, "minmax | kl | mmse | percentile")->capture_default_str();
+    cmd->add_option("--percentile", o->percentile, "for --observer percentile")->capture_default_str();
+    cmd->add_option("--activations", o->activations, "uint8 (ONNX Runtime default) | int8")->capture_default_str();
+    cmd->add_flag("--per-tensor", o->perTensor, "one weight scale per tensor instead of per output channel");
+    cmd->add_option("--group-size", o->groupSize, "w4a16 weight group size (32..256)")->capture_default_str();
+    auto hybrid = cmd->add_option("--hybrid", o->hybridFile, "per-layer precision file (JSON or 'LAYER PRECISION' lines)");
+    cmd->add_option("--auto-hybrid", o->autoHybrid, "target output cosine; keeps sensitive layers in fp16")
+        ->excludes(hybrid)
+        ->check(CLI::Range(0.0, 1.0));
+    cmd->add_option("--chip", o->chip, "chip profile for auto-hybrid's cost ranking")->capture_default_str();
+    cmd->add_option("--max-samples", o->maxSamples, "use at most N samples (0: all)");
+    addBackendOptions(cmd, o->backend, o->threads);
+    cmd->add_option("-o,--output", o->output, "output QDQ ONNX model")->required();
+    cmd->add_option("--json", o->jsonPath, "write ranges, precisions and the auto-hybrid table as JSON");
+    cmd->add_flag("-q,--quiet", o->quiet, "no progress on stderr");
+    cmd->add_flag("--baseline", o->baseline,
+                  "also time plain float inference of the same samples (same workers, backend, threads) and print "
+                  "calibration time / inference time");
+    cmd->callback([o] { runQuantize(*o); });
+}
+NPUWB_CLI_COMMAND(addQuantizeCommand);
+
+}  // namespace npuwb::cli

@@ -1,0 +1,135 @@
+#include "imageio/DatasetSampleSource.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QImage>
+#include <QImageReader>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "util/AtomicFile.h"
+#include "util/Error.h"
+#include "util/Npy.h"
+
+namespace npuwb::imageio {
+
+namespace {
+
+std::string joinNames(const std::vector<InputGeometry>& inputs) {
+    std::string out;
+    for (const InputGeometry& g : inputs) out += (out.empty() ? "" : ", ") + g.name;
+    return out;
+}
+
+}  // namespace
+
+std::vector<ValueInfo> modelFeedInputs(const Model& model) {
+    std::vector<ValueInfo> out;
+    for (const ValueInfo& v : model.graph.inputs)
+        if (!model.graph.initializers.count(v.name)) out.push_back(v);
+    return out;
+}
+
+DatasetSampleSource::DatasetSampleSource(DatasetList list, const std::vector<ValueInfo>& inputs,
+                                         PreprocessingSet preprocessing)
+    : list_(std::move(list)), preprocessing_(std::move(preprocessing)) {
+    if (inputs.empty()) failInput(list_.source + ": the model has no inputs to feed");
+    for (const auto& [name, p] : preprocessing_) {
+        if (name == "*") continue;
+        if (std::none_of(inputs.begin(), inputs.end(), [&](const ValueInfo& v) { return v.name == name; }))
+            failInput("preprocessing names input '" + name + "', which the model does not have");
+    }
+    for (const ValueInfo& input : inputs) geometry_.push_back(resolveInput(input, preprocessingFor(preprocessing_, input.name)));
+    if (list_.isFolder && geometry_.size() > 1)
+        failInput(list_.source + ": a folder gives one file per sample, but the model has " +
+                  std::to_string(geometry_.size()) + " inputs (" + joinNames(geometry_) +
+                  "); use a dataset.txt with one file per input on each line");
+    for (size_t i = 0; i < list_.entries.size(); ++i)
+        if (list_.entries[i].files.size() != geometry_.size())
+            failInput(list_.originOf(i) + ": " + std::to_string(list_.entries[i].files.size()) +
+                      " file(s) on this line, but the model has " + std::to_string(geometry_.size()) + " input(s) (" +
+                      joinNames(geometry_) + ")");
+}
+
+QImage DatasetSampleSource::loadImage(size_t index, size_t input) const {
+    if (index >= size()) failInput(list_.source + ": sample " + std::to_string(index) + " out of range");
+    const std::string& path = list_.entries[index].files.at(input);
+    const std::string origin = list_.originOf(index);
+    if (!isImageFile(path)) failInput(origin + ": '" + path + "' is not an image (jpg, png, bmp)");
+    if (!std::filesystem::exists(path)) fail(ErrorKind::Io, origin + ": file not found: " + path);
+    QImageReader reader(QString::fromStdString(path));
+    reader.setAutoTransform(true);  // honour EXIF orientation, as viewers do
+    const QImage image = reader.read();
+    if (image.isNull())
+        failInput(origin + ": cannot decode image '" + path + "' (" + reader.errorString().toStdString() + ")");
+    return image;
+}
+
+Tensor DatasetSampleSource::loadInput(size_t index, size_t input) const {
+    const InputGeometry& g = geometry_[input];
+    const std::string& path = list_.entries[index].files[input];
+    const std::string origin = list_.originOf(index);
+    if (isImageFile(path)) return imageToTensor(loadImage(index, input), preprocessingOf(input), g, origin);
+    if (!isNpyFile(path))
+        failInput(origin + ": '" + path + "' for input '" + g.name + "' is neither an image (jpg, png, bmp) nor .npy");
+    if (!std::filesystem::exists(path)) fail(ErrorKind::Io, origin + ": file not found: " + path);
+    Tensor t;
+    try {
+        t = readNpy(path);
+    } catch (const Error& e) {
+        fail(e.kind(), origin + ": " + e.what());
+    }
+    if (t.dtype() != g.dtype)
+        failInput(origin + ": wrong dtype: '" + path + "' holds " + std::string(dtypeName(t.dtype())) + ", input '" +
+                  g.name + "' takes " + std::string(dtypeName(g.dtype)));
+    if (t.shape() == g.shape) return t;
+    // A sample without the batch dimension is fine when the batch is 1.
+    if (g.shape.size() == t.rank() + 1 && g.shape[0] == 1 && Shape(g.shape.begin() + 1, g.shape.end()) == t.shape())
+        return t.reshaped(g.shape);
+    failInput(origin + ": wrong shape: '" + path + "' is " + shapeToString(t.shape()) + ", input '" + g.name +
+              "' takes " + shapeToString(g.shape));
+}
+
+quant::Sample DatasetSampleSource::load(size_t index) const {
+    if (index >= size())
+        failInput(list_.source + ": sample " + std::to_string(index) + " out of range (" + std::to_string(size()) +
+                  " samples)");
+    quant::Sample sample;
+    sample.origin = list_.originOf(index);
+    for (size_t i = 0; i < geometry_.size(); ++i) sample.inputs.emplace(geometry_[i].name, loadInput(index, i));
+    return sample;
+}
+
+std::string DatasetSampleSource::contentHash() const {
+    std::call_once(hashOnce_, [this] {
+        QCryptographicHash hash(QCryptographicHash::Sha256);
+        const auto addText = [&](const std::string& s) {
+            hash.addData(QByteArrayView(s.data(), static_cast<qsizetype>(s.size())));
+            hash.addData(QByteArrayView("\0", 1));
+        };
+        if (!list_.isFolder) addText(readFile(list_.source));
+        for (size_t i = 0; i < list_.entries.size(); ++i)
+            for (const std::string& path : list_.entries[i].files) {
+                addText(std::filesystem::path(path).filename().string());
+                QFile file(QString::fromStdString(path));
+                if (!file.open(QIODevice::ReadOnly))
+                    fail(ErrorKind::Io, list_.originOf(i) + ": cannot read " + path + " (" +
+                                            file.errorString().toStdString() + ")");
+                if (!hash.addData(&file))
+                    fail(ErrorKind::Io, list_.originOf(i) + ": cannot read " + path);
+            }
+        // The same files preprocessed differently are a different calibration set.
+        addText(preprocessingSetToJson(preprocessing_).dump());
+        hash_ = hash.result().toHex().toStdString();
+    });
+    return hash_;
+}
+
+std::unique_ptr<DatasetSampleSource> makeSampleSource(const std::string& listOrFolder,
+                                                      const std::vector<ValueInfo>& inputs,
+                                                      const PreprocessingSet& preprocessing) {
+    return std::make_unique<DatasetSampleSource>(loadDatasetList(listOrFolder), inputs, preprocessing);
+}
+
+}  // namespace npuwb::imageio

@@ -1,0 +1,41 @@
+#pragma once
+// Per-layer quantization accuracy: float model vs its QDQ model on the same samples, like RKNN's
+// error_analysis.txt. For every compute node of the float model (matched by output value name in the QDQ model):
+//   entire: cosine / euclidean distance of the QDQ model's value (quantized all the way) vs the float value;
+//   single: the node alone quantized (its QDQ input chain and weights), fed with the float model's values;
+// plus the float range of the value, the scale / zero point of the QuantizeLinear applied to it and the fraction
+// of elements that saturate. Metrics are computed per sample and averaged; samples stream (memory does not grow).
+#include <atomic>
+#include <functional>
+#include <string>
+
+#include "ir/Graph.h"
+#include "quant/SampleSource.h"
+#include "report/Report.h"
+
+namespace npuwb::quant {
+
+struct AccuracyOptions {
+    std::string backend = "auto";  // for the two whole-model runs; "single" runs nodes on the reference kernels
+    int threads = 0;
+    size_t maxSamples = 0;         // 0: all
+    bool single = true;            // also compute "single" (costs about one extra model run per sample)
+};
+
+struct AccuracyControl {
+    std::function<void(size_t done, size_t total)> progress;  // per sample
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+/// Throws InvalidInput when the models' inputs differ or the QDQ model has no node matching the float model's.
+AccuracySection analyzeAccuracy(const Model& floatModel, const Model& quantModel, const SampleSource& samples,
+                                const AccuracyOptions& options = {}, const AccuracyControl& control = {});
+
+/// The text table (error_analysis.txt style): one row per layer, then the outputs.
+std::string accuracyToText(const AccuracySection& accuracy);
+
+/// Cosine similarity / euclidean distance of two equally sized float vectors (1 / 0 for two all-zero vectors).
+double cosineSimilarity(const float* a, const float* b, size_t n);
+double euclideanDistance(const float* a, const float* b, size_t n);
+
+}  // namespace npuwb::quant

@@ -1,0 +1,97 @@
+#include "quant/NpySampleSource.h"
+
+#include <filesystem>
+#include <memory>
+#include <sstream>
+
+#include "runtime/Session.h"
+#include "util/AtomicFile.h"
+#include "util/Error.h"
+#include "util/Npy.h"
+#include "util/Sha256.h"
+
+namespace npuwb::quant {
+
+std::string sha256Hex(const std::string& bytes) { return npuwb::sha256Hex(bytes); }
+
+NpySampleSource::NpySampleSource(const std::string& listPath, std::vector<std::string> inputNames)
+    : listPath_(listPath), inputNames_(std::move(inputNames)) {
+    if (inputNames_.empty()) failInput(listPath + ": the model has no inputs to feed");
+    const std::string text = readFile(listPath);
+    const std::filesystem::path base = std::filesystem::path(listPath).parent_path();
+    std::istringstream in(text);
+    std::string line;
+    for (size_t lineNo = 1; std::getline(in, line); ++lineNo) {
+        if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+        std::istringstream fields(line);
+        Line entry{lineNo, {}};
+        for (std::string p; fields >> p;) {
+            std::filesystem::path path(p);
+            entry.paths.push_back(path.is_absolute() ? path.string() : (base / path).string());
+        }
+        if (entry.paths.empty()) continue;
+        if (entry.paths.size() != inputNames_.size())
+            failInput(listPath + ":" + std::to_string(lineNo) + ": " + std::to_string(entry.paths.size()) +
+                      " entries, but the model has " + std::to_string(inputNames_.size()) + " input(s)");
+        lines_.push_back(std::move(entry));
+    }
+    if (lines_.empty()) failInput(listPath + ": the data set list has no samples");
+}
+
+NpySampleSource::NpySampleSource(const std::string& listPath, const std::vector<ValueInfo>& declaredInputs)
+    : NpySampleSource(listPath, [&] {
+          std::vector<std::string> names;
+          for (const auto& d : declaredInputs) names.push_back(d.name);
+          return names;
+      }()) {
+    declared_ = declaredInputs;
+}
+
+Sample NpySampleSource::load(size_t index) const {
+    if (index >= lines_.size()) failInput(listPath_ + ": sample " + std::to_string(index) + " does not exist");
+    const Line& line = lines_[index];
+    Sample s;
+    s.origin = listPath_ + ":" + std::to_string(line.lineNumber);
+    for (size_t i = 0; i < line.paths.size(); ++i) {
+        const std::string& path = line.paths[i];
+        try {
+            if (!std::filesystem::exists(path)) failInput("file not found: " + path);
+            const std::string ext = std::filesystem::path(path).extension().string();
+            if (ext != ".npy") failUnsupported(path + ": only .npy entries are supported here (images need the image loader)");
+            Tensor t = readNpy(path);
+            if (i < declared_.size()) checkInputAgainstDeclared(declared_[i], Value(t));
+            s.inputs[inputNames_[i]] = std::move(t);
+        } catch (const Error& e) {
+            throw Error(e.kind(), s.origin + ": " + e.what());
+        }
+    }
+    return s;
+}
+
+std::string NpySampleSource::contentHash() const {
+    Sha256 h;
+    for (const Line& line : lines_)
+        for (const auto& path : line.paths) {
+            h.update(std::filesystem::path(path).filename().string());
+            h.update("\n", 1);
+            h.update(readFile(path));
+        }
+    return h.hex();
+}
+
+Sample MemorySampleSource::load(size_t index) const {
+    if (index >= samples_.size()) failInput("sample " + std::to_string(index) + " does not exist");
+    return samples_[index];
+}
+
+std::string MemorySampleSource::contentHash() const {
+    Sha256 h;
+    for (const Sample& s : samples_)
+        for (const auto& [name, t] : s.inputs) {
+            h.update(name + " " + std::string(dtypeName(t.dtype())) + " " + shapeToString(t.shape()) + "\n");
+            h.update(t.raw(), t.byteSize());
+        }
+    return h.hex();
+}
+
+}  // namespace npuwb::quant

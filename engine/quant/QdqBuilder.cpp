@@ -1,0 +1,341 @@
+// The QDQ rewrite: per quantizable node and precision, QuantizeLinear/DequantizeLinear on activation inputs,
+// DequantizeLinear on int8/int4 weights and int32 biases, Cast pairs for fp16. See Quantizer.h for the rules.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+
+#include "onnx/OnnxIO.h"
+#include "quant/Observer.h"
+#include "quant/QuantGraph.h"
+#include "quant/Quantizer.h"
+#include "runtime/BackendPlan.h"
+
+namespace npuwb::quant {
+
+namespace {
+
+constexpr int64_t kQdqOpset = 13;  // per-axis QuantizeLinear/DequantizeLinear
+constexpr int64_t kOnnxFloat = 1, kOnnxFloat16 = 10;
+
+Precision schemeDefault(Scheme s) {
+    switch (s) {
+        case Scheme::W8A8: return Precision::Int8;
+        case Scheme::W8A16: return Precision::Int16;
+        case Scheme::W4A16: return Precision::Int4;
+        case Scheme::FP16: return Precision::Fp16;
+    }
+    return Precision::Int8;
+}
+
+Attribute intAttr(int64_t v) {
+    Attribute a;
+    a.kind = Attribute::Kind::Int;
+    a.i = v;
+    return a;
+}
+Attribute intsAttr(std::vector<int64_t> v) {
+    Attribute a;
+    a.kind = Attribute::Kind::Ints;
+    a.ints = std::move(v);
+    return a;
+}
+
+/// Builds the rewritten node list; names derive from the value they convert, so they are stable and readable.
+class QdqRewriter {
+public:
+    QdqRewriter(const Model& model, const Calibration& cal, const QuantizeOptions& options)
+        : src_(model.graph), cal_(cal), options_(options),
+          activationType_(options.activationType == ActivationType::Int8 ? DType::I8 : DType::U8) {}
+
+    std::vector<Node> nodes;
+    std::map<std::string, Tensor> newInitializers;
+
+    void rewrite(const Node& original, Precision p) {
+        const detail::OpRole role = detail::opRole(original, src_);
+        if (role == detail::OpRole::None || p == Precision::Float) {
+            nodes.push_back(original);
+            return;
+        }
+        Node n = original;
+        std::optional<QuantParams> inputParams;  // of input 0 when it is int8-quantized (bias scale)
+        for (const auto& v : detail::activationInputs(original, src_)) {
+            std::string replacement;
+            if (p == Precision::Int8) {
+                auto r = cal_.ranges.find(v);
+                if (r == cal_.ranges.end()) continue;  // never observed as float: leave it
+                QuantParams q = asymmetricParams(r->second.min, r->second.max, activationType_);
+                replacement = activationQdq(v, q);
+                if (!original.inputs.empty() && original.inputs[0] == v) inputParams = q;
+            } else if (p == Precision::Fp16 || p == Precision::Int4) {
+                replacement = castPair(v);
+            } else {
+                continue;  // Int16: activations stay float in the export (see Quantizer.h)
+            }
+            for (auto& in : n.inputs)
+                if (in == v) in = replacement;
+        }
+        if (role == detail::OpRole::Weighted) {
+            const detail::WeightInfo w = detail::weightInfo(original, src_);
+            const std::string& weightName = original.inputs[static_cast<size_t>(w.weightInput)];
+            const Tensor& weight = src_.initializers.at(weightName);
+            if (p == Precision::Fp16) {
+                n.inputs[static_cast<size_t>(w.weightInput)] = fp16Weight(weightName, weight);
+            } else if (p == Precision::Int4) {
+                n.inputs[static_cast<size_t>(w.weightInput)] = int4Weight(weightName, weight, w);
+            } else {
+                std::vector<float> scales;
+                n.inputs[static_cast<size_t>(w.weightInput)] = int8Weight(weightName, weight, w, scales);
+                if (p == Precision::Int8 && inputParams && w.biasInput >= 0) {
+                    const std::string& biasName = original.inputs[static_cast<size_t>(w.biasInput)];
+                    n.inputs[static_cast<size_t>(w.biasInput)] =
+                        int32Bias(biasName, src_.initializers.at(biasName), inputParams->scale, scales);
+                }
+            }
+        }
+        nodes.push_back(std::move(n));
+    }
+
+private:
+    const Graph& src_;
+    const Calibration& cal_;
+    const QuantizeOptions& options_;
+    DType activationType_;
+    std::map<std::string, std::string> done_;  // cache key -> converted value name
+
+    std::string fresh(const std::string& base) {
+        std::string name = base;
+        for (int i = 2; src_.initializers.count(name) || newInitializers.count(name) || src_.findValueInfo(name) ||
+                        usedNames_.count(name);
+             ++i)
+            name = base + "_" + std::to_string(i);
+        usedNames_.insert(name);
+        return name;
+    }
+    std::set<std::string> usedNames_;
+
+    void addNode(const std::string& op, const std::string& name, std::vector<std::string> inputs,
+                 std::string output, std::map<std::string, Attribute> attrs = {}) {
+        Node n;
+        n.opType = op;
+        n.name = name;
+        n.inputs = std::move(inputs);
+        n.outputs = {std::move(output)};
+        n.attributes = std::move(attrs);
+        nodes.push_back(std::move(n));
+    }
+
+    std::string activationQdq(const std::string& v, const QuantParams& q) {
+        const std::string key = "q8:" + v;
+        if (auto it = done_.find(key); it != done_.end()) return it->second;
+        const std::string scale = fresh(v + "_scale"), zero = fresh(v + "_zero_point");
+        newInitializers[scale] = Tensor::scalar<float>(q.scale);
+        newInitializers[zero] = activationType_ == DType::I8 ? Tensor::scalar<int8_t>(static_cast<int8_t>(q.zeroPoint))
+                                                             : Tensor::scalar<uint8_t>(static_cast<uint8_t>(q.zeroPoint));
+        const std::string quantized = fresh(v + "_quantized"), dequantized = fresh(v + "_dequantized");
+        addNode("QuantizeLinear", fresh(v + "_QuantizeLinear"), {v, scale, zero}, quantized);
+        addNode("DequantizeLinear", fresh(v + "_DequantizeLinear"), {quantized, scale, zero}, dequantized);
+        return done_[key] = dequantized;
+    }
+
+    std::string castPair(const std::string& v) {
+        const std::string key = "f16:" + v;
+        if (auto it = done_.find(key); it != done_.end()) return it->second;
+        const std::string half = fresh(v + "_fp16"), back = fresh(v + "_fp16_float");
+        addNode("Cast", fresh(v + "_CastFp16"), {v}, half, {{"to", intAttr(kOnnxFloat16)}});
+        addNode("Cast", fresh(v + "_CastFloat"), {half}, back, {{"to", intAttr(kOnnxFloat)}});
+        return done_[key] = back;
+    }
+
+    std::string fp16Weight(const std::string& name, const Tensor& w) {
+        const std::string key = "wf16:" + name;
+        if (auto it = done_.find(key); it != done_.end()) return it->second;
+        Tensor h(DType::F16, w.shape());
+        const float* src = w.data<float>();
+        Float16* dst = h.data<Float16>();
+        for (int64_t i = 0; i < w.numel(); ++i) dst[i] = Float16(src[i]);
+        const std::string stored = fresh(name + "_fp16"), out = fresh(name + "_fp16_float");
+        newInitializers[stored] = h;
+        addNode("Cast", fresh(name + "_CastFloat"), {stored}, out, {{"to", intAttr(kOnnxFloat)}});
+        return done_[key] = out;
+    }
+
+    std::string int8Weight(const std::string& name, const Tensor& w, const detail::WeightInfo& info,
+                           std::vector<float>& scales) {
+        const bool perChannel = options_.perChannel && info.channelAxis >= 0;
+        const int64_t axis = perChannel ? info.channelAxis : 0;
+        const int64_t channels = perChannel ? w.dim(axis) : 1;
+        int64_t inner = 1;
+        for (size_t d = static_cast<size_t>(axis) + 1; d < w.rank(); ++d) inner *= w.shape()[d];
+        auto channelOf = [&](int64_t i) { return perChannel ? (i / inner) % channels : 0; };
+        std::vector<float> absMax(static_cast<size_t>(channels), 0.0f);
+        const float* src = w.data<float>();
+        for (int64_t i = 0; i < w.numel(); ++i) {
+            float& m = absMax[static_cast<size_t>(channelOf(i))];
+            m = std::max(m, std::fabs(src[i]));
+        }
+        std::vector<QuantParams> q;
+        scales.clear();
+        for (float m : absMax) {
+            q.push_back(symmetricParams(m, 127));
+            scales.push_back(q.back().scale);
+        }
+        const std::string key = "w8:" + name + (perChannel ? ":pc" : ":pt");
+        if (auto it = done_.find(key); it != done_.end()) return it->second;
+        Tensor qw(DType::I8, w.shape());
+        int8_t* dst = qw.data<int8_t>();
+        for (int64_t i = 0; i < w.numel(); ++i)
+            dst[i] = static_cast<int8_t>(quantizeValue(src[i], q[static_cast<size_t>(channelOf(i))], -127, 127));
+        const std::string stored = fresh(name + "_quantized"), scale = fresh(name + "_scale"),
+                          zero = fresh(name + "_zero_point"), out = fresh(name + "_dequantized");
+        newInitializers[stored] = qw;
+        std::map<std::string, Attribute> attrs;
+        if (perChannel) {
+            newInitializers[scale] = Tensor::fromVector<float>({channels}, scales);
+            newInitializers[zero] = Tensor(DType::I8, {channels});
+            attrs["axis"] = intAttr(axis);
+        } else {
+            newInitializers[scale] = Tensor::scalar<float>(scales[0]);
+            newInitializers[zero] = Tensor::scalar<int8_t>(0);
+        }
+        addNode("DequantizeLinear", fresh(name + "_DequantizeLinear"), {stored, scale, zero}, out, attrs);
+        return done_[key] = out;
+    }
+
+    std::string int32Bias(const std::string& name, const Tensor& b, float inputScale, const std::vector<float>& wScales) {
+        const int64_t n = b.numel();
+        std::vector<float> scales(static_cast<size_t>(n));
+        for (int64_t c = 0; c < n; ++c) scales[static_cast<size_t>(c)] = inputScale * wScales[wScales.size() == 1 ? 0 : static_cast<size_t>(c)];
+        Tensor qb(DType::I32, b.shape());
+        const float* src = b.data<float>();
+        int32_t* dst = qb.data<int32_t>();
+        for (int64_t c = 0; c < n; ++c) {
+            const double r = std::nearbyint(static_cast<double>(src[c]) / scales[static_cast<size_t>(c)]);
+            dst[c] = static_cast<int32_t>(std::clamp(r, static_cast<double>(INT32_MIN), static_cast<double>(INT32_MAX)));
+        }
+        const std::string stored = fresh(name + "_quantized"), scale = fresh(name + "_scale"),
+                          zero = fresh(name + "_zero_point"), out = fresh(name + "_dequantized");
+        newInitializers[stored] = qb;
+        if (wScales.size() == 1) {  // per-tensor weights: a scalar bias scale works below opset 13 too
+            newInitializers[scale] = Tensor::scalar<float>(scales[0]);
+            newInitializers[zero] = Tensor::scalar<int32_t>(0);
+            addNode("DequantizeLinear", fresh(name + "_DequantizeLinear"), {stored, scale, zero}, out);
+            return out;
+        }
+        newInitializers[scale] = Tensor::fromVector<float>({n}, scales);
+        newInitializers[zero] = Tensor(DType::I32, {n});
+        addNode("DequantizeLinear", fresh(name + "_DequantizeLinear"), {stored, scale, zero}, out,
+                {{"axis", intAttr(0)}});
+        return out;
+    }
+
+    // int4 in [-8, 7] stored as int8, one scale per group of consecutive elements of a row (output channel).
+    std::string int4Weight(const std::string& name, const Tensor& w, const detail::WeightInfo& info) {
+        const std::string key = "w4:" + name;
+        if (auto it = done_.find(key); it != done_.end()) return it->second;
+        // Rows: output channels. [K, N] weights are transposed first so a row holds one output's K inputs.
+        Tensor rowsMajor = w;
+        Shape rowShape = w.shape();
+        if (info.transposedForGroups && w.rank() == 2) {
+            const int64_t k = w.dim(0), nOut = w.dim(1);
+            rowsMajor = Tensor(DType::F32, {nOut, k});
+            const float* s = w.data<float>();
+            float* d = rowsMajor.data<float>();
+            for (int64_t i = 0; i < k; ++i)
+                for (int64_t j = 0; j < nOut; ++j) d[j * k + i] = s[i * nOut + j];
+            rowShape = {nOut, k};
+        }
+        const int64_t rows = rowShape.empty() ? 1 : rowShape[0];
+        const int64_t rowLen = rows > 0 ? rowsMajor.numel() / rows : 0;
+        int64_t group = std::clamp<int64_t>(options_.groupSize, 1, std::max<int64_t>(rowLen, 1));
+        if (rowLen % group != 0) group = rowLen;  // documented fallback: per channel
+        const int64_t groups = rows * (rowLen / group);
+        Tensor q(DType::I8, {groups, group});
+        std::vector<float> scales(static_cast<size_t>(groups));
+        const float* src = rowsMajor.data<float>();
+        int8_t* dst = q.data<int8_t>();
+        for (int64_t gi = 0; gi < groups; ++gi) {
+            float m = 0.0f;
+            for (int64_t k = 0; k < group; ++k) m = std::max(m, std::fabs(src[gi * group + k]));
+            QuantParams p = symmetricParams(m, 7);
+            scales[static_cast<size_t>(gi)] = p.scale;
+            for (int64_t k = 0; k < group; ++k)
+                dst[gi * group + k] = static_cast<int8_t>(quantizeValue(src[gi * group + k], p, -8, 7));
+        }
+        const std::string stored = fresh(name + "_int4"), scale = fresh(name + "_scale"),
+                          zero = fresh(name + "_zero_point"), deq = fresh(name + "_int4_dequantized"),
+                          shape = fresh(name + "_shape"), reshaped = fresh(name + "_int4_reshaped");
+        newInitializers[stored] = q;
+        newInitializers[scale] = Tensor::fromVector<float>({groups}, scales);
+        newInitializers[zero] = Tensor(DType::I8, {groups});
+        newInitializers[shape] = Tensor::fromVector<int64_t>({static_cast<int64_t>(rowShape.size())}, rowShape);
+        addNode("DequantizeLinear", fresh(name + "_DequantizeLinear"), {stored, scale, zero}, deq,
+                {{"axis", intAttr(0)}});
+        addNode("Reshape", fresh(name + "_Reshape"), {deq, shape}, reshaped);
+        std::string out = reshaped;
+        if (info.transposedForGroups && w.rank() == 2) {
+            out = fresh(name + "_int4_transposed");
+            addNode("Transpose", fresh(name + "_Transpose"), {reshaped}, out, {{"perm", intsAttr({1, 0})}});
+        }
+        return done_[key] = out;
+    }
+};
+
+}  // namespace
+
+std::map<std::string, Precision> defaultPrecisions(const Model& floatModel, const QuantizeOptions& options) {
+    std::map<std::string, Precision> out;
+    for (const auto& n : quantizableNodes(floatModel)) out[n] = schemeDefault(options.scheme);
+    for (const auto& [name, p] : options.overrides) {
+        if (!out.count(name))
+            failInput("precision override: no quantizable layer named '" + name + "' in the model");
+        out[name] = p;
+    }
+    return out;
+}
+
+Model buildQdqModel(const Model& floatModel, const Calibration& calibration, const QuantizeOptions& options,
+                    const std::map<std::string, Precision>& precisions) {
+    const bool needsPerAxis = options.perChannel || options.scheme == Scheme::W4A16;
+    if (floatModel.opset("") < kQdqOpset && needsPerAxis)
+        return buildQdqModel(convertOpset(floatModel, kQdqOpset), calibration, options, precisions);
+    const Graph& g = floatModel.graph;
+    const Precision fallback = schemeDefault(options.scheme);
+    QdqRewriter rw(floatModel, calibration, options);
+    nlohmann::json precisionMap = nlohmann::json::object();
+    for (size_t i : g.topologicalOrder()) {
+        const Node& n = g.nodes[i];
+        Precision p = fallback;
+        const std::string name = nodeDisplayName(n);
+        if (auto it = precisions.find(name); it != precisions.end()) p = it->second;
+        if (detail::opRole(n, g) != detail::OpRole::None) precisionMap[name] = std::string(precisionName(p));
+        rw.rewrite(n, p);
+    }
+    Model out = floatModel;
+    out.graph.nodes = std::move(rw.nodes);
+    for (auto& [name, t] : rw.newInitializers) out.graph.initializers[name] = std::move(t);
+    // Drop float weights no node reads any more.
+    std::set<std::string> read;
+    for (const auto& n : out.graph.nodes)
+        for (const auto& in : n.inputs) read.insert(in);
+    for (const auto& in : out.graph.inputs) read.insert(in.name);
+    for (const auto& o : out.graph.outputs) read.insert(o.name);
+    for (auto it = out.graph.initializers.begin(); it != out.graph.initializers.end();)
+        it = !read.count(it->first)
+                 ? out.graph.initializers.erase(it)
+                 : std::next(it);
+    out.metadata["npuwb.quant.scheme"] = std::string(schemeName(options.scheme));
+    out.metadata["npuwb.quant.observer"] = std::string(observerName(calibration.observer));
+    out.metadata["npuwb.quant.dataset_hash"] = calibration.datasetHash;
+    out.metadata["npuwb.quant.samples"] = std::to_string(calibration.samples);
+    out.metadata["npuwb.quant.activations"] = options.activationType == ActivationType::Int8 ? "int8 asymmetric" : "uint8 asymmetric";
+    out.metadata["npuwb.quant.weights"] = options.perChannel ? "int8 symmetric per-channel" : "int8 symmetric per-tensor";
+    if (options.scheme == Scheme::W4A16)
+        out.metadata["npuwb.quant.group_size"] = std::to_string(options.groupSize);
+    out.metadata["npuwb.quant.precision"] = precisionMap.dump();
+    return out;
+}
+
+}  // namespace npuwb::quant

@@ -1,0 +1,158 @@
+#include "quant/QuantGraph.h"
+
+#include <algorithm>
+#include <exception>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "runtime/Session.h"
+#include "util/Error.h"
+
+namespace npuwb::quant::detail {
+
+namespace {
+
+bool isConstant(const Graph& g, const std::string& name) { return !name.empty() && g.initializers.count(name); }
+
+const Tensor* constant(const Graph& g, const Node& n, size_t input) {
+    if (input >= n.inputs.size() || !isConstant(g, n.inputs[input])) return nullptr;
+    const Tensor& t = g.initializers.at(n.inputs[input]);
+    return t.dtype() == DType::F32 ? &t : nullptr;
+}
+
+// Ops whose float activation inputs get QDQ: what an NPU runs in int8 and ONNX Runtime's QDQ tooling quantizes.
+// Relu/Clip are left out on purpose: they fuse into the producing Conv, whose output is quantized after them.
+const std::set<std::string> kActivationOps = {"Add",       "Sub",         "Mul",       "Concat",
+                                              "MaxPool",   "AveragePool", "GlobalAveragePool",
+                                              "Resize",    "Sigmoid",     "HardSigmoid", "HardSwish",
+                                              "LeakyRelu", "MatMul"};
+
+}  // namespace
+
+bool isFloatValue(const Graph& g, const std::string& value) {
+    if (value.empty()) return false;
+    if (auto it = g.initializers.find(value); it != g.initializers.end()) return it->second.dtype() == DType::F32;
+    const ValueInfo* vi = g.findValueInfo(value);
+    return !vi || vi->type.dtype == DType::Undefined || vi->type.dtype == DType::F32;
+}
+
+WeightInfo weightInfo(const Node& n, const Graph& g) {
+    WeightInfo w;
+    if (!n.domain.empty() || n.inputs.size() < 2 || isConstant(g, n.inputs[0])) return w;
+    const Tensor* weight = constant(g, n, 1);
+    if (!weight) return w;
+    const Tensor* bias = constant(g, n, 2);
+    if (n.opType == "Conv" && weight->rank() >= 3) {
+        w = {1, -1, 0, false};
+        if (bias && bias->rank() == 1 && bias->numel() == weight->dim(0)) w.biasInput = 2;
+    } else if (n.opType == "ConvTranspose" && weight->rank() >= 3) {
+        // Per channel needs group 1 (weight [Cin, Cout, ...], axis 1); grouped ones stay per tensor.
+        w = {1, -1, n.attrInt("group", 1) == 1 ? 1 : -1, false};
+        if (bias && bias->rank() == 1 && w.channelAxis == 1 && bias->numel() == weight->dim(1)) w.biasInput = 2;
+    } else if (n.opType == "Gemm" && weight->rank() == 2) {
+        const bool transB = n.attrInt("transB", 0) != 0;
+        w = {1, -1, transB ? 0 : 1, !transB};
+        const int64_t outputs = weight->dim(transB ? 0 : 1);
+        // An int32 bias is exact only when Gemm adds it unscaled.
+        if (bias && bias->rank() == 1 && bias->numel() == outputs && n.attrFloat("alpha", 1.0f) == 1.0f &&
+            n.attrFloat("beta", 1.0f) == 1.0f)
+            w.biasInput = 2;
+    } else if (n.opType == "MatMul" && n.inputs.size() == 2) {
+        w = {1, -1, weight->rank() == 2 ? 1 : -1, weight->rank() == 2};
+    }
+    return w;
+}
+
+OpRole opRole(const Node& n, const Graph& g) {
+    if (!n.domain.empty()) return OpRole::None;
+    if (weightInfo(n, g).weightInput >= 0) return OpRole::Weighted;
+    if (kActivationOps.count(n.opType) && !activationInputs(n, g).empty()) return OpRole::Activation;
+    return OpRole::None;
+}
+
+std::vector<std::string> activationInputs(const Node& n, const Graph& g) {
+    std::vector<std::string> out;
+    size_t count = n.inputs.size();
+    // Only the data inputs: Resize's roi/scales/sizes, Clip bounds etc. stay as they are.
+    if (n.opType == "Resize" || n.opType == "Conv" || n.opType == "ConvTranspose" || n.opType == "Gemm" ||
+        n.opType == "MaxPool" || n.opType == "AveragePool")
+        count = std::min<size_t>(count, 1);
+    for (size_t i = 0; i < count; ++i) {
+        const std::string& in = n.inputs[i];
+        if (in.empty() || isConstant(g, in) || !isFloatValue(g, in)) continue;
+        if (std::find(out.begin(), out.end(), in) == out.end()) out.push_back(in);
+    }
+    return out;
+}
+
+Model withExtraOutputs(const Model& model, const std::vector<std::string>& values) {
+    Model m = model;
+    std::set<std::string> have;
+    for (const auto& o : m.graph.outputs) have.insert(o.name);
+    for (const auto& i : m.graph.inputs) have.insert(i.name);
+    for (const auto& v : values) {
+        if (have.count(v) || m.graph.initializers.count(v)) continue;
+        have.insert(v);
+        const ValueInfo* vi = model.graph.findValueInfo(v);
+        m.graph.outputs.push_back(vi ? *vi : ValueInfo{v, {}});
+    }
+    return m;
+}
+
+size_t workerCount(const SampleRunOptions& options, size_t samples) {
+    const size_t threads = static_cast<size_t>(options.threads > 0 ? options.threads : physicalCoreCount());
+    return std::max<size_t>(1, std::min(threads, samples));
+}
+
+void forEachSample(const Model& model, const SampleSource& source, size_t count, const SampleRunOptions& options,
+                   const std::function<void(size_t, size_t, std::map<std::string, Tensor>&)>& visit) {
+    if (count == 0) return;
+    const size_t workers = workerCount(options, count);
+    const int total = options.threads > 0 ? options.threads : physicalCoreCount();
+    SessionOptions so;
+    so.backend = options.backend;
+    so.threads = std::max(1, total / static_cast<int>(workers));
+    auto shared = std::make_shared<const Model>(model);
+
+    std::atomic<size_t> next{0}, done{0};
+    std::atomic<bool> stop{false};
+    std::mutex mutex;  // guards firstError and progress calls
+    std::exception_ptr firstError;
+    auto work = [&](size_t worker) {
+        try {
+            Session session(shared, so);
+            for (size_t i = next++; i < count && !stop; i = next++) {
+                if (options.cancel && options.cancel->load()) fail(ErrorKind::Cancelled, "cancelled");
+                Sample sample = source.load(i);
+                std::map<std::string, Tensor> outputs;
+                try {
+                    outputs = session.runTensors(sample.inputs);
+                } catch (const Error& e) {
+                    if (e.kind() == ErrorKind::Cancelled) throw;
+                    throw Error(e.kind(), sample.origin + ": " + e.what());
+                }
+                // Graph inputs are observed values too (the first Conv's input is quantized).
+                for (auto& [name, t] : sample.inputs) outputs.emplace(name, std::move(t));
+                sample.inputs.clear();
+                visit(worker, i, outputs);
+                const size_t d = ++done;
+                if (options.progress) {
+                    std::lock_guard lock(mutex);
+                    options.progress(d, count);
+                }
+            }
+        } catch (...) {
+            std::lock_guard lock(mutex);
+            if (!firstError) firstError = std::current_exception();
+            stop = true;
+        }
+    };
+    std::vector<std::thread> pool;
+    for (size_t w = 1; w < workers; ++w) pool.emplace_back(work, w);
+    work(0);
+    for (auto& t : pool) t.join();
+    if (firstError) std::rethrow_exception(firstError);
+}
+
+}  // namespace npuwb::quant::detail

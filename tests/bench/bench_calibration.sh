@@ -1,0 +1,85 @@
+#!/bin/sh
+# Calibration benchmark (issue 5): calibrate PP-OCRv4 det on N synthetic text-page samples (default 200 at
+# 480x480) with the KL observer on the fast backend, and compare with plain float inference of the same samples.
+# Not a timed test: run by hand.
+#
+#   tests/bench/bench_calibration.sh [-b BUILD_DIR] [-B BACKEND] [-t THREADS] [-n SAMPLES] [-s SIZE] [-o OBSERVER]
+#                                    [-d SAMPLE_DIR]
+#
+# What is timed, all inside one `npuwb-cli quantize --baseline` process:
+# - calibration: quant::calibrate() from its start to the chosen ranges (session creation per worker, loading every
+#   .npy, running the model with the observed activations as extra outputs, histograms, the KL threshold search);
+# - inference: quant::timeInference(), the same workers, backend, threads and .npy loading running the plain
+#   float model (outputs only) over the same samples;
+# - wall time and peak RSS of the whole process (/usr/bin/time -f %e/%M): model load, calibration, QDQ build and
+#   save, then the inference baseline (which needs less memory than calibration, so the peak is calibration's).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build="$root/build/release"
+backend=auto
+threads=0
+samples=200
+size=480
+observer=kl
+dir=""
+while getopts b:B:t:n:s:o:d: opt; do
+  case $opt in
+    b) build=$OPTARG ;; B) backend=$OPTARG ;; t) threads=$OPTARG ;; n) samples=$OPTARG ;; s) size=$OPTARG ;;
+    o) observer=$OPTARG ;; d) dir=$OPTARG ;;
+    *) echo "usage: $0 [-b BUILD_DIR] [-B BACKEND] [-t THREADS] [-n SAMPLES] [-s SIZE] [-o OBSERVER] [-d DIR]" >&2
+       exit 1 ;;
+  esac
+done
+model="$root/tests/data/models/ch_PP-OCRv4_det_infer.onnx"
+[ -f "$model" ] || { echo "no $model (scripts/fetch-models.sh)" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+[ -n "$dir" ] || dir="$tmp/samples"
+mkdir -p "$dir"
+if [ ! -f "$dir/dataset.txt" ] || [ "$(wc -l < "$dir/dataset.txt")" -ne "$samples" ]; then
+  echo "writing $samples samples 1x3x${size}x${size} to $dir ..." >&2
+  /usr/bin/python3 - "$dir" "$samples" "$size" <<'PY'
+import os, sys
+import numpy as np
+out, count, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rng = np.random.default_rng(0)
+
+def text_page(h, w):
+    # White page, dark word-like strokes (as tests/quant/ort_agreement.py), normalised like PP-OCR (mean/std 0.5).
+    page = np.ones((h, w), np.float32)
+    for top in range(8, h - 16, 28):
+        x = int(rng.integers(4, 30))
+        while x < w - 40:
+            word = int(rng.integers(20, 70))
+            for gx in range(x, min(x + word, w - 4), 6):
+                gh = int(rng.integers(10, 16))
+                page[top + 16 - gh:top + 16, gx:gx + 3] = 0.0
+            page[top + 8:top + 10, x:min(x + word, w - 4)] = 0.0
+            x += word + int(rng.integers(10, 30))
+    img = np.repeat(page[None, None], 3, axis=1) + 0.03 * rng.standard_normal((1, 3, h, w))
+    return ((img - 0.5) / 0.5).astype(np.float32)
+
+names = []
+for i in range(count):
+    name = f"s{i:04d}.npy"
+    np.save(os.path.join(out, name), text_page(size, size))
+    names.append(name)
+with open(os.path.join(out, "dataset.txt"), "w") as f:
+    f.write("\n".join(names) + "\n")
+PY
+fi
+echo "calibrating $samples samples (observer $observer, backend $backend, threads $threads) ..." >&2
+/usr/bin/time -f "%e %M" -o "$tmp/time.txt" "$build/bin/npuwb-cli" quantize "$model" --dataset "$dir/dataset.txt" \
+  --observer "$observer" --backend "$backend" --threads "$threads" -o "$tmp/det_qdq.onnx" --baseline \
+  --json "$tmp/report.json" -q > "$tmp/stdout.txt" 2> "$tmp/stderr.txt" || { cat "$tmp/stderr.txt" >&2; exit 1; }
+/usr/bin/python3 - "$tmp/report.json" "$tmp/time.txt" "$samples" "$size" "$observer" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+wall, rss_kb = open(sys.argv[2]).read().split()[-2:]
+cal, inf = r["calibrationSeconds"], r["inferenceSeconds"]
+print(f"PP-OCRv4 det 1x3x{sys.argv[4]}x{sys.argv[4]}, {sys.argv[3]} samples, observer {sys.argv[5]}, backend {r['backend']}")
+print(f"  calibration {cal:.1f} s ({cal / int(sys.argv[3]) * 1e3:.0f} ms/sample); float inference of the same samples "
+      f"{inf:.1f} s; ratio {cal / inf:.2f}x (goal <= 1.5x)")
+print(f"  process wall time {float(wall):.1f} s, peak RSS {int(rss_kb) / 1024:.0f} MB")
+PY

@@ -1,0 +1,191 @@
+// Quantize dialog and Accuracy view on a real (torch-exported) model and real PNG images: preview, quantize on
+// the worker, per-layer table (checked by QAbstractItemModelTester) and chart, selection shared with the layer
+// table, a per-layer precision override re-evaluated in place, cancel. Runs offscreen.
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QImage>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <qcustomplot.h>
+
+#include "MainWindow.h"
+#include "dialogs/QuantizeDialog.h"
+#include "jobs/QuantizeJob.h"
+#include "models/AccuracyModel.h"
+#include "models/LayerSelection.h"
+#include "views/AccuracyView.h"
+
+using namespace npuwb::ui;
+
+namespace {
+constexpr int kTimeoutMs = 120000;  // calibration + analysis of a small model, generous for a loaded CI machine
+}
+
+class QuantizeGuiTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void previewShowsThePreprocessedImage();
+    void quantizesAndShowsAccuracy();
+    void sortsByCosineNumerically();
+    void selectionIsShared();
+    void reevaluatesWithPrecisionOverride();
+    void cancelStopsQuantization();
+    void cleanupTestCase();
+
+private:
+    QuantizeDialog* openDialog();
+
+    QTemporaryDir dir_;
+    QString dataset_;
+    std::unique_ptr<MainWindow> window_;
+    std::vector<std::unique_ptr<QAbstractItemModelTester>> testers_;
+};
+
+void QuantizeGuiTest::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("npuwb-test"));
+    QCoreApplication::setApplicationName(QStringLiteral("gui_quantize_test"));
+    QVERIFY(dir_.isValid());
+    // Eight different images (colour gradients of different sizes) in a folder: a data set.
+    for (int i = 0; i < 8; ++i) {
+        QImage image(40 + 4 * i, 30 + 2 * i, QImage::Format_RGB888);
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x)
+                image.setPixelColor(x, y, QColor((x * 7 + i * 30) % 256, (y * 9) % 256, (x * y + i) % 256));
+        QVERIFY(image.save(dir_.filePath(QStringLiteral("img%1.png").arg(i))));
+    }
+    dataset_ = dir_.path();
+    window_ = std::make_unique<MainWindow>();
+    const auto mode = QAbstractItemModelTester::FailureReportingMode::QtTest;
+    testers_.push_back(std::make_unique<QAbstractItemModelTester>(window_->accuracyView()->model(), mode));
+    testers_.push_back(std::make_unique<QAbstractItemModelTester>(window_->accuracyView()->proxy(), mode));
+    QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
+    window_->openModel(QStringLiteral(NPUWB_GUI_TEST_MODEL));
+    QVERIFY(loaded.wait(kTimeoutMs));
+    QVERIFY(window_->quantizeAction()->isEnabled());
+    QCOMPARE(window_->quantizeAction()->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+Q")));
+}
+
+QuantizeDialog* QuantizeGuiTest::openDialog() {
+    QuantizeDialog* dialog = window_->openQuantizeDialog();
+    if (!dialog) return nullptr;
+    dialog->setAskToSave(false);
+    dialog->schemeBox()->setCurrentText(QStringLiteral("w8a8"));
+    dialog->observerBox()->setCurrentText(QStringLiteral("minmax"));
+    dialog->autoHybridBox()->setChecked(false);
+    dialog->setDataset(dataset_);
+    return dialog;
+}
+
+void QuantizeGuiTest::previewShowsThePreprocessedImage() {
+    QuantizeDialog* dialog = openDialog();
+    QVERIFY(dialog);
+    QVERIFY(!dialog->previewLabel()->pixmap().isNull());
+    QVERIFY2(dialog->previewInfo()->text().contains(QStringLiteral("8 samples")), qPrintable(dialog->previewInfo()->text()));
+    QVERIFY(dialog->previewInfo()->text().contains(QStringLiteral("[1,3,32,32]")));
+    // A bad data set: no preview, a message naming it.
+    dialog->setDataset(dir_.filePath(QStringLiteral("missing.txt")));
+    QVERIFY(dialog->previewLabel()->pixmap().isNull());
+    QVERIFY(dialog->previewInfo()->text().contains(QStringLiteral("missing.txt")));
+    dialog->close();
+}
+
+void QuantizeGuiTest::quantizesAndShowsAccuracy() {
+    QuantizeDialog* dialog = openDialog();
+    QVERIFY(dialog);
+    QSignalSpy done(window_.get(), &MainWindow::quantizeFinished);
+    dialog->startQuantize();
+    QVERIFY(!dialog->quantizeButton()->isEnabled());
+    QVERIFY(done.wait(kTimeoutMs));
+    QVERIFY(dialog->outcome());
+    dialog->close();
+    AccuracyModel* model = window_->accuracyView()->model();
+    QVERIFY(model->rowCount() >= 5);
+    QCOMPARE(window_->accuracyView()->plot()->graph(0)->dataCount(), model->rowCount());
+    QCOMPARE(window_->accuracyView()->plot()->graph(1)->dataCount(), model->rowCount());
+    bool someInt8 = false, someBelowOne = false;
+    for (int r = 0; r < model->rowCount(); ++r) {
+        someInt8 |= model->index(r, AccuracyModel::PrecisionColumn).data().toString() == QLatin1String("int8");
+        const double c = model->index(r, AccuracyModel::EntireCosineColumn).data(AccuracyModel::SortRole).toDouble();
+        QVERIFY(c > 0.5 && c <= 1.0 + 1e-9);
+        someBelowOne |= c < 1.0;
+    }
+    QVERIFY(someInt8);
+    QVERIFY(someBelowOne);  // int8 really changed something
+    QVERIFY(window_->accuracyView()->summaryLabel()->text().contains(QStringLiteral("w8a8")));
+    QVERIFY(window_->accuracyView()->reevaluateButton()->isEnabled());
+}
+
+void QuantizeGuiTest::sortsByCosineNumerically() {
+    QTableView* table = window_->accuracyView()->table();
+    table->sortByColumn(AccuracyModel::EntireCosineColumn, Qt::AscendingOrder);
+    QSortFilterProxyModel* proxy = window_->accuracyView()->proxy();
+    for (int r = 1; r < proxy->rowCount(); ++r)
+        QVERIFY(proxy->index(r - 1, AccuracyModel::EntireCosineColumn).data(AccuracyModel::SortRole).toDouble() <=
+                proxy->index(r, AccuracyModel::EntireCosineColumn).data(AccuracyModel::SortRole).toDouble());
+    table->sortByColumn(AccuracyModel::IdColumn, Qt::AscendingOrder);
+}
+
+void QuantizeGuiTest::selectionIsShared() {
+    AccuracyView* view = window_->accuracyView();
+    const QModelIndex cell = view->proxy()->index(2, AccuracyModel::LayerColumn);
+    const QString name = cell.data().toString();
+    QTest::mouseClick(view->table()->viewport(), Qt::LeftButton, {}, view->table()->visualRect(cell).center());
+    QCOMPARE(window_->layerSelection()->selectedNodes(), QStringList{name});
+    // And back: selecting the layer elsewhere selects its row here.
+    const QString other = view->proxy()->index(4, AccuracyModel::LayerColumn).data().toString();
+    window_->layerSelection()->selectNodes({other});
+    const QModelIndexList rows = view->table()->selectionModel()->selectedRows(AccuracyModel::LayerColumn);
+    QCOMPARE(rows.size(), 1);
+    QCOMPARE(rows.front().data().toString(), other);
+}
+
+void QuantizeGuiTest::reevaluatesWithPrecisionOverride() {
+    AccuracyModel* model = window_->accuracyView()->model();
+    int row = -1;
+    for (int r = 0; r < model->rowCount() && row < 0; ++r)
+        if (model->index(r, AccuracyModel::PrecisionColumn).data().toString() == QLatin1String("int8")) row = r;
+    QVERIFY(row >= 0);
+    const QString layer = model->index(row, AccuracyModel::LayerColumn).data().toString();
+    QVERIFY(!model->setData(model->index(row, AccuracyModel::PrecisionColumn), QStringLiteral("int3")));
+    QVERIFY(model->setData(model->index(row, AccuracyModel::PrecisionColumn), QStringLiteral("float")));
+    QCOMPARE(model->overrides().size(), size_t{1});
+    QVERIFY(window_->accuracyView()->reevaluateButton()->text().contains(QStringLiteral("1")));
+    QSignalSpy done(window_.get(), &MainWindow::quantizeFinished);
+    QTest::mouseClick(window_->accuracyView()->reevaluateButton(), Qt::LeftButton);
+    QVERIFY(done.wait(kTimeoutMs));
+    const int again = model->rowOfLayer(layer);
+    QVERIFY(again >= 0);
+    QCOMPARE(model->index(again, AccuracyModel::PrecisionColumn).data().toString(), QStringLiteral("float"));
+    QVERIFY(model->overrides().empty());  // what ran now is what the table shows
+}
+
+void QuantizeGuiTest::cancelStopsQuantization() {
+    QuantizeDialog* dialog = openDialog();
+    QVERIFY(dialog);
+    QSignalSpy cancelled(dialog->job(), &QuantizeJob::cancelled);
+    QSignalSpy finished(dialog->job(), &QuantizeJob::finished);
+    dialog->startQuantize();
+    dialog->reject();  // Cancel while running: stops the job, keeps the dialog
+    QTRY_VERIFY_WITH_TIMEOUT(!dialog->job()->isRunning(), kTimeoutMs);
+    // A small model may finish before the cancel flag is seen; either way it ends and the dialog stays usable.
+    QCOMPARE(cancelled.size() + finished.size(), 1);
+    QVERIFY(dialog->quantizeButton()->isEnabled());
+    dialog->close();
+}
+
+void QuantizeGuiTest::cleanupTestCase() {
+    testers_.clear();
+    window_.reset();
+}
+
+QTEST_MAIN(QuantizeGuiTest)
+#include "gui_quantize_test.moc"

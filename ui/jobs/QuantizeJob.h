@@ -1,0 +1,72 @@
+#pragma once
+// Quantization on a worker thread, with progress and cancel: calibrate + build the QDQ model + per-layer
+// accuracy analysis (Quantize dialog), or rebuild with per-layer precision overrides from an existing
+// calibration and re-analyse (Accuracy view's Re-evaluate: interactive tuning without recalibrating).
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <map>
+#include <memory>
+
+#include "imageio/Preprocessing.h"
+#include "quant/Quantizer.h"
+#include "report/Report.h"
+
+namespace npuwb::ui {
+
+struct QuantizeRequest {
+    std::shared_ptr<const Model> floatModel;
+    QString dataset;  // dataset.txt or a folder of images
+    imageio::PreprocessingSet preprocessing;
+    quant::QuantizeOptions options;
+    size_t accuracySamples = 4;  // samples the per-layer analysis averages over (0: all)
+};
+
+/// What a quantization produced; kept so the model can be re-evaluated with other per-layer precisions.
+struct QuantizeOutcome {
+    QuantizeRequest request;
+    std::shared_ptr<const Model> quantModel;
+    quant::Calibration calibration;
+    std::map<std::string, quant::Precision> precisions;
+    std::optional<quant::HybridResult> hybrid;
+    AccuracySection accuracy;
+};
+
+class QuantizeJob : public QObject {
+    Q_OBJECT
+public:
+    explicit QuantizeJob(QObject* parent = nullptr);
+    /// Cancels and waits: the worker must not outlive what it reports to.
+    ~QuantizeJob() override;
+
+    bool isRunning() const { return running_; }
+    /// Ignored while a job is in flight.
+    void start(const QuantizeRequest& request);
+    /// Rebuilds the QDQ model of `previous` with these per-node precisions and re-runs the analysis.
+    void reevaluate(std::shared_ptr<const QuantizeOutcome> previous, const std::map<std::string, quant::Precision>& precisions);
+    void cancel() { cancel_ = true; }
+
+signals:
+    /// phase: "range" | "histogram" | "sensitivity" | "hybrid" | "accuracy"
+    void progress(const QString& phase, int done, int total);
+    void finished(std::shared_ptr<const QuantizeOutcome> outcome);
+    void cancelled();
+    void failed(const QString& message);
+
+private:
+    struct Result {
+        std::shared_ptr<const QuantizeOutcome> outcome;
+        QString error;
+        bool cancelled = false;
+    };
+    template <class Work> void launch(Work work);
+    void onFinished();
+
+    QFutureWatcher<Result> watcher_;
+    std::atomic<bool> cancel_{false};
+    bool running_ = false;
+};
+
+}  // namespace npuwb::ui

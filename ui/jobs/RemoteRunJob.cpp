@@ -1,0 +1,124 @@
+#include "jobs/RemoteRunJob.h"
+
+#include <QFileInfo>
+#include <QMetaObject>
+#include <QTemporaryDir>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <exception>
+
+#include "agent-client/AgentClient.h"
+#include "deploy/Deployer.h"
+#include "jobs/BoardPrompter.h"
+#include "models/Format.h"
+#include "onnx/OnnxIO.h"
+#include "ssh/SshSession.h"
+#include "util/Error.h"
+
+namespace npuwb::ui {
+
+RemoteRunJob::RemoteRunJob(QWidget* dialogParent, QObject* parent)
+    : QObject(parent), prompter_(new BoardPrompter(dialogParent, this)) {
+    connect(&watcher_, &QFutureWatcherBase::finished, this, [this] {
+        running_ = false;  // before emitting, so handlers may start the next job
+        const Outcome outcome = watcher_.result();
+        if (outcome.report) emit finished(outcome.report);
+        else if (outcome.cancelled) emit cancelled();
+        else emit failed(outcome.error, isChangedHostKeyError(outcome.error));
+    });
+}
+
+RemoteRunJob::~RemoteRunJob() {
+    cancel_ = true;
+    watcher_.waitForFinished();
+    deployer_.reset();  // before the session it refers to
+    session_.reset();
+}
+
+void RemoteRunJob::cancel() {
+    if (running_) cancel_ = true;
+}
+
+void RemoteRunJob::postStage(const QString& text, qint64 done, qint64 total) {
+    QMetaObject::invokeMethod(this, [this, text, done, total] { emit stage(text, done, total); }, Qt::QueuedConnection);
+}
+
+void RemoteRunJob::start(const RemoteRunRequest& request) {
+    if (running_) return;
+    running_ = true;
+    cancel_ = false;
+    watcher_.setFuture(QtConcurrent::run([this, request] { return work(request); }));
+}
+
+RemoteRunJob::Outcome RemoteRunJob::work(const RemoteRunRequest& r) {
+    Outcome outcome;
+    try {
+        if (!session_ || !session_->connected() || !(connectedBoard_ == r.board)) {
+            deployer_.reset();
+            session_.reset();
+            postStage(tr("Connecting to %1 (%2) …").arg(r.board.name, r.board.host), 0, 0);
+            session_ = connectBoard(r.board, *prompter_, &cancel_);
+            deployer_ = std::make_unique<remote::Deployer>(*session_, deployOptionsFor(r.board));
+            connectedBoard_ = r.board;
+        }
+        const QString board = r.board.name;
+        auto deployProgress = [this, board](const char* what) {
+            return [this, board, what](const remote::DeployProgress& p) {
+                postStage(tr("%1: uploading %2 %3 / %4")
+                              .arg(board, QString::fromLatin1(what), formatBytes(p.bytesDone), formatBytes(p.bytesTotal)),
+                          p.bytesDone, p.bytesTotal);
+            };
+        };
+        postStage(tr("%1: checking the agent …").arg(board), 0, 0);
+        const remote::AgentInstall install = deployer_->deployAgent(deployProgress("the agent"));
+
+        std::string modelFile = r.modelPath.toStdString();
+        QTemporaryDir scratch;  // an edited model goes up as the file the passes produced
+        if (r.edited) {
+            if (!scratch.isValid()) fail(ErrorKind::Io, "cannot create a temporary folder for the edited model");
+            modelFile = (scratch.path() + QLatin1Char('/') + QFileInfo(r.modelPath).completeBaseName() +
+                         QStringLiteral(".edited.onnx")).toStdString();
+            saveModel(*r.edited, modelFile);
+        }
+        postStage(tr("%1: checking the model …").arg(board), 0, 0);
+        const remote::ModelDeploy model = deployer_->deployModel(modelFile, deployProgress("the model"));
+
+        remote::RemoteJob job;
+        job.model = model.remotePath;
+        job.backend = r.options.backend;
+        job.runs = r.options.runs;
+        job.warmup = r.options.warmup;
+        job.threads = r.options.threads;
+        job.seed = static_cast<int>(r.options.seed);
+        for (const auto& [name, dims] : r.options.inputShapes) job.inputShapes[name] = dims;
+        remote::AgentEvents events;
+        events.progress = [this](const nlohmann::json& j) {
+            const QString phase = QString::fromStdString(j.value("phase", std::string()));
+            const int done = j.value("done", 0), total = j.value("total", 0);
+            QMetaObject::invokeMethod(this, [this, phase, done, total] { emit progress(phase, done, total); },
+                                      Qt::QueuedConnection);
+        };
+        events.telemetry = [this](const nlohmann::json& j) {
+            const TelemetrySample sample = telemetryFromJson(j);
+            QMetaObject::invokeMethod(this, [this, sample] { emit telemetry(sample); }, Qt::QueuedConnection);
+        };
+        postStage(tr("%1: running …").arg(board), 0, 0);
+        remote::AgentClient agent(*session_, install);
+        Report report = agent.run(job, events, r.board.timeoutSec);
+        report.model.path = r.modelPath.toStdString();
+        report.environment.device = "board " + session_->describe();
+        outcome.report = std::make_shared<const Report>(std::move(report));
+    } catch (const Error& e) {
+        outcome.cancelled = e.kind() == ErrorKind::Cancelled || cancel_;  // e.g. a prompt closed by Cancel
+        outcome.error = QString::fromStdString(e.what());
+    } catch (const std::exception& e) {
+        outcome.error = QString::fromStdString(e.what());
+    }
+    if (!outcome.report) {  // a failed or cancelled run may have left the connection half-way: start fresh
+        deployer_.reset();
+        session_.reset();
+    }
+    return outcome;
+}
+
+}  // namespace npuwb::ui

@@ -1,0 +1,79 @@
+#pragma once
+// Profiles the open model on a saved board, on a worker thread: connect (prompts through BoardPrompter), deploy
+// the agent and the model (cached on the board by content hash: a warm run uploads nothing), run it through
+// `npuwb-agent run`, and hand back the board's report, which the window shows like a local one. Live: deploy
+// progress, warm-up/run progress and telemetry samples. The connection is kept for the next run on the same
+// board. Cancel stops the wait at once and kills the agent on the board.
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <memory>
+
+#include "BoardSettings.h"
+#include "ir/Graph.h"
+#include "report/Report.h"
+#include "runtime/Profiler.h"
+#include "views/TelemetryChart.h"
+
+namespace npuwb::remote {
+class Deployer;
+class SshSession;
+}
+
+namespace npuwb::ui {
+
+class BoardPrompter;
+
+struct RemoteRunRequest {
+    BoardEntry board;
+    QString modelPath;                            // the file the user opened (uploaded when `edited` is null)
+    std::shared_ptr<const Model> edited;          // set: the model was changed by passes; this is what runs
+    ProfileOptions options;                       // runs, warm-up, threads, backend ("auto": the agent picks)
+};
+
+class RemoteRunJob : public QObject {
+    Q_OBJECT
+public:
+    explicit RemoteRunJob(QWidget* dialogParent, QObject* parent = nullptr);
+    ~RemoteRunJob() override;
+
+    bool isRunning() const { return running_; }
+    void start(const RemoteRunRequest& request);
+    BoardPrompter* prompter() const { return prompter_; }
+
+public slots:
+    void cancel();
+
+signals:
+    /// Connecting, deploying, starting: text for the status bar; total 0 = no measurable progress.
+    void stage(const QString& text, qint64 done, qint64 total);
+    /// phase is "warm-up" or "run" (as ProfileJob).
+    void progress(const QString& phase, int done, int total);
+    void telemetry(const TelemetrySample& sample);
+    void finished(std::shared_ptr<const Report> report);
+    void cancelled();
+    /// hostKeyChanged: the board's host key differs from known_hosts (show the warning, not a plain error).
+    void failed(const QString& message, bool hostKeyChanged);
+
+private:
+    struct Outcome {
+        std::shared_ptr<const Report> report;
+        bool cancelled = false;
+        QString error;
+    };
+    Outcome work(const RemoteRunRequest& request);
+    void postStage(const QString& text, qint64 done, qint64 total);
+
+    BoardPrompter* prompter_;
+    std::atomic<bool> cancel_{false};
+    QFutureWatcher<Outcome> watcher_;
+    bool running_ = false;
+    // The worker's connection, reused by the next run on the same board (only the worker touches these).
+    BoardEntry connectedBoard_;
+    std::unique_ptr<remote::SshSession> session_;
+    std::unique_ptr<remote::Deployer> deployer_;
+};
+
+}  // namespace npuwb::ui
