@@ -10,12 +10,6 @@ namespace npuwb::onednn {
 
 namespace {
 
-const Tensor* constantOf(const GraphQuery& q, const Node& n, size_t i) {
-    if (i >= n.inputs.size() || n.inputs[i].empty()) return nullptr;
-    const ValueDesc* d = q.value(n.inputs[i]);
-    return d ? d->constant : nullptr;
-}
-
 /// Rounds half to even for |v| < 2^22 with the default rounding mode (vectorizes, unlike nearbyint without SSE4.1);
 /// larger magnitudes saturate anyway, so they are clamped first.
 inline float roundEven(float v) {
@@ -53,112 +47,16 @@ template <class F> void parallelChunks(size_t count, F&& chunk) {
 
 }  // namespace
 
-bool isQuantOp(const std::string& opType) { return opType == "QuantizeLinear" || opType == "DequantizeLinear"; }
-
-Capability supportsQuantNode(const NodeQuery& q) {
-    const bool quantize = q.node.opType == "QuantizeLinear";
-    if (q.node.inputs.size() < 2 || !q.constants[1]) return Capability::no("scale is not a constant");
-    if (q.constants[1]->numel() != 1) return Capability::no("per-axis quantization of activations not supported");
-    if (q.inputTypes[1] != DType::F32) return Capability::no("only float32 scales supported");
-    DType qType = quantize ? q.outputTypes[0] : q.inputTypes[0];
-    if (q.node.inputs.size() > 2 && !q.node.inputs[2].empty()) {
-        if (!q.constants[2] || q.constants[2]->numel() != 1) return Capability::no("zero point is not a constant scalar");
-        qType = q.inputTypes[2];
-    }
-    if (qType != DType::U8 && qType != DType::I8) return Capability::no("only uint8/int8 quantization supported");
-    if (quantize && q.inputTypes[0] != DType::F32) return Capability::no("only float32 input supported");
-    if (!quantize && (q.inputTypes[0] != qType || q.outputTypes[0] != DType::F32))
-        return Capability::no("only uint8/int8 to float32 supported");
-    if (q.node.hasAttribute("saturate") && q.node.attrInt("saturate", 1) != 1) return Capability::no("saturate=0 not supported");
-    return Capability::yes();
-}
-
-std::optional<QuantInfo> quantOf(const GraphQuery& q, const Node& node) {
-    if (!isQuantOp(node.opType) || !node.domain.empty()) return std::nullopt;
-    const Tensor* scale = constantOf(q, node, 1);
-    if (!scale || scale->numel() != 1 || scale->dtype() != DType::F32) return std::nullopt;
-    QuantInfo info;
-    info.scale = static_cast<float>(scale->elementAsDouble(0));
-    if (const Tensor* zero = constantOf(q, node, 2)) {
-        if (zero->numel() != 1) return std::nullopt;
-        info.type = zero->dtype();
-        info.zero = static_cast<int32_t>(zero->elementAsDouble(0));
-    } else if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
-        return std::nullopt;  // a computed zero point
-    } else if (node.opType == "DequantizeLinear") {
-        const ValueDesc* x = q.value(node.inputs[0]);
-        if (!x) return std::nullopt;
-        info.type = x->dtype;
-    }
-    if (info.type != DType::U8 && info.type != DType::I8) return std::nullopt;
-    if (!(info.scale > 0.f) || !std::isfinite(info.scale)) return std::nullopt;
-    return info;
-}
-
-const Node* producerOf(const Graph& g, const std::string& value) {
-    for (const auto& n : g.nodes)
-        for (const auto& o : n.outputs)
-            if (o == value) return &n;
-    return nullptr;
-}
-
-std::optional<Int8Weights> int8WeightsOf(const GraphQuery& q, const std::string& weightValue, int64_t axis,
-                                         int64_t channels) {
-    const Node* dq = producerOf(q.graph, weightValue);
-    if (!dq || dq->opType != "DequantizeLinear" || !dq->domain.empty()) return std::nullopt;
-    const Tensor* w = constantOf(q, *dq, 0);
-    const Tensor* scale = constantOf(q, *dq, 1);
-    if (!w || !scale || w->dtype() != DType::I8 || scale->dtype() != DType::F32) return std::nullopt;
-    if (const Tensor* zero = constantOf(q, *dq, 2)) {
-        for (int64_t i = 0; i < zero->numel(); ++i)
-            if (zero->elementAsDouble(i) != 0.0) return std::nullopt;  // symmetric weights only
-    } else if (dq->inputs.size() > 2 && !dq->inputs[2].empty()) {
-        return std::nullopt;
-    }
-    Int8Weights out;
-    if (scale->numel() == 1) {
-        out.scales.assign(static_cast<size_t>(channels), static_cast<float>(scale->elementAsDouble(0)));
-    } else {
-        const int64_t rank = static_cast<int64_t>(w->rank());
-        int64_t dqAxis = dq->attrInt("axis", 1);
-        if (dqAxis < 0) dqAxis += rank;
-        if (dqAxis != axis || scale->numel() != channels) return std::nullopt;
-        out.scales = scale->toFloatVector();
-    }
-    for (float s : out.scales)
-        if (!(s > 0.f) || !std::isfinite(s)) return std::nullopt;
-    out.values.assign(w->data<int8_t>(), w->data<int8_t>() + w->numel());
-    return out;
-}
-
 std::vector<float> accumulatorBias(const GraphQuery& q, const std::string& biasValue, float xScale,
                                    const std::vector<float>& wScales) {
     const size_t channels = wScales.size();
     std::vector<float> out(channels, 0.f);
     if (biasValue.empty()) return out;
-    const Node* dq = producerOf(q.graph, biasValue);
-    if (dq && dq->opType == "DequantizeLinear" && dq->domain.empty()) {
-        const Tensor* b = constantOf(q, *dq, 0);
-        const Tensor* scale = constantOf(q, *dq, 1);
-        const Tensor* zero = constantOf(q, *dq, 2);
-        bool exact = b && scale && b->dtype() == DType::I32 && static_cast<size_t>(b->numel()) == channels &&
-                     (scale->numel() == 1 || static_cast<size_t>(scale->numel()) == channels) &&
-                     (!zero || std::all_of(zero->values<int32_t>().begin(), zero->values<int32_t>().end(),
-                                           [](int32_t z) { return z == 0; }));
-        for (size_t c = 0; exact && c < channels; ++c) {
-            float expected = xScale * wScales[c];
-            float s = static_cast<float>(scale->elementAsDouble(scale->numel() == 1 ? 0 : static_cast<int64_t>(c)));
-            exact = std::abs(s - expected) <= 1e-6f * expected;
-        }
-        if (exact) {
-            for (size_t c = 0; c < channels; ++c) out[c] = static_cast<float>(b->data<int32_t>()[c]);
-            return out;
-        }
+    if (auto exact = exactInt32Bias(q, biasValue, xScale, wScales)) {
+        for (size_t c = 0; c < channels; ++c) out[c] = static_cast<float>((*exact)[c]);
+        return out;
     }
-    const ValueDesc* d = q.value(biasValue);
-    if (!d || !d->constant || static_cast<size_t>(d->constant->numel()) != channels)
-        throw std::runtime_error("bias is not a constant of one value per output channel");
-    std::vector<float> f = d->constant->toFloatVector();
+    const std::vector<float> f = constantBias(q, biasValue, channels);
     for (size_t c = 0; c < channels; ++c) out[c] = f[c] / (xScale * wScales[c]);
     return out;
 }
@@ -167,39 +65,23 @@ bool isQLinearOp(const std::string& opType) { return opType == "QLinearConv" || 
 
 std::optional<QLinearParams> qlinearParams(const GraphQuery& q, const Node& node, std::string& why) {
     const bool conv = node.opType == "QLinearConv";
-    auto scalarParams = [&](size_t scaleIndex, size_t zeroIndex) -> std::optional<QuantInfo> {
-        const Tensor* s = constantOf(q, node, scaleIndex);
-        const Tensor* z = constantOf(q, node, zeroIndex);
-        if (!s || !z || s->numel() != 1 || z->numel() != 1 || s->dtype() != DType::F32) return std::nullopt;
-        if (z->dtype() != DType::U8 && z->dtype() != DType::I8) return std::nullopt;
-        QuantInfo info{static_cast<float>(s->elementAsDouble(0)), static_cast<int32_t>(z->elementAsDouble(0)), z->dtype()};
-        if (!(info.scale > 0.f) || !std::isfinite(info.scale)) return std::nullopt;
-        return info;
-    };
     QLinearParams p;
-    auto x = scalarParams(1, 2), y = scalarParams(6, 7);
+    auto x = scalarQuantParams(constantInput(q, node, 1), constantInput(q, node, 2));
+    auto y = scalarQuantParams(constantInput(q, node, 6), constantInput(q, node, 7));
     if (!x || !y) { why = "scales and zero points must be constant per-tensor u8/s8"; return std::nullopt; }
     p.x = *x, p.y = *y;
-    const Tensor* w = constantOf(q, node, 3);
-    const Tensor* ws = constantOf(q, node, 4);
-    const Tensor* wz = constantOf(q, node, 5);
-    if (!w || !ws || !wz || w->dtype() != DType::I8 || ws->dtype() != DType::F32) {
-        why = "weights must be a constant int8 initializer with constant scales";
-        return std::nullopt;
-    }
-    for (int64_t i = 0; i < wz->numel(); ++i)
-        if (wz->elementAsDouble(i) != 0.0) { why = "weight zero points other than 0 not supported"; return std::nullopt; }
-    if (conv ? w->rank() != 4 : w->rank() != 2) { why = conv ? "only 2-D convolutions supported" : "only 2-D B supported"; return std::nullopt; }
-    const int64_t channels = conv ? w->shape()[0] : w->shape()[1];
-    if (ws->numel() != 1 && ws->numel() != channels) { why = "weight scales must be per tensor or per output channel"; return std::nullopt; }
-    std::vector<float> scales = ws->toFloatVector();
-    p.w.scales = ws->numel() == 1 ? std::vector<float>(static_cast<size_t>(channels), scales[0]) : scales;
-    p.w.values.assign(w->data<int8_t>(), w->data<int8_t>() + w->numel());
-    p.bias.assign(static_cast<size_t>(channels), 0.f);
+    auto w = qlinearWeights(constantInput(q, node, 3), constantInput(q, node, 4), constantInput(q, node, 5), conv, why);
+    if (!w) return std::nullopt;
+    p.w = std::move(*w);
+    const size_t channels = p.w.scales.size();
+    p.bias.assign(channels, 0.f);
     if (conv && node.inputs.size() > 8 && !node.inputs[8].empty()) {
-        const Tensor* b = constantOf(q, node, 8);
-        if (!b || b->dtype() != DType::I32 || b->numel() != channels) { why = "bias must be a constant int32 per channel"; return std::nullopt; }
-        for (size_t c = 0; c < p.bias.size(); ++c) p.bias[c] = static_cast<float>(b->data<int32_t>()[c]);
+        const Tensor* b = constantInput(q, node, 8);
+        if (!b || b->dtype() != DType::I32 || static_cast<size_t>(b->numel()) != channels) {
+            why = "bias must be a constant int32 per channel";
+            return std::nullopt;
+        }
+        for (size_t c = 0; c < channels; ++c) p.bias[c] = static_cast<float>(b->data<int32_t>()[c]);
     }
     return p;
 }

@@ -1,6 +1,7 @@
 #pragma once
-// int8 support of the oneDNN backend: quantization parameters of QuantizeLinear/DequantizeLinear nodes, the int8
-// weights behind a folded DequantizeLinear, and the exact elementwise quantize/dequantize/requantize kernels.
+// int8 support of the oneDNN backend: biases in accumulator units, QLinearConv/QLinearMatMul parameters, oneDNN
+// element types, and the exact elementwise quantize/dequantize/requantize kernels. The QDQ parameters themselves
+// (Q/DQ scales and zero points, the int8 weights behind a folded DequantizeLinear) are read by backend/QdqParams.h.
 //
 // Rounding rule. QuantizeLinear, DequantizeLinear and requantization between two scales run here with the
 // reference's arithmetic (divide in float, round half to even, saturate), so they match bit for bit. An int8
@@ -13,37 +14,12 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include "backend/Backend.h"
+#include "backend/QdqParams.h"
 
 namespace npuwb::onednn {
 
-/// Per-tensor quantization of a value: real = scale * (q - zero).
-struct QuantInfo {
-    float scale = 1.f;
-    int32_t zero = 0;
-    DType type = DType::U8;  // U8 or I8
-    bool operator==(const QuantInfo& o) const { return scale == o.scale && zero == o.zero && type == o.type; }
-};
-
-bool isQuantOp(const std::string& opType);
-/// Capability of QuantizeLinear / DequantizeLinear (per-tensor, constant scale and zero point, u8/s8).
-Capability supportsQuantNode(const NodeQuery& q);
-
-/// Per-tensor parameters of a QuantizeLinear/DequantizeLinear node from its constant inputs; nullopt when they are not
-/// constants, per axis, or not u8/s8.
-std::optional<QuantInfo> quantOf(const GraphQuery& q, const Node& node);
-
-/// The node (folded or not) that produces `value`, or nullptr for graph inputs and initializers.
-const Node* producerOf(const Graph& g, const std::string& value);
-
-/// Symmetric int8 weights behind a constant the engine folded from DequantizeLinear(int8 initializer): the int8
-/// values and one scale per entry along `axis` of size `channels` (a per-tensor scale is repeated).
-struct Int8Weights {
-    std::vector<int8_t> values;
-    std::vector<float> scales;
-};
-std::optional<Int8Weights> int8WeightsOf(const GraphQuery& q, const std::string& weightValue, int64_t axis,
-                                         int64_t channels);
+/// Per-tensor quantization of a value (the engine's parsing of QDQ parameters, backend/QdqParams.h).
+using QuantInfo = QuantParams;
 
 /// An int32 bias in accumulator units (DequantizeLinear(int32, scale = x_scale * w_scale)) for `channels` outputs:
 /// the int32 values when the bias is such a folded DequantizeLinear with the expected scales, else the float bias

@@ -210,7 +210,7 @@ Capability supportsNode(const NodeQuery& q) {
     const std::string& op = q.node.opType;
     if (!q.node.domain.empty()) return Capability::no("domain " + q.node.domain + " not supported");
     if (q.outputShapes.empty() || q.inputShapes.empty()) return Capability::no("no inputs or outputs");
-    if (isQuantOp(op)) return supportsQuantNode(q);
+    if (isQuantOp(op)) return supportsPerTensorQdq(q);
     if (isQLinearOp(op)) return supportsQLinearNode(q);
     if (op == "Conv") {
         if (!allFloat(q, 3)) return Capability::no("only float32 supported");

@@ -375,39 +375,24 @@ void lowerQLinear(LowerContext& ctx, const FusedGroup& g) {
     const Node& n = *g.main;
     const bool conv = n.opType == "QLinearConv";
     auto param = [&](size_t scaleIndex, size_t zeroIndex) {
-        const Tensor* s = ctx.constant(n.inputs[scaleIndex]);
-        const Tensor* z = ctx.constant(n.inputs[zeroIndex]);
-        if (!s || !z || s->numel() != 1 || z->numel() != 1 || s->dtype() != DType::F32 ||
-            (z->dtype() != DType::U8 && z->dtype() != DType::I8))
-            failUnsupported(g.nodeNames[0] + ": scales and zero points must be constant per-tensor u8/s8");
-        QuantInfo info{static_cast<float>(s->elementAsDouble(0)), static_cast<int32_t>(z->elementAsDouble(0)),
-                       z->dtype()};
-        if (!(info.scale > 0.f) || !std::isfinite(info.scale)) failUnsupported(g.nodeNames[0] + ": scale not positive");
-        return info;
+        auto p = scalarQuantParams(ctx.constant(n.inputs[scaleIndex]), ctx.constant(n.inputs[zeroIndex]));
+        if (!p) failUnsupported(g.nodeNames[0] + ": scales and zero points must be constant per-tensor u8/s8");
+        return QuantInfo{*p};
     };
     const QuantInfo x = param(1, 2), y = param(6, 7);
     const Tensor* w = ctx.constant(n.inputs[3]);
-    const Tensor* ws = ctx.constant(n.inputs[4]);
-    const Tensor* wz = ctx.constant(n.inputs[5]);
-    if (!w || !ws || !wz || w->dtype() != DType::I8 || ws->dtype() != DType::F32 || w->rank() != (conv ? 4u : 2u))
-        failUnsupported(g.nodeNames[0] + ": weights must be a constant int8 initializer with float scales");
-    for (int64_t i = 0; i < wz->numel(); ++i)
-        if (wz->elementAsDouble(i) != 0.0) failUnsupported(g.nodeNames[0] + ": weight zero points must be 0");
-    const int64_t channels = conv ? w->shape()[0] : w->shape()[1];
-    if (ws->numel() != 1 && ws->numel() != channels)
-        failUnsupported(g.nodeNames[0] + ": weight scales must be per tensor or per output channel");
-    Int8Weights weights;
-    weights.scales = ws->numel() == 1 ? std::vector<float>(static_cast<size_t>(channels), ws->toFloatVector()[0])
-                                      : ws->toFloatVector();
-    weights.values.assign(w->data<int8_t>(), w->data<int8_t>() + w->numel());
+    std::string why;
+    auto weights = qlinearWeights(w, ctx.constant(n.inputs[4]), ctx.constant(n.inputs[5]), conv, why);
+    if (!weights) failUnsupported(g.nodeNames[0] + ": " + why);
+    const int64_t channels = static_cast<int64_t>(weights->scales.size());
     Qc8Conv c;
     const Shape& xs = ctx.desc(n.inputs[0]).shape;
     if (conv) {
-        if (!convGeometry(n, xs, ctx.desc(g.output).shape, w->shape(), std::move(weights), c))
+        if (!convGeometry(n, xs, ctx.desc(g.output).shape, w->shape(), std::move(*weights), c))
             failUnsupported(g.nodeNames[0] + ": window not supported");
     } else {
         if (w->shape()[0] != xs[1]) failUnsupported(g.nodeNames[0] + ": B does not match A");
-        matmulGeometry(xs, channels, true, std::move(weights), c);
+        matmulGeometry(xs, channels, true, std::move(*weights), c);
     }
     c.bias.assign(static_cast<size_t>(channels), 0);
     if (conv && n.inputs.size() > 8 && !n.inputs[8].empty()) {

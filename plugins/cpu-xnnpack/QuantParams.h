@@ -1,6 +1,7 @@
 #pragma once
-// int8 parameters of the XNNPACK backend's qs8 path: per-tensor quantization of activations, the s8 weights behind a
-// folded DequantizeLinear, int32 biases, and the exact elementwise quantize kernels.
+// int8 parameters of the XNNPACK backend's qs8 path: per-tensor quantization of activations as the segment stores
+// them, int32 biases, and the exact elementwise quantize kernels. The QDQ parameters themselves (Q/DQ scales and zero
+// points, the int8 weights behind a folded DequantizeLinear) are read by backend/QdqParams.h.
 //
 // uint8 values. XNNPACK's per-channel (qc8) convolution exists for int8 only, so every uint8 value of a segment is
 // stored as int8 q - 128 with zero point z - 128: the same real numbers, bit for bit. Segment boundaries flip the sign
@@ -15,41 +16,26 @@
 #include <string>
 #include <vector>
 
-#include "backend/Backend.h"
+#include "backend/QdqParams.h"
 
 namespace npuwb::xnn {
 
-/// Per-tensor quantization of a value: real = scale * (q - zero), q of `type` (U8 or I8).
-struct QuantInfo {
-    float scale = 1.f;
-    int32_t zero = 0;
-    DType type = DType::U8;
+/// Per-tensor quantization of a value: real = scale * (q - zero), q of `type` (U8 or I8), with its int8 storage.
+struct QuantInfo : QuantParams {
     /// The zero point of the value as the segment stores it (int8).
     int32_t storedZero() const { return type == DType::U8 ? zero - 128 : zero; }
     /// Same real numbers for the same stored bytes.
     bool sameStored(const QuantInfo& o) const { return scale == o.scale && storedZero() == o.storedZero(); }
 };
 
-/// Per-tensor parameters of a QuantizeLinear/DequantizeLinear node from its constant inputs; nullopt when they are not
-/// constants, per axis, not u8/s8, or the scale is not positive and finite.
+/// quantParamsOf for the segment: per-tensor Q/DQ parameters, nullopt when not constant, per axis, not u8/s8 or the
+/// scale is not positive and finite.
 std::optional<QuantInfo> quantOf(const GraphQuery& q, const Node& node);
 /// Capability of QuantizeLinear / DequantizeLinear nodes (float32 <-> u8/s8, per tensor, constant parameters).
 Capability supportsQuantNode(const NodeQuery& q);
 /// Capability of QLinearConv / QLinearMatMul (constant parameters and weights; the rest is checked when lowering).
 Capability supportsQLinearNode(const NodeQuery& q);
 
-/// The node that produces `value`, or nullptr for graph inputs and initializers.
-const Node* producerOf(const Graph& g, const std::string& value);
-
-/// Symmetric int8 weights: the values and one scale per entry of the output-channel axis.
-struct Int8Weights {
-    std::vector<int8_t> values;
-    std::vector<float> scales;
-};
-/// The int8 weights behind a constant the engine folded from DequantizeLinear(int8 initializer), with scales along
-/// `axis` (size `channels`; a per-tensor scale is repeated); nullopt for other constants or non-zero zero points.
-std::optional<Int8Weights> int8WeightsOf(const GraphQuery& q, const std::string& weightValue, int64_t axis,
-                                         int64_t channels);
 /// The int32 bias in accumulator units (scale x_scale * w_scale[c]): the integers of a folded DequantizeLinear(int32)
 /// with those scales (exact), else the float bias divided by them and rounded. Zeros when `biasValue` is empty.
 std::vector<int32_t> accumulatorBias(const GraphQuery& q, const std::string& biasValue, float xScale,

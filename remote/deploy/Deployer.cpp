@@ -3,11 +3,11 @@
 #include <filesystem>
 #include <sstream>
 
-#include "deploy/Sha256.h"
 #include "ssh/SftpClient.h"
 #include "ssh/ShellQuote.h"
 #include "ssh/SshSession.h"
 #include "util/Error.h"
+#include "util/Sha256.h"
 
 namespace npuwb::remote {
 

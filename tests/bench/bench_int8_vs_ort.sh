@@ -8,15 +8,11 @@
 # QDQ models are made once into QDQ_DIR (default build/qdq-models) from tests/data/models/NAME.onnx.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build="$root/build/h-bench"
-backend=cpu-onednn
-threads="1 2"
-runs=10
+. "$here/bench_common.sh"
 qdq="$root/build/qdq-models"
 while getopts b:B:t:n:d: opt; do
-  case $opt in
-    b) build=$OPTARG ;; B) backend=$OPTARG ;; t) threads=$OPTARG ;; n) runs=$OPTARG ;; d) qdq=$OPTARG ;;
+  bench_option "$opt" "${OPTARG-}" || case $opt in
+    d) qdq=$OPTARG ;;
     *) echo "usage: $0 [-b BUILD_DIR] [-B BACKEND] [-t THREADS] [-n RUNS] [-d QDQ_DIR] [MODEL_NAME...]" >&2; exit 1 ;;
   esac
 done

@@ -14,16 +14,10 @@
 # InferenceSession.create), our fallback count; then the geometric mean of the ratio per thread count.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build="$root/build/h-bench"
-backend=cpu-onednn
-threads="1 2"
-runs=10
+. "$here/bench_common.sh"
 while getopts b:B:t:n: opt; do
-  case $opt in
-    b) build=$OPTARG ;; B) backend=$OPTARG ;; t) threads=$OPTARG ;; n) runs=$OPTARG ;;
-    *) echo "usage: $0 [-b BUILD_DIR] [-B BACKEND] [-t THREADS] [-n RUNS] [MODEL[@NAME=D1,...]...]" >&2; exit 1 ;;
-  esac
+  bench_option "$opt" "${OPTARG-}" ||
+    { echo "usage: $0 [-b BUILD_DIR] [-B BACKEND] [-t THREADS] [-n RUNS] [MODEL[@NAME=D1,...]...]" >&2; exit 1; }
 done
 shift $((OPTIND - 1))
 models="$root/tests/data/models"

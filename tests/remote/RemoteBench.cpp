@@ -14,11 +14,11 @@
 #include "TestSshd.h"
 #include "agent-client/AgentClient.h"
 #include "deploy/Deployer.h"
-#include "deploy/Sha256.h"
 #include "ssh/SftpClient.h"
 #include "ssh/ShellQuote.h"
 #include "ssh/SshSession.h"
 #include "util/Error.h"
+#include "util/Sha256.h"
 
 using namespace npuwb::remote;
 using Clock = std::chrono::steady_clock;
@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
         DeployOptions dopt;
         dopt.remoteCacheDir = dir + "/board-cache";
         Deployer deployer(session, dopt);
-        const std::string sha = sha256OfFile(file);
+        const std::string sha = npuwb::sha256OfFile(file);
 
         // scp first and ours second, then again in the other order; the best of each counts
         double scpBest = 1e9, oursBest = 1e9;

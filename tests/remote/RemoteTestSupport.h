@@ -1,12 +1,15 @@
 #pragma once
-// Shared by the remote gtests: one real sshd per test process (started on first use, stopped at exit) and
-// connection options that point at it.
+// Shared by the remote gtests: one real sshd per test process (started on first use, stopped at exit), connection
+// options that point at it, and a connected session with a deployer and jobs for the agent.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 
 #include "TestSshd.h"
+#include "agent-client/AgentClient.h"
+#include "deploy/Deployer.h"
 #include "ssh/ShellQuote.h"
 #include "ssh/SshSession.h"
 
@@ -59,5 +62,33 @@ inline std::string opensshFingerprint(const std::string& pubFile) {
 }
 
 inline std::string sourcePath(const std::string& rel) { return std::string(NPUWB_SOURCE_DIR) + "/" + rel; }
+inline std::string tinyModel() { return sourcePath("resources/samples/tiny_mobilenet.onnx"); }
+
+/// Deploy options with the board cache in `sshd`'s folder (removed with it).
+inline DeployOptions cacheIn(const TestSshd& sshd) {
+    DeployOptions d;
+    d.remoteCacheDir = sshd.path("cache");
+    return d;
+}
+
+/// A session connected to `sshd` (accepting its host key) and a Deployer with the board cache in `sshd`'s folder.
+struct ConnectedBoard {
+    explicit ConnectedBoard(const TestSshd& sshd, const std::atomic<bool>* cancel = nullptr)
+        : session(optionsFor(sshd), acceptingPrompts(), cancel), deployer(session, cacheIn(sshd)) {
+        session.connect();
+    }
+    SshSession session;
+    Deployer deployer;
+};
+
+/// A job for the reference backend on a model already on the board, without warm-up runs.
+inline RemoteJob referenceJob(const std::string& remoteModel, int runs) {
+    RemoteJob job;
+    job.model = remoteModel;
+    job.backend = "reference";
+    job.runs = runs;
+    job.warmup = 0;
+    return job;
+}
 
 }  // namespace npuwb::remote::testing

@@ -7,11 +7,11 @@
 #include "RemoteTestSupport.h"
 #include "agent-client/AgentClient.h"
 #include "deploy/Deployer.h"
-#include "deploy/Sha256.h"
 #include "ssh/SftpClient.h"
 #include "onnx/OnnxIO.h"
 #include "runtime/Profiler.h"
 #include "util/Error.h"
+#include "util/Sha256.h"
 
 using namespace npuwb::remote;
 using namespace npuwb::remote::testing;
@@ -114,17 +114,14 @@ TEST(RemoteE2E, SshConfigAliasGivesHostPortUserAndKey) {
 }
 
 TEST(RemoteE2E, DeployProbeAndRunMatchLocalReports) {
-    TestSshd& sshd = sharedSshd();
-    SshSession s(optionsFor(sshd), acceptingPrompts());
-    s.connect();
-    DeployOptions d;
-    d.remoteCacheDir = sshd.path("cache");
-    Deployer deployer(s, d);
+    ConnectedBoard board(sharedSshd());
+    SshSession& s = board.session;
+    Deployer& deployer = board.deployer;
     EXPECT_EQ(deployer.boardArch(), hostArch());
     AgentInstall install = deployer.deployAgent();
     EXPECT_GE(install.filesUploaded, 2);  // agent + engine at least
     EXPECT_TRUE(fs::exists(install.executable));
-    EXPECT_EQ(sha256OfFile(install.executable), sha256OfFile(runningTreeRoot() + "/bin/npuwb-agent"));
+    EXPECT_EQ(npuwb::sha256OfFile(install.executable), npuwb::sha256OfFile(runningTreeRoot() + "/bin/npuwb-agent"));
     AgentClient agent(s, install);
     AgentVersion v = agent.version();
     EXPECT_EQ(v.protocol, kAgentProtocol);
@@ -133,7 +130,7 @@ TEST(RemoteE2E, DeployProbeAndRunMatchLocalReports) {
     ASSERT_TRUE(probe.is_object());
     EXPECT_FALSE(probe.empty());
 
-    runRemoteAndCompare(s, deployer, sourcePath("resources/samples/tiny_mobilenet.onnx"), "reference", 3);
+    runRemoteAndCompare(s, deployer, tinyModel(), "reference", 3);
     const std::string resnet = sourcePath("tests/data/models/resnet18.onnx");
     if (fs::exists(resnet)) {
         npuwb::Report r = runRemoteAndCompare(s, deployer, resnet, "auto", 2);
@@ -143,7 +140,7 @@ TEST(RemoteE2E, DeployProbeAndRunMatchLocalReports) {
     // warm: nothing goes up again
     AgentInstall again = deployer.deployAgent();
     EXPECT_EQ(again.filesUploaded, 0);
-    EXPECT_FALSE(deployer.deployModel(sourcePath("resources/samples/tiny_mobilenet.onnx")).uploaded);
+    EXPECT_FALSE(deployer.deployModel(tinyModel()).uploaded);
 }
 
 TEST(RemoteE2E, HostileFileNamesDoNotInject) {
@@ -153,7 +150,7 @@ TEST(RemoteE2E, HostileFileNamesDoNotInject) {
     const std::string work = sshd.path("hostile");
     fs::create_directories(work);
     const std::string model = work + "/a b;touch PWNED;$(touch PWNED2).onnx";
-    fs::copy_file(sourcePath("resources/samples/tiny_mobilenet.onnx"), model);
+    fs::copy_file(tinyModel(), model);
     DeployOptions d;
     d.remoteCacheDir = work + "/cache 'x\";touch PWNED3;$(touch PWNED4)`touch PWNED5`\nline";
     Deployer deployer(s, d);
@@ -162,14 +159,9 @@ TEST(RemoteE2E, HostileFileNamesDoNotInject) {
     EXPECT_TRUE(fs::exists(md.remotePath));
     // an upload whose final name itself is hostile, verified and renamed
     const std::string odd = d.remoteCacheDir + "/odd;$(touch PWNED6) 'n\"ame\n.bin";
-    deployer.uploadVerified({{model, odd, sha256OfFile(model), 0644}}, {});
-    EXPECT_EQ(sha256OfFile(odd), sha256OfFile(model));
-    RemoteJob job;
-    job.model = md.remotePath;
-    job.backend = "reference";
-    job.runs = 1;
-    job.warmup = 0;
-    EXPECT_FALSE(agent.run(job).layers.empty());
+    deployer.uploadVerified({{model, odd, npuwb::sha256OfFile(model), 0644}}, {});
+    EXPECT_EQ(npuwb::sha256OfFile(odd), npuwb::sha256OfFile(model));
+    EXPECT_FALSE(agent.run(referenceJob(md.remotePath, 1)).layers.empty());
     const std::string home = s.sftp().canonicalPath(".");
     for (const std::string& dir : {work, home, d.remoteCacheDir, sshd.folder()})
         for (int i = 0; i <= 6; ++i) {

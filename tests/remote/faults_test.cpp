@@ -13,8 +13,8 @@
 #include "RemoteTestSupport.h"
 #include "agent-client/AgentClient.h"
 #include "deploy/Deployer.h"
-#include "deploy/Sha256.h"
 #include "util/Error.h"
+#include "util/Sha256.h"
 
 using namespace npuwb::remote;
 using namespace npuwb::remote::testing;
@@ -107,16 +107,12 @@ TEST(RemoteFault, ServerKilledDuringUploadLeavesNoPartialFileAndRetryCompletes) 
     sshd.start();
     const std::string model = sshd.path("big.onnx");
     writeRandomFile(model, 24);
-    DeployOptions d;
-    d.remoteCacheDir = sshd.path("cache");
-    std::string finalPath;
+    const std::string finalPath = cacheIn(sshd).remoteCacheDir + "/models/" + npuwb::sha256OfFile(model) + ".onnx";
     {
-        SshSession s(optionsFor(sshd), acceptingPrompts());
-        s.connect();
-        Deployer deployer(s, d);
+        ConnectedBoard board(sshd);
         bool killed = false;
         const std::string msg = errorOf([&] {
-            deployer.deployModel(model, [&](const DeployProgress& p) {
+            board.deployer.deployModel(model, [&](const DeployProgress& p) {
                 if (!killed && p.bytesDone > 6 * 1024 * 1024) {
                     killed = true;
                     sshd.kill();  // the board dies mid-upload
@@ -125,36 +121,25 @@ TEST(RemoteFault, ServerKilledDuringUploadLeavesNoPartialFileAndRetryCompletes) 
         });
         EXPECT_TRUE(killed);
         EXPECT_FALSE(msg.empty()) << "the upload must fail when the server dies";
-        finalPath = d.remoteCacheDir + "/models/" + sha256OfFile(model) + ".onnx";
         EXPECT_FALSE(fs::exists(finalPath)) << "partial file under the final name";
     }
     sshd.start();  // the board is back
-    SshSession s(optionsFor(sshd), acceptingPrompts());
-    s.connect();
-    Deployer deployer(s, d);
-    ModelDeploy md = deployer.deployModel(model);
+    ConnectedBoard board(sshd);
+    ModelDeploy md = board.deployer.deployModel(model);
     EXPECT_TRUE(md.uploaded);
     EXPECT_EQ(md.remotePath, finalPath);
-    EXPECT_EQ(sha256OfFile(finalPath), sha256OfFile(model));
+    EXPECT_EQ(npuwb::sha256OfFile(finalPath), npuwb::sha256OfFile(model));
     EXPECT_FALSE(fs::exists(finalPath + ".part"));
-    s.disconnect();
+    board.session.disconnect();
     sshd.stop();
     runLocal("rm -rf " + shellQuote(sshd.folder()));
 }
 
 TEST(RemoteFault, AgentKilledOrStalledDuringARunFailsWithinTheTimeout) {
-    TestSshd& sshd = sharedSshd();
-    SshSession s(optionsFor(sshd), acceptingPrompts());
-    s.connect();
-    DeployOptions d;
-    d.remoteCacheDir = sshd.path("cache");
-    Deployer deployer(s, d);
-    AgentClient agent(s, deployer.deployAgent());
-    RemoteJob job;
-    job.model = deployer.deployModel(sourcePath("resources/samples/tiny_mobilenet.onnx")).remotePath;
-    job.backend = "reference";
-    job.runs = 1000000;  // far longer than the test: only a kill or a stall ends it
-    job.warmup = 0;
+    ConnectedBoard board(sharedSshd());
+    AgentClient agent(board.session, board.deployer.deployAgent());
+    // far longer than the test: only a kill or a stall ends it
+    RemoteJob job = referenceJob(board.deployer.deployModel(tinyModel()).remotePath, 1000000);
     for (int sig : {SIGKILL, SIGSTOP}) {
         int pid = 0;
         bool sent = false;
@@ -180,25 +165,17 @@ TEST(RemoteFault, AgentKilledOrStalledDuringARunFailsWithinTheTimeout) {
             EXPECT_LT(took, 60.0);  // ~timeoutSec after the stall, generous under load
             ::kill(pid, SIGKILL);    // the client sent SIGTERM; a stopped process needs KILL or CONT
         }
-        EXPECT_TRUE(s.connected());  // the connection survives; the next run works
+        EXPECT_TRUE(board.session.connected());  // the connection survives; the next run works
     }
     job.runs = 1;
     EXPECT_FALSE(agent.run(job).layers.empty());
 }
 
 TEST(RemoteFault, CancelFlagStopsARunAndTheAgent) {
-    TestSshd& sshd = sharedSshd();
     std::atomic<bool> cancel{false};
-    SshSession s(optionsFor(sshd), acceptingPrompts(), &cancel);
-    s.connect();
-    DeployOptions d;
-    d.remoteCacheDir = sshd.path("cache");
-    Deployer deployer(s, d);
-    AgentClient agent(s, deployer.deployAgent());
-    RemoteJob job;
-    job.model = deployer.deployModel(sourcePath("resources/samples/tiny_mobilenet.onnx")).remotePath;
-    job.backend = "reference";
-    job.runs = 1000000;
+    ConnectedBoard board(sharedSshd(), &cancel);
+    AgentClient agent(board.session, board.deployer.deployAgent());
+    const RemoteJob job = referenceJob(board.deployer.deployModel(tinyModel()).remotePath, 1000000);
     int pid = 0;
     AgentEvents events;
     events.started = [&](int p) { pid = p; };

@@ -5,11 +5,11 @@
 
 #include "RemoteTestSupport.h"
 #include "deploy/Deployer.h"
-#include "deploy/Sha256.h"
 #include "ssh/HostKeys.h"
 #include "ssh/ShellQuote.h"
 #include "ssh/Target.h"
 #include "util/Error.h"
+#include "util/Sha256.h"
 
 using namespace npuwb::remote;
 using namespace npuwb::remote::testing;
@@ -94,10 +94,10 @@ TEST(RemoteUnitDeploy, HashLinesAndLocalSha256) {
     const std::string a(64, 'a');
     EXPECT_EQ(parseHashLines(a + "  -\nmissing\n" + std::string(64, '0') + "  -\n"),
               (std::vector<std::string>{a, "", std::string(64, '0')}));
-    EXPECT_EQ(sha256OfText("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    EXPECT_EQ(npuwb::sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     const std::string dir = makeTempFolder("sha");
     runLocal("printf abc > " + shellQuote(dir + "/f"));
-    EXPECT_EQ(sha256OfFile(dir + "/f"), runLocal("sha256sum < " + shellQuote(dir + "/f")).substr(0, 64));
-    EXPECT_THROW(sha256OfFile(dir + "/missing"), npuwb::Error);
+    EXPECT_EQ(npuwb::sha256OfFile(dir + "/f"), runLocal("sha256sum < " + shellQuote(dir + "/f")).substr(0, 64));
+    EXPECT_THROW(npuwb::sha256OfFile(dir + "/missing"), npuwb::Error);
     runLocal("rm -rf " + shellQuote(dir));
 }
