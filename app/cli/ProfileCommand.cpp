@@ -25,6 +25,7 @@ struct ProfileCliOptions {
     std::vector<std::string> inputs;
     std::vector<std::string> inputShapes;  // NAME=D1,D2,...
     bool quiet = false;
+    bool noLayerTimes = false;
     int top = 0;
     std::string board;  // --board HOST: run on the board through the agent
     BoardCliOptions boardConnection;
@@ -85,6 +86,7 @@ Report profileLocally(const ProfileCliOptions& o) {
     po.warmup = o.warmup;
     po.threads = o.threads;
     po.backend = usableBackend(o.backend);
+    po.layerTimes = !o.noLayerTimes;
     for (const auto& spec : o.inputs) {
         auto eq = spec.find('=');
         if (eq == std::string::npos || eq == 0) failInput("--input '" + spec + "' must be NAME=FILE.npy");
@@ -131,6 +133,8 @@ static void addProfileCommand(CLI::App& app) {
     addInputShapeOption(cmd, opts->inputShapes);  // shapes of generated inputs, e.g. x=1,3,480,480
     cmd->add_option("--top", opts->top, "show only the N slowest layers");
     cmd->add_flag("-q,--quiet", opts->quiet, "no progress on stderr");
+    cmd->add_flag("--no-layer-times", opts->noLayerTimes,
+                  "backends: time whole runs only (what per-layer timing costs: compare the medians)");
     cmd->add_option("--board", opts->board, "run on this board over SSH ([user@]host[:port] or ssh config alias)");
     addBoardConnectionOptions(cmd, opts->boardConnection);
     cmd->callback([opts] { runProfile(*opts); });

@@ -202,7 +202,7 @@ Report profileModel(std::shared_ptr<const Model> model, const ProfileOptions& op
     SessionOptions so;
     so.backend = options.backend;
     so.threads = options.threads;
-    so.profileKernels = true;
+    so.profileKernels = options.layerTimes;
     const auto createStart = Clock::now();
     Session session(model, so);
     double sessionCreateUs = std::chrono::duration<double, std::micro>(Clock::now() - createStart).count();

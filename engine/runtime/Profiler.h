@@ -26,6 +26,8 @@ struct ProfileOptions {
     int64_t symbolicDimValue = 1;
     /// Concrete shapes for generated inputs (e.g. a detector's 1x3x480x480); must fit the declared shape.
     std::map<std::string, Shape> inputShapes;
+    /// Time each backend kernel (per-layer rows). Off: whole runs only, to measure what per-layer timing costs.
+    bool layerTimes = true;
 };
 
 struct ProfileControl {
