@@ -1,5 +1,5 @@
 // `npuwb-cli quantize MODEL --dataset LIST --scheme w8a8|w8a16|w4a16|fp16 --observer minmax|kl|mmse|percentile
-//  [--per-tensor] [--group-size N] [--hybrid FILE | --auto-hybrid 0.99] -o OUT.onnx [--json REPORT] [--baseline]`
+//  [--per-tensor] [--no-prepare] [--group-size N] [--hybrid FILE | --auto-hybrid 0.99] -o OUT.onnx [--json REPORT] [--baseline]`
 #include <unistd.h>
 
 #include <cstdio>
@@ -17,9 +17,9 @@ namespace npuwb::cli {
 
 namespace {
 struct QuantizeCliOptions {
-    std::string model, dataset, preprocess, output, jsonPath, hybridFile;
+    std::string model, dataset, preprocess, output, jsonPath, hybridFile, floatOutput;
     std::string scheme = "w8a8", observer = "minmax", chip = "rk3588", activations = "uint8";
-    bool perTensor = false, quiet = false, baseline = false;
+    bool perTensor = false, quiet = false, baseline = false, noPrepare = false;
     int groupSize = 128;
     double autoHybrid = 0.0;
     double percentile = 99.99;
@@ -44,6 +44,7 @@ nlohmann::json resultJson(const quant::QuantizeResult& r, const QuantizeCliOptio
     nlohmann::json prec = nlohmann::json::object();
     for (const auto& [n, p] : r.precisions) prec[n] = std::string(quant::precisionName(p));
     j["precision"] = prec;
+    j["prepare"] = nlohmann::json::parse(r.preparation.json());
     if (r.hybrid) {
         const auto& h = *r.hybrid;
         nlohmann::json layers = nlohmann::json::array();
@@ -70,6 +71,7 @@ void runQuantize(const QuantizeCliOptions& o) {
     qo.backend = usableBackend(o.backend);
     qo.threads = o.threads;
     qo.maxSamples = o.maxSamples;
+    qo.prepare = !o.noPrepare;
     if (o.activations == "int8") qo.activationType = quant::ActivationType::Int8;
     else if (o.activations != "uint8") failInput("--activations must be uint8 or int8");
     if (!o.hybridFile.empty()) qo.overrides = quant::loadPrecisionOverrides(o.hybridFile);
@@ -83,6 +85,7 @@ void runQuantize(const QuantizeCliOptions& o) {
     quant::QuantizeResult r = quant::quantizeModel(*model, *samples, qo, control);
     if (control.progress) std::fprintf(stderr, "\n");
     saveModel(r.model, o.output);
+    if (!o.floatOutput.empty()) saveModel(r.floatModel, o.floatOutput);
     std::printf("quantized %s -> %s: scheme %s, observer %s, %zu sample(s) in %.2f s on %s, %zu activation ranges\n",
                 o.model.c_str(), o.output.c_str(), o.scheme.c_str(), o.observer.c_str(), r.calibration.samples,
                 r.calibration.seconds, r.calibration.backend.c_str(), r.calibration.ranges.size());
@@ -132,6 +135,11 @@ static void addQuantizeCommand(CLI::App& app) {
     cmd->add_option("--percentile", o->percentile, "for --observer percentile")->capture_default_str();
     cmd->add_option("--activations", o->activations, "uint8 (ONNX Runtime default) | int8")->capture_default_str();
     cmd->add_flag("--per-tensor", o->perTensor, "one weight scale per tensor instead of per output channel");
+    cmd->add_option("--float-output", o->floatOutput,
+                    "also write the float model calibration ran (prepared, shapes fixed): the reference whose layer "
+                    "names match the QDQ model's for `accuracy`");
+    cmd->add_flag("--no-prepare", o->noPrepare,
+                  "skip the pre-quantization optimization (BatchNorm/affine folds, HardSwish fusion, opset upgrade)");
     cmd->add_option("--group-size", o->groupSize, "w4a16 weight group size (32..256)")->capture_default_str();
     auto hybrid = cmd->add_option("--hybrid", o->hybridFile, "per-layer precision file (JSON or 'LAYER PRECISION' lines)");
     cmd->add_option("--auto-hybrid", o->autoHybrid, "target output cosine; keeps sensitive layers in fp16")

@@ -125,12 +125,28 @@ QuantizeResult quantizeModel(const Model& inputModel, const SampleSource& sample
                              const QuantizeControl& control) {
     if (options.scheme == Scheme::W4A16 && (options.groupSize < 32 || options.groupSize > 256))
         failInput("w4a16 group size must be 32..256, got " + std::to_string(options.groupSize));
-    // QDQ per-axis needs opset 13: convert once here rather than per candidate model. When ONNX's converter
-    // cannot adapt the model, opset 10..12 still has per-tensor QuantizeLinear: fall back to that.
     QuantizeResult result;
     QuantizeOptions adapted = options;
     Model floatModel = inputModel;
     if (auto fixed = withSampleShapes(inputModel, samples, result.notes)) floatModel = std::move(*fixed);
+    // Pre-quantization optimization (Quantizer.h): folds, fusions and the opset upgrade per-channel QDQ needs.
+    if (options.prepare) {
+        const Model before = floatModel;
+        floatModel = prepareForQuantization(before, samples, result.preparation);
+        result.notes.push_back(result.preparation.summary());
+        if (!options.overrides.empty()) {
+            const std::vector<std::string> was = quantizableNodes(before), now = quantizableNodes(floatModel);
+            const std::set<std::string> wasSet(was.begin(), was.end()), nowSet(now.begin(), now.end());
+            for (const auto& [name, p] : options.overrides)
+                if (wasSet.count(name) && !nowSet.count(name))
+                    failInput("precision override: layer '" + name + "' was folded into another layer by the " +
+                              "pre-quantization optimization; name the layer it joined, or turn the optimization off");
+        }
+    } else {
+        result.preparation.skipped = "turned off";
+    }
+    // QDQ per-axis needs opset 13: convert once here rather than per candidate model (the preparation normally
+    // did). When ONNX's converter cannot adapt the model, opset 10..12 still has per-tensor QuantizeLinear.
     if (floatModel.opset("") < 13) {
         try {
             floatModel = convertOpset(floatModel, 13);
@@ -143,7 +159,9 @@ QuantizeResult quantizeModel(const Model& inputModel, const SampleSource& sample
                                    " used (conversion to 13 failed: " + e.what() + "); weights per tensor");
         }
     }
-    return quantizeConverted(floatModel, samples, adapted, control, std::move(result));
+    result = quantizeConverted(floatModel, samples, adapted, control, std::move(result));
+    result.model.metadata["npuwb.quant.prepare"] = result.preparation.json();
+    return result;
 }
 
 static QuantizeResult quantizeConverted(const Model& floatModel, const SampleSource& samples, const QuantizeOptions& options,

@@ -51,7 +51,9 @@ ActivationRange chooseRange(const ValueStats& stats, const QuantizeOptions& opti
     if (!stats.withHistogram) return r;
     const Histogram h = stats.histogram.histogram();
     if (options.observer == ObserverKind::KL) {
-        const float t = klThreshold(h, levels / 2);
+        // KL is symmetric on |x|: a signed range gets half the asymmetric grid per side, but a non-negative one
+        // (after Relu) gets the whole grid over [0, T], so Q must have all of its levels there.
+        const float t = klThreshold(h, mm.min >= 0.0f ? levels : levels / 2);
         r.min = std::max(r.min, -t);
         r.max = std::min(r.max, t);
     } else {

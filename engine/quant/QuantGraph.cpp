@@ -28,6 +28,60 @@ const std::set<std::string> kActivationOps = {"Add",       "Sub",         "Mul",
                                               "Resize",    "Sigmoid",     "HardSigmoid", "HardSwish",
                                               "LeakyRelu", "MatMul"};
 
+const Node* producerOf(const Graph& g, const std::string& value) {
+    for (const auto& n : g.nodes)
+        if (std::find(n.outputs.begin(), n.outputs.end(), value) != n.outputs.end()) return &n;
+    return nullptr;
+}
+
+/// Mul by a constant scalar 1 (paddle2onnx's Swish writes x * Sigmoid(x * 1.0)): a no-op the NPU's converter
+/// drops, so it is not quantized and the fusion rules below look through it.
+bool isIdentityMul(const Node& n, const Graph& g) {
+    if (n.opType != "Mul" || n.inputs.size() != 2 || !n.domain.empty()) return false;
+    for (size_t i = 0; i < 2; ++i) {
+        const Tensor* c = constant(g, n, i);
+        if (c && c->numel() == 1 && c->values<float>()[0] == 1.0f && !isConstant(g, n.inputs[1 - i])) return true;
+    }
+    return false;
+}
+
+/// The value `value` is a copy of, through identity Muls.
+std::string sourceOf(const Graph& g, std::string value) {
+    for (int hops = 0; hops < 8; ++hops) {
+        const Node* p = producerOf(g, value);
+        if (!p || !isIdentityMul(*p, g)) break;
+        value = isConstant(g, p->inputs[0]) ? p->inputs[1] : p->inputs[0];
+    }
+    return value;
+}
+
+bool isConvOutput(const Graph& g, const std::string& value) {
+    const Node* p = producerOf(g, sourceOf(g, value));
+    return p && (p->opType == "Conv" || p->opType == "ConvTranspose") && p->domain.empty();
+}
+
+// Activations the NPU fuses into the Conv that produces their input (ConvSigmoid, ConvHardSigmoid, ConvHardSwish,
+// ConvLeakyRelu, ConvSwish; docs/rockchip-facts.md): the Conv's int32 result goes through the activation in higher
+// precision and is requantized once, after it. So, as for Relu and Clip, the value between the Conv and the
+// activation is never an int8 tensor on the NPU and gets no QDQ here; quantizing it anyway added a rounding step
+// the deployed model does not have (PP-OCRv4 rec: 28 HardSwish and 5 Swish after Convs).
+const std::set<std::string> kConvFusedActivations = {"Sigmoid", "HardSigmoid", "HardSwish", "LeakyRelu"};
+
+/// Whether input `in` of `n` stays inside a fused Conv + activation: the activation's input, or both inputs of a
+/// Swish's Mul (x * Sigmoid(x), x from a Conv).
+bool insideFusedConvActivation(const Node& n, const Graph& g, const std::string& in) {
+    if (n.inputs.size() == 1 && kConvFusedActivations.count(n.opType)) return isConvOutput(g, in);
+    if (n.opType != "Mul" || n.inputs.size() != 2) return false;
+    for (size_t i = 0; i < 2; ++i) {
+        const std::string x = sourceOf(g, n.inputs[i]);
+        const Node* gate = producerOf(g, n.inputs[1 - i]);
+        if (gate && gate->opType == "Sigmoid" && gate->inputs.size() == 1 && sourceOf(g, gate->inputs[0]) == x &&
+            isConvOutput(g, x))
+            return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 bool isFloatValue(const Graph& g, const std::string& value) {
@@ -67,6 +121,7 @@ WeightInfo weightInfo(const Node& n, const Graph& g) {
 OpRole opRole(const Node& n, const Graph& g) {
     if (!n.domain.empty()) return OpRole::None;
     if (weightInfo(n, g).weightInput >= 0) return OpRole::Weighted;
+    if (isIdentityMul(n, g)) return OpRole::None;
     if (kActivationOps.count(n.opType) && !activationInputs(n, g).empty()) return OpRole::Activation;
     return OpRole::None;
 }
@@ -81,6 +136,7 @@ std::vector<std::string> activationInputs(const Node& n, const Graph& g) {
     for (size_t i = 0; i < count; ++i) {
         const std::string& in = n.inputs[i];
         if (in.empty() || isConstant(g, in) || !isFloatValue(g, in)) continue;
+        if (insideFusedConvActivation(n, g, in)) continue;
         if (std::find(out.begin(), out.end(), in) == out.end()) out.push_back(in);
     }
     return out;

@@ -71,6 +71,8 @@ struct QuantizeOptions {
     int threads = 0;                              // 0: physical cores
     size_t maxSamples = 0;                        // 0: every sample of the source
     size_t evalSamples = 4;                       // samples auto-hybrid evaluates cosine on
+    /// Pre-quantization optimization (prepareForQuantization) before calibration; off: the model as given.
+    bool prepare = true;
 };
 
 /// Progress: (phase, done, total) with phase "calibrate" | "sensitivity" | "hybrid" (| "inference": timeInference).
@@ -140,9 +142,40 @@ struct HybridResult {
     std::string chip;
 };
 
+/// What prepareForQuantization did to the float model (also in the QDQ model's npuwb.quant.prepare metadata).
+struct Preparation {
+    bool ran = false;                        // false: skipped (see skipped)
+    std::string skipped;                     // why the optimizer could not run
+    int64_t opsetBefore = 0, opsetAfter = 0;
+    size_t nodesBefore = 0, nodesAfter = 0;
+    std::map<std::string, int> rewrites;     // pass -> proven rewrites applied
+    std::vector<std::string> rolledBack;     // rewrites the proof rejected ("pass 'x' at node 'y': ...")
+    std::string summary() const;             // one line for notes and logs
+    std::string json() const;                // the metadata value
+};
+
+/// Passes run before calibration, through the proven Optimizer (passes/Optimizer.h: every rewrite is checked on
+/// random inputs and the first sample and rolled back when it changes the outputs). Each removes a rounding step
+/// or enables a better grid:
+///   fold_batchnorm, fold_affine  BatchNormalization and Paddle's constant Mul/Add after a Conv join the Conv's
+///                                weights and bias (else each is a separately quantized layer, and a per-tensor
+///                                activation grid sits between the Conv and its per-channel scale);
+///   fuse_hardswish               x*Clip(x+3,0,6)/6 becomes one HardSwish (the NPU's op) instead of four
+///                                quantized elementwise layers;
+///   fuse_layernorm               ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div(/Mul/Add) becomes LayerNormalization,
+///                                which the NPU runs as one op in higher precision, instead of quantizing x - mean
+///                                and the normalized value in between (opset 17: upgraded for it when it matches);
+///   remove_identity, constant_folding, dead_code_elimination   clean-ups the others rely on;
+///   upgrade_opset                only when the opset is < 13: per-channel QDQ needs 13, and the optimizer's
+///                                upgrade records missing ranks first, so it converts models ONNX's converter alone
+///                                rejects (paddle2onnx's opset 9 Softmax with unknown rank).
+std::vector<std::string> preparationPasses(int64_t opset);
+Model prepareForQuantization(const Model& floatModel, const SampleSource& samples, Preparation& report);
+
 struct QuantizeResult {
     Model model;  // the QDQ model
-    Model floatModel;  // the float model calibration ran (input shapes fixed, opset converted)
+    Model floatModel;  // the float model calibration ran (input shapes fixed, prepared, opset converted)
+    Preparation preparation;
     Calibration calibration;
     std::map<std::string, Precision> precisions;  // per quantizable node
     std::optional<HybridResult> hybrid;

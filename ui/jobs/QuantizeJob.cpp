@@ -23,15 +23,16 @@ QuantizeJob::~QuantizeJob() {
 
 namespace {
 
-AccuracySection analyze(const QuantizeRequest& request, const Model& quantModel, const quant::SampleSource& samples,
-                        const std::atomic<bool>& cancel, const std::function<void(size_t, size_t)>& progress) {
+AccuracySection analyze(const QuantizeRequest& request, const Model& preparedFloat, const Model& quantModel,
+                        const quant::SampleSource& samples, const std::atomic<bool>& cancel,
+                        const std::function<void(size_t, size_t)>& progress) {
     quant::AccuracyOptions options;
     options.backend = request.options.backend;
     options.maxSamples = request.accuracySamples;
     quant::AccuracyControl control;
     control.cancel = &cancel;
     control.progress = progress;
-    AccuracySection section = quant::analyzeAccuracy(*request.floatModel, quantModel, samples, options, control);
+    AccuracySection section = quant::analyzeAccuracy(preparedFloat, quantModel, samples, options, control);
     section.floatModel = request.floatModel->sourcePath;
     section.scheme = std::string(quant::schemeName(request.options.scheme));
     return section;
@@ -81,8 +82,9 @@ void QuantizeJob::start(const QuantizeRequest& request) {
         outcome->calibration = std::move(result.calibration);
         outcome->precisions = std::move(result.precisions);
         outcome->hybrid = std::move(result.hybrid);
+        outcome->preparedFloat = std::make_shared<const Model>(std::move(result.floatModel));
         outcome->quantModel = std::make_shared<const Model>(std::move(result.model));
-        outcome->accuracy = analyze(request, *outcome->quantModel, *samples, cancel_,
+        outcome->accuracy = analyze(request, *outcome->preparedFloat, *outcome->quantModel, *samples, cancel_,
                                     [&](size_t d, size_t t) { report(QStringLiteral("accuracy"), d, t); });
         return std::shared_ptr<const QuantizeOutcome>(outcome);
     });
@@ -100,8 +102,8 @@ void QuantizeJob::reevaluate(std::shared_ptr<const QuantizeOutcome> previous,
         outcome->precisions = previous->precisions;
         for (const auto& [node, precision] : precisions) outcome->precisions[node] = precision;
         outcome->quantModel = std::make_shared<const Model>(
-            quant::buildQdqModel(*request.floatModel, previous->calibration, request.options, outcome->precisions));
-        outcome->accuracy = analyze(request, *outcome->quantModel, *samples, cancel_,
+            quant::buildQdqModel(*previous->preparedFloat, previous->calibration, request.options, outcome->precisions));
+        outcome->accuracy = analyze(request, *outcome->preparedFloat, *outcome->quantModel, *samples, cancel_,
                                     [&](size_t d, size_t t) { report(QStringLiteral("accuracy"), d, t); });
         return std::shared_ptr<const QuantizeOutcome>(outcome);
     });

@@ -27,6 +27,8 @@ struct QuantizeRequest {
 /// What a quantization produced; kept so the model can be re-evaluated with other per-layer precisions.
 struct QuantizeOutcome {
     QuantizeRequest request;
+    /// The float model calibration ran (prepared: folds, fusions, opset): its value names key the calibration.
+    std::shared_ptr<const Model> preparedFloat;
     std::shared_ptr<const Model> quantModel;
     quant::Calibration calibration;
     std::map<std::string, quant::Precision> precisions;

@@ -19,10 +19,12 @@ float directKlThreshold(const Histogram& h, int levels) {
     double best = std::numeric_limits<double>::infinity();
     size_t bestI = bins;
     double total = 0;
-    for (double c : h.counts) total += c;
+    std::vector<double> counts = h.counts;
+    counts[0] = counts[1];  // the zero bin does not count (pytorch-quantization's entropy calibrator)
+    for (double c : counts) total += c;
     for (size_t i = nq; i <= bins; ++i) {
-        if (h.counts[i - 1] == 0 && i < bins) continue;
-        std::vector<double> p(h.counts.begin(), h.counts.begin() + static_cast<std::ptrdiff_t>(i)), q(i, 0.0);
+        if (counts[i - 1] == 0 && i < bins) continue;
+        std::vector<double> p(counts.begin(), counts.begin() + static_cast<std::ptrdiff_t>(i)), q(i, 0.0);
         double kept = 0;
         for (double c : p) kept += c;
         p[i - 1] += total - kept;
@@ -30,11 +32,11 @@ float directKlThreshold(const Histogram& h, int levels) {
             const size_t start = level * i / nq, stop = (level + 1) * i / nq;
             double sum = 0, nonEmpty = 0;
             for (size_t k = start; k < stop; ++k) {
-                sum += h.counts[k];
-                nonEmpty += h.counts[k] != 0;
+                sum += counts[k];
+                nonEmpty += counts[k] != 0;
             }
             for (size_t k = start; k < stop; ++k)
-                if (h.counts[k] != 0) q[k] = sum / nonEmpty;
+                if (counts[k] != 0) q[k] = sum / nonEmpty;
         }
         double ps = 0, qs = 0, kl = 0;
         for (size_t k = 0; k < i; ++k) {
