@@ -8,6 +8,7 @@
 #include <set>
 
 #include "onnx/OnnxIO.h"
+#include "passes/GraphEdit.h"
 #include "quant/Observer.h"
 #include "quant/QuantGraph.h"
 #include "quant/Quantizer.h"
@@ -30,18 +31,8 @@ Precision schemeDefault(Scheme s) {
     return Precision::Int8;
 }
 
-Attribute intAttr(int64_t v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Int;
-    a.i = v;
-    return a;
-}
-Attribute intsAttr(std::vector<int64_t> v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Ints;
-    a.ints = std::move(v);
-    return a;
-}
+using passes::intAttr;
+using passes::intsAttr;
 
 /// Builds the rewritten node list; names derive from the value they convert, so they are stable and readable.
 class QdqRewriter {

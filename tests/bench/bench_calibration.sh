@@ -39,31 +39,17 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$dir"
 if [ ! -f "$dir/dataset.txt" ] || [ "$(wc -l < "$dir/dataset.txt")" -ne "$samples" ]; then
   echo "writing $samples samples 1x3x${size}x${size} to $dir ..." >&2
-  /usr/bin/python3 - "$dir" "$samples" "$size" <<'PY'
+  /usr/bin/python3 - "$dir" "$samples" "$size" "$root/tests/quant" <<'PY'
 import os, sys
 import numpy as np
 out, count, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+sys.path.insert(0, sys.argv[4])
+from ort_agreement import text_page  # the same synthetic text pages the ORT agreement test feeds
 rng = np.random.default_rng(0)
-
-def text_page(h, w):
-    # White page, dark word-like strokes (as tests/quant/ort_agreement.py), normalised like PP-OCR (mean/std 0.5).
-    page = np.ones((h, w), np.float32)
-    for top in range(8, h - 16, 28):
-        x = int(rng.integers(4, 30))
-        while x < w - 40:
-            word = int(rng.integers(20, 70))
-            for gx in range(x, min(x + word, w - 4), 6):
-                gh = int(rng.integers(10, 16))
-                page[top + 16 - gh:top + 16, gx:gx + 3] = 0.0
-            page[top + 8:top + 10, x:min(x + word, w - 4)] = 0.0
-            x += word + int(rng.integers(10, 30))
-    img = np.repeat(page[None, None], 3, axis=1) + 0.03 * rng.standard_normal((1, 3, h, w))
-    return ((img - 0.5) / 0.5).astype(np.float32)
-
 names = []
 for i in range(count):
     name = f"s{i:04d}.npy"
-    np.save(os.path.join(out, name), text_page(size, size))
+    np.save(os.path.join(out, name), text_page(rng, (1, 3, size, size)))
     names.append(name)
 with open(os.path.join(out, "dataset.txt"), "w") as f:
     f.write("\n".join(names) + "\n")
