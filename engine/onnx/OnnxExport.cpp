@@ -1,5 +1,6 @@
 // IR -> ONNX ModelProto. Tensors are written as raw_data; the result reloads to an identical IR.
 #include "onnx/OnnxIO.h"
+#include "onnx/OnnxModelProto.h"
 #include "onnx/OnnxTensor.h"
 #include "util/AtomicFile.h"
 
@@ -76,7 +77,7 @@ void graphToProto(const Graph& g, onnx::GraphProto* proto) {
 
 }  // namespace
 
-std::string serializeModel(const Model& model) {
+onnx::ModelProto onnxconv::modelToProto(const Model& model) {
     onnx::ModelProto proto;
     proto.set_ir_version(model.irVersion);
     proto.set_producer_name(model.producerName.empty() ? "npuwb" : model.producerName);
@@ -93,6 +94,11 @@ std::string serializeModel(const Model& model) {
         kv->set_value(v);
     }
     graphToProto(model.graph, proto.mutable_graph());
+    return proto;
+}
+
+std::string serializeModel(const Model& model) {
+    onnx::ModelProto proto = onnxconv::modelToProto(model);
     std::string out;
     if (!proto.SerializeToString(&out))
         fail(ErrorKind::Internal, "cannot serialize the model (larger than protobuf's 2 GB limit?)");

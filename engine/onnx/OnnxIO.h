@@ -1,5 +1,6 @@
 #pragma once
 // ONNX files <-> the engine IR. The protobuf classes stay behind this header.
+#include <map>
 #include <string>
 
 #include "ir/Graph.h"
@@ -33,5 +34,9 @@ void saveTensorProtoFile(const Tensor& tensor, const std::string& name, const st
 /// inference. Throws Unsupported naming the op (and its nodes) the converter cannot adapt, InvalidInput when
 /// `targetOpset` is not newer than the model's.
 Model convertOpset(const Model& model, int64_t targetOpset);
+
+/// ONNX shape inference (with data propagation) for the model's inputs fixed to `inputShapes`: the type of every
+/// value it could infer, graph inputs included. Isolated like import's; empty when inference fails.
+std::map<std::string, ValueType> inferValueTypes(const Model& model, const std::map<std::string, Shape>& inputShapes);
 
 }  // namespace npuwb

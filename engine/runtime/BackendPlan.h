@@ -69,10 +69,13 @@ private:
 /// True when the model's inferred value types give every node output a dtype and a fully known shape that hold
 /// for `fedShapes` (the fed inputs' shapes equal the declared, fully known input shapes) and no node has a subgraph:
 /// the plan can then be learned without running the heavy nodes (see `shapeOnlyOutputs`).
-bool inferredTypesCoverGraph(const Graph& graph, const std::vector<std::pair<std::string, Shape>>& fedShapes);
+/// `types` (optional) are types inferred for these input shapes (inferValueTypes); without, the graph's own.
+bool inferredTypesCoverGraph(const Graph& graph, const std::vector<std::pair<std::string, Shape>>& fedShapes,
+                             const std::map<std::string, ValueType>* types = nullptr);
 /// Placeholder outputs for a node that need not run while learning: tensors with the inferred dtype and shape and
 /// no storage. Only the shape recorder and Shape/Size nodes look at them.
-std::vector<Value> shapeOnlyOutputs(const Graph& graph, const Node& node);
+std::vector<Value> shapeOnlyOutputs(const Graph& graph, const Node& node,
+                                    const std::map<std::string, ValueType>* types = nullptr);
 
 /// Asks the backend to compile `order` of `graph` with the learned value descriptions; checks that each segment
 /// covers consecutive positions of `order` (throws Internal naming the backend otherwise).

@@ -7,6 +7,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "onnx/OnnxIO.h"
 #include "ops/Kernel.h"
 #include "runtime/BackendPlan.h"
 
@@ -64,6 +65,7 @@ struct GraphRunner {
     bool profileKernels = false;
     /// Learning without running heavy nodes: nodes this recorder will not fold get placeholder outputs.
     const ValueShapeRecorder* shapeOnly = nullptr;
+    const std::map<std::string, ValueType>* inferredTypes = nullptr;  // for shapeOnly; null: the graph's own
 
     std::vector<Value> runGraph(const Graph& g, const Scope& scope, bool topLevel) const {
         std::vector<std::string> outer;  // names visible from enclosing scopes
@@ -149,7 +151,7 @@ struct GraphRunner {
             inputs.push_back(v);
         }
         if (shapeOnly && !shapeOnly->willFold(node)) {
-            std::vector<Value> outs = shapeOnlyOutputs(g, node);
+            std::vector<Value> outs = shapeOnlyOutputs(g, node, inferredTypes);
             if (observer) observer->nodeStarted(step, node);
             if (observer) observer->nodeFinished(step, node, inputs, outs);
             for (size_t i = 0; i < node.outputs.size(); ++i)
@@ -367,8 +369,19 @@ std::map<std::string, Value> Session::run(const std::map<std::string, Value>& in
             // cover the graph for these shapes, only constant nodes run and the plan then runs this input;
             // otherwise the reference kernels run everything and give this run's results.
             backend_->plan.reset();
-            const bool shapeOnly = (!control.observer || control.observer->acceptsPlaceholderOutputs()) &&
-                                   inferredTypesCoverGraph(g, shapes);
+            const bool placeholdersOk = !control.observer || control.observer->acceptsPlaceholderOutputs();
+            bool shapeOnly = placeholdersOk && inferredTypesCoverGraph(g, shapes);
+            // Symbolic input dims: ONNX inference again with the fed shapes (a forked child, milliseconds) usually
+            // still beats a full reference run.
+            std::map<std::string, ValueType> concrete;
+            bool allTensors = true;
+            for (const auto& [name, v] : root.values) allTensors = allTensors && v.isTensor();
+            if (placeholdersOk && !shapeOnly && allTensors) {
+                std::map<std::string, Shape> fedShapes;
+                for (const auto& [name, shape] : shapes) fedShapes[name] = shape;
+                concrete = inferValueTypes(*model_, fedShapes);
+                shapeOnly = !concrete.empty() && inferredTypesCoverGraph(g, shapes, &concrete);
+            }
             std::vector<std::string> fed;
             for (const auto& [name, v] : inputs) fed.push_back(name);
             ValueShapeRecorder recorder(g, fed);
@@ -378,6 +391,7 @@ std::map<std::string, Value> Session::run(const std::map<std::string, Value>& in
             if (shapeOnly) learning.progress = nullptr;
             GraphRunner reference{model_->opset(""), &learning, model_.get(), false};
             reference.shapeOnly = shapeOnly ? &recorder : nullptr;
+            reference.inferredTypes = concrete.empty() ? nullptr : &concrete;
             results = reference.runOrdered(g, order_, root, true);
             for (const auto& [name, v] : root.values)
                 if (v.isTensor()) recorder.values[name] = ValueDesc{v.tensor.dtype(), v.tensor.shape(), nullptr};
