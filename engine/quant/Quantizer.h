@@ -37,6 +37,8 @@
 namespace npuwb::quant {
 
 enum class Scheme { W8A8, W8A16, W4A16, FP16 };
+/// MinMax: the observed range. KL: TensorRT's entropy threshold on |x|, never clipping more than 0.01% of the
+/// values. MMSE: the clip range with the least expected squared error. Percentile: QuantizeOptions::percentile.
 enum class ObserverKind { MinMax, KL, MMSE, Percentile };
 /// Per-layer precision (hybrid quantization). Float leaves the layer unquantized.
 enum class Precision { Int8, Int16, Int4, Fp16, Float };

@@ -1,7 +1,9 @@
 // PP-OCRv4 rec on text lines rendered here with QPainter in DejaVu fonts (48 px high, 320 wide, random strings
 // of key-set characters the fonts can draw, plus digits), CTC greedy decoding. fp32 must read most lines right;
 // the int8 model (auto-hybrid when plain int8 falls short) must decode the same string as fp32 on >= 95 of 100
-// lines. Calibration uses a different set of rendered lines.
+// lines. Calibration uses a different set of 100 rendered lines. Lines are padded to 320 columns with mid gray the
+// way PaddleOCR pads a detector's crop; a white canvas to the right of the text made fp32 append stray CJK
+// characters and was the easier case for int8 (89/100 minmax there, 80/100 minmax with the padding).
 #include <gtest/gtest.h>
 
 #include <QFile>
@@ -83,13 +85,17 @@ std::vector<TextLine> renderLines(const CharPool& pool, size_t count, unsigned s
         for (int k = 0; k < length; ++k) text += std::uniform_int_distribution<int>(0, 9)(rng) < 8 ? pick(pool.alnum) : pick(pool.other);
         const QFontMetrics metrics(font);
         while (text.size() > 1 && metrics.horizontalAdvance(text) > kWidth - 16) text.chop(1);
+        // PaddleOCR's rec preprocessing (resize_norm_img) keeps the crop's aspect ratio and pads the rest of the
+        // 320 columns with normalized 0, i.e. mid gray; a detector's crop ends a few pixels after the text.
+        const int x = std::uniform_int_distribution<int>(4, 12)(rng);
+        const int cropWidth = std::min(kWidth, x + metrics.horizontalAdvance(text) + std::uniform_int_distribution<int>(4, 12)(rng));
         QImage image(kWidth, kHeight, QImage::Format_RGB888);
-        image.fill(Qt::white);
+        image.fill(QColor(128, 128, 128));
         QPainter painter(&image);
+        painter.fillRect(QRect(0, 0, cropWidth, kHeight), Qt::white);
         painter.setFont(font);
         painter.setPen(Qt::black);
-        const int x = std::uniform_int_distribution<int>(4, 12)(rng);
-        painter.drawText(QRect(x, 0, kWidth - x, kHeight), Qt::AlignLeft | Qt::AlignVCenter, text);
+        painter.drawText(QRect(x, 0, cropWidth - x, kHeight), Qt::AlignLeft | Qt::AlignVCenter, text);
         painter.end();
         lines.push_back({text, image});
     }
@@ -141,7 +147,7 @@ TEST(RealAccuracy, PpOcrRecInt8DecodesAsFp32OnRenderedLines) {
     const CharPool pool = drawableKeys(keys);
     ASSERT_EQ(pool.alnum.size(), 44u);
     const std::vector<TextLine> eval = renderLines(pool, 100, 48320);
-    const std::vector<TextLine> calib = renderLines(pool, 32, 7);
+    const std::vector<TextLine> calib = renderLines(pool, 100, 7);
     std::vector<QImage> evalImages, calibImages;
     for (const TextLine& l : eval) evalImages.push_back(l.image);
     for (const TextLine& l : calib) calibImages.push_back(l.image);
@@ -168,7 +174,7 @@ TEST(RealAccuracy, PpOcrRecInt8DecodesAsFp32OnRenderedLines) {
 
     quant::QuantizeOptions options;
     options.scheme = quant::Scheme::W8A8;
-    options.observer = quant::ObserverKind::MinMax;
+    options.observer = quant::ObserverKind::MMSE;
     if (const char* o = std::getenv("NPUWB_REAL_OBSERVER")) options.observer = quant::observerFromName(o);
     const quant::QuantizeResult int8 = quant::quantizeModel(floatModel, *calibSource, options);
     for (const std::string& note : int8.notes) std::cout << "note: " << note << "\n";
@@ -176,7 +182,7 @@ TEST(RealAccuracy, PpOcrRecInt8DecodesAsFp32OnRenderedLines) {
     EXPECT_GE(int8.model.opset(""), 13) << "per-channel weights need opset 13";
     const std::vector<QString> q = decode(runOutputs(int8.model, *evalSource, {output}), keys);
     size_t agree = countEqual(q, fp32);
-    std::cout << "PP-OCRv4 rec on 100 rendered lines (calibrated on 32 other lines, " << quant::observerName(options.observer)
+    std::cout << "PP-OCRv4 rec on 100 rendered lines (calibrated on " << calibSource->size() << " other lines, " << quant::observerName(options.observer)
               << "): fp32 reads " << fp32Right << "/100 right; int8 w8a8 decodes as fp32 on " << agree << "/100 ("
               << countEqual(q, truth) << " right)\n";
     for (size_t i = 0; i < q.size(); ++i)
@@ -211,7 +217,7 @@ TEST(RealAccuracy, PpOcrRecInt8DecodesAsFp32OnRenderedLines) {
     }
     EXPECT_GE(fp32Right, 80u) << "fp32 should read clean rendered text; preprocessing or decoding is wrong";
     // The issue's bar is 95/100; this test guards against regressions at 85 with plain int8 and prints where it
-    // stands (89 int8, 94 auto-hybrid 0.999 when this was written; most differences are lines fp32 itself misreads).
+    // stands (mmse: int8 90; auto-hybrid 0.999 98, keeping 121 of 132 layers in fp16, when this was written).
     std::cout << "  issue bar 95/100: " << (agree >= 95 ? "met" : "NOT met") << " (" << agree << ")\n";
     EXPECT_GE(int8Agree, 85u);
 }
