@@ -1,5 +1,7 @@
 // Calibration: stream the samples through the float model (with the observed activations as extra outputs, so
-// backend segments keep them) and reduce each value to a clipping range with the chosen observer.
+// backend segments keep them; scalar Mul/Add results are computed from their input instead) and reduce each value
+// to a clipping range with the chosen observer.
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <exception>
@@ -12,6 +14,8 @@
 #include "quant/Quantizer.h"
 #include "runtime/BackendPlan.h"
 #include "runtime/Session.h"
+#include "util/ProcessMemory.h"
+
 
 namespace npuwb::quant {
 
@@ -69,6 +73,78 @@ ActivationRange chooseRange(const ValueStats& stats, const QuantizeOptions& opti
     return r;
 }
 
+// An observed value that is another value times or plus a scalar constant (Paddle's learnable affine blocks after
+// each HardSwish: a third of PP-OCRv4 det's observed values). Its statistics are computed from that source tensor
+// instead of making it one more model output: each extra output costs the backend a zeroed tensor, a layout copy
+// and a fused kernel. The steps round to float one op at a time, exactly as the graph's Mul and Add do.
+struct AffineStep {
+    bool multiply = false;
+    float constant = 0.0f;
+};
+struct DerivedValue {
+    const std::string* value = nullptr;
+    std::string source;  // a fetched value (model output or graph input)
+    std::vector<AffineStep> steps;
+};
+
+const Tensor* scalarF32Constant(const Graph& g, const std::string& name) {
+    auto it = g.initializers.find(name);
+    if (it == g.initializers.end() || it->second.dtype() != DType::F32 || it->second.numel() != 1) return nullptr;
+    return &it->second;
+}
+
+/// Splits `values` into the ones the model must output and the ones derived from a fetched value by scalar steps.
+void planObservation(const Graph& g, const std::vector<std::string>& values, std::vector<std::string>& fetched,
+                     std::vector<DerivedValue>& derived) {
+    const std::set<std::string> observed(values.begin(), values.end());
+    std::set<std::string> free;  // present in every run's outputs anyway
+    for (const auto& i : g.inputs) free.insert(i.name);
+    for (const auto& o : g.outputs) free.insert(o.name);
+    std::map<std::string, DerivedValue> chains;  // every derivable value, observed or not (chains pass through)
+    for (size_t i : g.topologicalOrder()) {
+        const Node& n = g.nodes[i];
+        if (!n.domain.empty() || (n.opType != "Mul" && n.opType != "Add") || n.inputs.size() != 2 ||
+            n.outputs.size() != 1 || n.outputs[0].empty() || free.count(n.outputs[0]))
+            continue;
+        const Tensor* c = scalarF32Constant(g, n.inputs[1]);
+        std::string input = n.inputs[0];
+        if (!c) {
+            c = scalarF32Constant(g, n.inputs[0]);
+            input = n.inputs[1];
+        }
+        if (!c || input.empty() || g.initializers.count(input)) continue;
+        DerivedValue d;
+        if (auto it = chains.find(input); it != chains.end()) d = it->second;
+        else if (free.count(input) || observed.count(input)) d.source = input;
+        else continue;
+        d.steps.push_back({n.opType == "Mul", c->values<float>()[0]});
+        chains[n.outputs[0]] = std::move(d);
+    }
+    for (const auto& v : values) {
+        auto it = chains.find(v);
+        if (it == chains.end()) {
+            fetched.push_back(v);
+            continue;
+        }
+        it->second.value = &v;
+        derived.push_back(it->second);
+    }
+}
+
+void applySteps(std::span<const float> source, const std::vector<AffineStep>& steps, std::vector<float>& out) {
+    out.resize(source.size());
+    const float* in = source.data();
+    float* o = out.data();
+    for (const AffineStep& s : steps) {
+        const float c = s.constant;
+        if (s.multiply)
+            for (size_t k = 0; k < out.size(); ++k) o[k] = in[k] * c;
+        else
+            for (size_t k = 0; k < out.size(); ++k) o[k] = in[k] + c;
+        in = o;
+    }
+}
+
 }  // namespace
 
 Calibration calibrate(const Model& floatModel, const SampleSource& samples, const QuantizeOptions& options,
@@ -77,7 +153,10 @@ Calibration calibrate(const Model& floatModel, const SampleSource& samples, cons
     const size_t count = options.maxSamples ? std::min(options.maxSamples, samples.size()) : samples.size();
     if (count == 0) failInput("calibration needs at least one sample");
     const std::vector<std::string> values = quantizableActivations(floatModel);
-    const Model observed = detail::withExtraOutputs(floatModel, values);
+    std::vector<std::string> fetched;
+    std::vector<DerivedValue> derived;
+    planObservation(floatModel.graph, values, fetched, derived);
+    const Model observed = detail::withExtraOutputs(floatModel, fetched);
 
     detail::SampleRunOptions run;
     run.backend = options.backend;
@@ -94,12 +173,23 @@ Calibration calibrate(const Model& floatModel, const SampleSource& samples, cons
     for (auto& table : perWorker)
         for (const auto& v : values) table.emplace(v, needsHistogram ? ValueStats(bins, absolute) : ValueStats());
     if (control.progress) run.progress = [&](size_t d, size_t t) { control.progress("calibrate", d, t); };
-    detail::forEachSample(observed, samples, count, run, [&](size_t w, size_t, std::map<std::string, Tensor>& out) {
-        for (auto& [v, stats] : perWorker[w]) {
-            auto it = out.find(v);
-            if (it != out.end() && it->second.dtype() == DType::F32) stats.add(floats(it->second));
-        }
-    });
+    std::vector<std::vector<float>> scratch(workers);  // one derived value at a time, reused every sample
+    {
+        ReuseFreedBlocks reuse;
+        detail::forEachSample(observed, samples, count, run, [&](size_t w, size_t, std::map<std::string, Tensor>& out) {
+            auto& table = perWorker[w];
+            for (const auto& v : fetched) {
+                auto it = out.find(v);
+                if (it != out.end() && it->second.dtype() == DType::F32) table.at(v).add(floats(it->second));
+            }
+            for (const auto& d : derived) {
+                auto it = out.find(d.source);
+                if (it == out.end() || it->second.dtype() != DType::F32) continue;
+                applySteps(floats(it->second), d.steps, scratch[w]);
+                table.at(*d.value).add(scratch[w]);
+            }
+        });
+    }
     std::map<std::string, ValueStats> merged = std::move(perWorker[0]);
     for (size_t w = 1; w < workers; ++w)
         for (auto& [v, stats] : perWorker[w]) merged[v].merge(stats);
@@ -107,19 +197,23 @@ Calibration calibrate(const Model& floatModel, const SampleSource& samples, cons
     Calibration cal;
     cal.observer = options.observer;
     cal.samples = count;
-    cal.datasetHash = samples.contentHash();
     cal.backend = resolveBackendName(options.backend);
-    // Observer search per value (KL scans every threshold), spread over the same workers.
+    // Observer search per value (KL scans every threshold) and the data set hash (reads every sample file again)
+    // as tasks the workers take in turn: uneven values no longer leave a worker idle.
     std::vector<std::pair<const std::string*, const ValueStats*>> items;
     for (const auto& [v, stats] : merged)
         if (stats.range.seen) items.emplace_back(&v, &stats);
     std::vector<ActivationRange> chosen(items.size());
     std::vector<std::exception_ptr> errors(workers);
-    auto choose = [&](size_t from) {
+    std::atomic<size_t> nextTask{0};
+    auto choose = [&](size_t w) {
         try {
-            for (size_t k = from; k < items.size(); k += workers) chosen[k] = chooseRange(*items[k].second, options);
+            for (size_t task = nextTask++; task <= items.size(); task = nextTask++) {
+                if (task == 0) cal.datasetHash = samples.contentHash();
+                else chosen[task - 1] = chooseRange(*items[task - 1].second, options);
+            }
         } catch (...) {
-            errors[from] = std::current_exception();
+            errors[w] = std::current_exception();
         }
     };
     std::vector<std::thread> pool;
@@ -142,6 +236,7 @@ double timeInference(const Model& floatModel, const SampleSource& samples, const
     run.threads = options.threads;
     run.cancel = control.cancel;
     if (control.progress) run.progress = [&](size_t d, size_t t) { control.progress("inference", d, t); };
+    ReuseFreedBlocks reuse;  // as calibration does: the comparison is about the extra work, not the allocator
     detail::forEachSample(floatModel, samples, count, run, [](size_t, size_t, std::map<std::string, Tensor>&) {});
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
