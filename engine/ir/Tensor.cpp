@@ -45,7 +45,11 @@ std::string shapeToString(const Shape& shape) {
     return s + "]";
 }
 
-Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
+Tensor::Tensor(DType dtype, Shape shape) : Tensor(dtype, std::move(shape), true) {}
+
+Tensor Tensor::uninitialized(DType dtype, Shape shape) { return Tensor(dtype, std::move(shape), false); }
+
+Tensor::Tensor(DType dtype, Shape shape, bool zeroed) : dtype_(dtype), shape_(std::move(shape)) {
     numel_ = shapeNumel(shape_);
     storage_ = std::make_shared<Storage>();
     if (dtype_ == DType::String) {
@@ -60,7 +64,7 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
     if (bytes == 0) return;
     void* p = ::operator new(bytes, std::align_val_t(64), std::nothrow);
     if (!p) failInput("cannot allocate " + std::to_string(bytes) + " bytes for a tensor of shape " + shapeToString(shape_));
-    std::memset(p, 0, bytes);
+    if (zeroed) std::memset(p, 0, bytes);
     storage_->data = p;
     storage_->owned = true;
 }

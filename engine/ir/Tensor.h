@@ -22,6 +22,9 @@ public:
     Tensor() = default;
     /// Allocates zero-initialised storage. Throws InvalidInput if the size is impossible for this machine.
     Tensor(DType dtype, Shape shape);
+    /// Like the constructor, without zeroing: for a buffer a kernel overwrites entirely (a backend segment's
+    /// outputs: zeroing them page by page cost calibration a third of its time). Strings are still constructed.
+    static Tensor uninitialized(DType dtype, Shape shape);
     /// Wraps caller-owned memory (e.g. a planned arena slot); the caller keeps it alive.
     static Tensor view(DType dtype, Shape shape, void* data);
 
@@ -74,6 +77,7 @@ private:
     void checkType(DType requested) const;
 
     struct Storage;
+    Tensor(DType dtype, Shape shape, bool zeroed);
     DType dtype_ = DType::Undefined;
     Shape shape_;
     int64_t numel_ = 0;

@@ -41,7 +41,7 @@ void OnednnSegment::run(const std::vector<const Tensor*>& inputs, std::vector<Te
     }
     outputs.resize(outputShapes.size());
     for (size_t i = 0; i < outputShapes.size(); ++i) {
-        outputs[i] = Tensor(outputTypes[i], outputShapes[i]);
+        outputs[i] = Tensor::uninitialized(outputTypes[i], outputShapes[i]);  // the copy below writes all of it
         outputMemories[i].set_data_handle(outputs[i].raw());
         outputCopies[i]->run(stream_);
     }

@@ -126,7 +126,7 @@ void XnnSegment::run(const std::vector<const Tensor*>& inputs, std::vector<Tenso
         const SegValue& v = value(outputs_[i]);
         Tensor& out = outputs[i];
         if (!out.defined() || out.dtype() != v.boundaryType() || out.shape() != v.shape)
-            out = Tensor(v.boundaryType(), v.shape);
+            out = Tensor::uninitialized(v.boundaryType(), v.shape);  // fully written below
         if (v.nhwc)
             nhwcToNchw(data(outputs_[i]), out.raw(), dtypeSize(v.dtype), static_cast<size_t>(v.shape[0]),
                        static_cast<size_t>(v.shape[1]), static_cast<size_t>(v.shape[2] * v.shape[3]), pool());

@@ -126,10 +126,10 @@ TEST(QuantStreamingHistogram, MergeOfWorkersEqualsOneStream) {
 
 TEST(QuantStreamingHistogram, IgnoresNonFiniteAndConstantZero) {
     ValueStats s(2048, true);
-    std::vector<float> zeros(100000, 0.0f);
+    std::vector<float> zeros(50000, 0.0f);
     s.add(zeros);
     EXPECT_EQ(klThreshold(s.histogram.histogram(), 128) > 0.0f, true);  // any threshold: the range stays [0, 0]
-    std::vector<float> v(100000, 1.5f);
+    std::vector<float> v(50000, 1.5f);
     v[3] = std::numeric_limits<float>::quiet_NaN();
     v[9] = std::numeric_limits<float>::infinity();
     v[11] = -std::numeric_limits<float>::infinity();
@@ -138,7 +138,24 @@ TEST(QuantStreamingHistogram, IgnoresNonFiniteAndConstantZero) {
     EXPECT_EQ(s.range.max, 1.5f);
     double total = 0;
     for (double c : s.histogram.histogram().counts) total += c;
-    EXPECT_EQ(total, 100000.0 + 100000.0 - 3.0);
+    EXPECT_EQ(total, 50000.0 + 50000.0 - 3.0);
+}
+
+TEST(QuantStreamingHistogram, LargeTensorsBinEveryThirdElementWithExactMinMax) {
+    ValueStats s(2048, false);
+    std::vector<float> v(300001);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 1000) / 100.0f;
+    v[1] = -7.0f;  // not on the stride: still the min and inside the window
+    v[4] = 42.0f;  // not on the stride: still the max
+    s.add(v);
+    EXPECT_EQ(s.range.min, -7.0f);
+    EXPECT_EQ(s.range.max, 42.0f);
+    const Histogram h = s.histogram.histogram();
+    EXPECT_LE(h.lo, -7.0f);
+    EXPECT_GE(h.hi, 42.0f);
+    double total = 0;
+    for (double c : h.counts) total += c;
+    EXPECT_EQ(total, 100001.0);  // elements 0, 3, 6, ..., 300000
 }
 
 TEST(QuantStreamingHistogram, FiniteRangeSkipsNaNAndInf) {
