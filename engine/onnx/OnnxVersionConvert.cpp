@@ -24,7 +24,9 @@ std::string convertToReply(const std::string& modelBytes, int target) {
         onnx::ModelProto in;
         if (!in.ParseFromString(modelBytes)) throw std::runtime_error("the serialized model does not parse");
         onnx::ModelProto out = onnx::version_conversion::ConvertVersion(in, target);
-        return "O" + out.SerializeAsString();
+        std::string reply = "O";  // appended, not "O" + string: GCC 12 warns falsely on that (-Wrestrict, PR 105329)
+        out.AppendToString(&reply);
+        return reply;
     } catch (const std::exception& e) {
         return std::string("E") + e.what();
     } catch (...) {
