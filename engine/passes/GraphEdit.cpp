@@ -27,7 +27,7 @@ void renameInGraph(Graph& g, const std::string& from, const std::string& to) {
 }
 }  // namespace
 
-GraphIndex::GraphIndex(const Graph& graph) : graph_(graph) {
+GraphIndex::GraphIndex(const Graph& graph) {
     for (const auto& o : graph.outputs) graphOutputs_.insert(o.name);
     for (const auto& n : graph.nodes) {
         if (!n.name.empty()) byName_[n.name] = &n;

@@ -26,7 +26,6 @@ public:
     const Node* singleConsumer(const std::string& value) const;
 
 private:
-    const Graph& graph_;
     std::map<std::string, const Node*> producer_;
     std::map<std::string, const Node*> byName_;
     std::map<std::string, std::vector<const Node*>> consumers_;
