@@ -8,6 +8,7 @@
 #include <set>
 #include <thread>
 
+#include "passes/GraphEdit.h"
 #include "quant/Observer.h"
 #include "quant/QuantGraph.h"
 #include "quant/StreamingHistogram.h"
@@ -15,7 +16,6 @@
 #include "runtime/BackendPlan.h"
 #include "runtime/Session.h"
 #include "util/ProcessMemory.h"
-
 
 namespace npuwb::quant {
 
@@ -75,7 +75,7 @@ ActivationRange chooseRange(const ValueStats& stats, const QuantizeOptions& opti
 
 // An observed value that is another value times or plus a scalar constant (Paddle's learnable affine blocks after
 // each HardSwish: a third of PP-OCRv4 det's observed values). Its statistics are computed from that source tensor
-// instead of making it one more model output: each extra output costs the backend a zeroed tensor, a layout copy
+// instead of making it one more model output: each extra output costs the backend an output tensor, a layout copy
 // and a fused kernel. The steps round to float one op at a time, exactly as the graph's Mul and Add do.
 struct AffineStep {
     bool multiply = false;
@@ -88,9 +88,8 @@ struct DerivedValue {
 };
 
 const Tensor* scalarF32Constant(const Graph& g, const std::string& name) {
-    auto it = g.initializers.find(name);
-    if (it == g.initializers.end() || it->second.dtype() != DType::F32 || it->second.numel() != 1) return nullptr;
-    return &it->second;
+    const Tensor* t = passes::constantOf(g, name);
+    return t && t->dtype() == DType::F32 && t->numel() == 1 ? t : nullptr;
 }
 
 /// Splits `values` into the ones the model must output and the ones derived from a fetched value by scalar steps.
