@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -86,22 +87,66 @@ struct DerivedValue {
     std::string source;  // a fetched value (model output or graph input)
     std::vector<AffineStep> steps;
 };
+// An observed value that is a nearest-neighbour upsampling of another observed value by whole factors (the FPN
+// Resizes of PP-OCRv4 det): every source element appears the same number of times, so its range and (normalised)
+// histogram are the source's. It takes no extra output and no per-sample work.
+struct ReplicatedValue {
+    std::string value, source;
+};
 
 const Tensor* scalarF32Constant(const Graph& g, const std::string& name) {
     const Tensor* t = passes::constantOf(g, name);
     return t && t->dtype() == DType::F32 && t->numel() == 1 ? t : nullptr;
 }
 
-/// Splits `values` into the ones the model must output and the ones derived from a fetched value by scalar steps.
+/// Whether Resize node `n` repeats each input element a whole number of times per axis: nearest, asymmetric
+/// coordinates, floor rounding (input index = floor(output index / factor)) and output dims whole multiples of
+/// the input dims, with constant scales (if given) equal to those factors.
+bool isWholeFactorNearestResize(const Graph& g, const Node& n) {
+    if (n.opType != "Resize" || !n.domain.empty() || n.inputs.empty() || n.outputs.size() != 1 ||
+        n.attrString("mode", "nearest") != "nearest" ||
+        n.attrString("coordinate_transformation_mode", "half_pixel") != "asymmetric" ||
+        n.attrString("nearest_mode", "round_prefer_floor") != "floor")
+        return false;
+    const ValueInfo* in = g.findValueInfo(n.inputs[0]);
+    const ValueInfo* out = g.findValueInfo(n.outputs[0]);
+    if (!in || !out || !in->type.shape || !out->type.shape || in->type.shape->size() != out->type.shape->size())
+        return false;
+    std::vector<float> factors;
+    for (size_t d = 0; d < in->type.shape->size(); ++d) {
+        const Dim a = (*in->type.shape)[d], b = (*out->type.shape)[d];
+        if (!a.known() || !b.known() || a.value == 0 || b.value % a.value != 0) return false;
+        factors.push_back(static_cast<float>(b.value / a.value));
+    }
+    if (n.inputs.size() >= 3 && !n.inputs[2].empty()) {  // scales (opset 11+: input 2; sizes, input 3, need none)
+        const Tensor* scales = passes::constantOf(g, n.inputs[2]);
+        if (!scales) return false;
+        if (scales->numel() != 0) {
+            if (scales->dtype() != DType::F32 || scales->numel() != static_cast<int64_t>(factors.size())) return false;
+            for (size_t d = 0; d < factors.size(); ++d)
+                if (scales->values<float>()[d] != factors[d]) return false;
+        }
+    }
+    return true;
+}
+
+/// Splits `values` into the ones the model must output, the ones derived from a fetched value by scalar steps and
+/// the ones that replicate another observed value.
 void planObservation(const Graph& g, const std::vector<std::string>& values, std::vector<std::string>& fetched,
-                     std::vector<DerivedValue>& derived) {
+                     std::vector<DerivedValue>& derived, std::vector<ReplicatedValue>& replicated) {
     const std::set<std::string> observed(values.begin(), values.end());
     std::set<std::string> free;  // present in every run's outputs anyway
     for (const auto& i : g.inputs) free.insert(i.name);
     for (const auto& o : g.outputs) free.insert(o.name);
     std::map<std::string, DerivedValue> chains;  // every derivable value, observed or not (chains pass through)
+    std::map<std::string, std::string> copies;   // observed value -> observed value it replicates
     for (size_t i : g.topologicalOrder()) {
         const Node& n = g.nodes[i];
+        if (isWholeFactorNearestResize(g, n) && observed.count(n.inputs[0]) && observed.count(n.outputs[0]) &&
+            !free.count(n.outputs[0])) {
+            copies[n.outputs[0]] = n.inputs[0];
+            continue;
+        }
         if (!n.domain.empty() || (n.opType != "Mul" && n.opType != "Add") || n.inputs.size() != 2 ||
             n.outputs.size() != 1 || n.outputs[0].empty() || free.count(n.outputs[0]))
             continue;
@@ -114,12 +159,14 @@ void planObservation(const Graph& g, const std::vector<std::string>& values, std
         if (!c || input.empty() || g.initializers.count(input)) continue;
         DerivedValue d;
         if (auto it = chains.find(input); it != chains.end()) d = it->second;
+        else if (copies.count(input)) continue;  // never fetched: nothing to compute from
         else if (free.count(input) || observed.count(input)) d.source = input;
         else continue;
         d.steps.push_back({n.opType == "Mul", c->values<float>()[0]});
         chains[n.outputs[0]] = std::move(d);
     }
     for (const auto& v : values) {
+        if (copies.count(v)) continue;
         auto it = chains.find(v);
         if (it == chains.end()) {
             fetched.push_back(v);
@@ -128,19 +175,39 @@ void planObservation(const Graph& g, const std::vector<std::string>& values, std
         it->second.value = &v;
         derived.push_back(it->second);
     }
+    // Sources before the values that copy them (a copy of a copy reads the filled-in stats).
+    for (size_t i : g.topologicalOrder())
+        for (const auto& out : g.nodes[i].outputs)
+            if (auto it = copies.find(out); it != copies.end()) replicated.push_back({it->first, it->second});
 }
 
-void applySteps(std::span<const float> source, const std::vector<AffineStep>& steps, std::vector<float>& out) {
-    out.resize(source.size());
-    const float* in = source.data();
-    float* o = out.data();
+/// The exact finite range of `steps` applied elementwise to values with finite range `r`: x*c and x+c round
+/// monotonically (non-decreasing; x*c non-increasing for c < 0), so the ends map to the ends. Nullopt when an
+/// end overflows: the caller then computes the values.
+std::optional<FiniteRange> mapRange(FiniteRange r, const std::vector<AffineStep>& steps) {
+    for (const AffineStep& s : steps) {
+        if (s.multiply) {
+            r.lo *= s.constant;
+            r.hi *= s.constant;
+            if (r.lo > r.hi) std::swap(r.lo, r.hi);
+        } else {
+            r.lo += s.constant;
+            r.hi += s.constant;
+        }
+        if (!std::isfinite(r.lo) || !std::isfinite(r.hi)) return std::nullopt;
+    }
+    return r;
+}
+
+/// `steps` applied to `values`, in place.
+void applySteps(std::vector<float>& values, const std::vector<AffineStep>& steps) {
+    float* o = values.data();
     for (const AffineStep& s : steps) {
         const float c = s.constant;
         if (s.multiply)
-            for (size_t k = 0; k < out.size(); ++k) o[k] = in[k] * c;
+            for (size_t k = 0; k < values.size(); ++k) o[k] *= c;
         else
-            for (size_t k = 0; k < out.size(); ++k) o[k] = in[k] + c;
-        in = o;
+            for (size_t k = 0; k < values.size(); ++k) o[k] += c;
     }
 }
 
@@ -154,7 +221,8 @@ Calibration calibrate(const Model& floatModel, const SampleSource& samples, cons
     const std::vector<std::string> values = quantizableActivations(floatModel);
     std::vector<std::string> fetched;
     std::vector<DerivedValue> derived;
-    planObservation(floatModel.graph, values, fetched, derived);
+    std::vector<ReplicatedValue> replicated;
+    planObservation(floatModel.graph, values, fetched, derived, replicated);
     const Model observed = detail::withExtraOutputs(floatModel, fetched);
 
     detail::SampleRunOptions run;
@@ -173,25 +241,43 @@ Calibration calibrate(const Model& floatModel, const SampleSource& samples, cons
         for (const auto& v : values) table.emplace(v, needsHistogram ? ValueStats(bins, absolute) : ValueStats());
     if (control.progress) run.progress = [&](size_t d, size_t t) { control.progress("calibrate", d, t); };
     std::vector<std::vector<float>> scratch(workers);  // one derived value at a time, reused every sample
+    std::vector<std::map<std::string, FiniteRange>> fetchedRanges(workers);  // this sample's, per worker
     {
         ReuseFreedBlocks reuse;
         detail::forEachSample(observed, samples, count, run, [&](size_t w, size_t, std::map<std::string, Tensor>& out) {
             auto& table = perWorker[w];
+            auto& ranges = fetchedRanges[w];
+            ranges.clear();
             for (const auto& v : fetched) {
                 auto it = out.find(v);
-                if (it != out.end() && it->second.dtype() == DType::F32) table.at(v).add(floats(it->second));
+                if (it != out.end() && it->second.dtype() == DType::F32) ranges[v] = table.at(v).add(floats(it->second));
             }
             for (const auto& d : derived) {
                 auto it = out.find(d.source);
                 if (it == out.end() || it->second.dtype() != DType::F32) continue;
-                applySteps(floats(it->second), d.steps, scratch[w]);
-                table.at(*d.value).add(scratch[w]);
+                const std::span<const float> source = floats(it->second);
+                auto known = ranges.find(d.source);
+                const FiniteRange sourceRange = known != ranges.end() ? known->second : finiteRange(source);
+                ValueStats& stats = table.at(*d.value);
+                static const bool slow = std::getenv("NPUWB_SLOW_DERIVED");
+                std::vector<float>& values = scratch[w];
+                if (const auto r = sourceRange.any && !slow ? mapRange(sourceRange, d.steps) : std::nullopt) {
+                    const std::span<const float> sample = ValueStats::histogramSample(source, values);
+                    if (sample.data() != values.data()) values.assign(sample.begin(), sample.end());
+                    applySteps(values, d.steps);
+                    stats.add(*r, values);
+                } else {  // nothing finite, or an end overflows: compute every value
+                    values.assign(source.begin(), source.end());
+                    applySteps(values, d.steps);
+                    stats.add(std::span<const float>(values));
+                }
             }
         });
     }
     std::map<std::string, ValueStats> merged = std::move(perWorker[0]);
     for (size_t w = 1; w < workers; ++w)
         for (auto& [v, stats] : perWorker[w]) merged[v].merge(stats);
+    for (const auto& r : replicated) merged.at(r.value) = merged.at(r.source);
 
     Calibration cal;
     cal.observer = options.observer;

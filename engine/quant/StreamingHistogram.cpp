@@ -191,22 +191,33 @@ Histogram StreamingHistogram::histogram() const {
     return h;
 }
 
-void ValueStats::add(std::span<const float> values) {
+std::span<const float> ValueStats::histogramSample(std::span<const float> values, std::vector<float>& buffer) {
+    constexpr size_t kDenseElements = size_t{1} << 16, kLine = 16;  // floats per 64-byte cache line
+    if (values.size() <= kDenseElements) return values;
+    const size_t stride = std::max<size_t>(3, (values.size() / kDenseElements) | 1);
+    buffer.clear();
+    if (stride < kLine) {  // single elements: every cache line is read anyway
+        for (size_t i = 0; i < values.size(); i += stride) buffer.push_back(values[i]);
+        return buffer;
+    }
+    // Runs of a cache line's worth of elements, one run in `stride`: the other lines are never read.
+    const float* v = values.data();
+    for (size_t i = 0; i + kLine <= values.size(); i += kLine * stride) buffer.insert(buffer.end(), v + i, v + i + kLine);
+    return buffer;
+}
+
+FiniteRange ValueStats::add(std::span<const float> values) {
     const FiniteRange r = finiteRange(values);
     range.add(r);
-    if (!withHistogram || !r.any) return;
-    // A large tensor's histogram takes every 3rd element (3: no alignment with power-of-two rows or channel
-    // blocks): a hundred samples still give it tens of millions of values, and binning every element was a third
-    // of calibration's time. The window still spans the exact min/max, which stay exact.
-    constexpr size_t kDenseElements = size_t{1} << 16, kStride = 3;
-    if (values.size() <= kDenseElements) {
-        histogram.add(values, r.lo, r.hi, r.nonFinite);
-        return;
-    }
-    thread_local std::vector<float> picked;
-    picked.resize((values.size() + kStride - 1) / kStride);
-    for (size_t i = 0; i < picked.size(); ++i) picked[i] = values[i * kStride];
-    histogram.add(picked, r.lo, r.hi, r.nonFinite);
+    if (!withHistogram || !r.any) return r;
+    thread_local std::vector<float> buffer;
+    histogram.add(histogramSample(values, buffer), r.lo, r.hi, r.nonFinite);
+    return r;
+}
+
+void ValueStats::add(const FiniteRange& r, std::span<const float> histogramValues) {
+    range.add(r);
+    if (withHistogram && r.any) histogram.add(histogramValues, r.lo, r.hi, r.nonFinite);
 }
 
 void ValueStats::merge(const ValueStats& other) {

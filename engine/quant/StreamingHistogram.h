@@ -57,8 +57,19 @@ struct ValueStats {
 
     ValueStats() = default;
     ValueStats(size_t bins, bool absolute) : histogram(bins, absolute), withHistogram(true) {}
-    void add(std::span<const float> values);
+    /// Adds one tensor's values; returns their finite range (a value derived from this one maps it).
+    FiniteRange add(std::span<const float> values);
+    /// Adds a tensor known only by its exact finite range and the elements the histogram takes of it
+    /// (`histogramSample`): a value derived from another one elementwise, never materialised in full.
+    void add(const FiniteRange& range, std::span<const float> histogramValues);
     void merge(const ValueStats& other);
+
+    /// The elements the histogram of a tensor takes: all of them up to 64K elements; of a larger one, about one in
+    /// `stride` (odd and >= 3, about 64K elements per tensor and sample, so it does not line up with power-of-two
+    /// rows or channel blocks): single elements while the stride is under a cache line, else one cache line's
+    /// run of 16 elements in every `stride` runs, so most of a large tensor is not read again after its min/max.
+    /// A hundred samples still give a histogram millions of values.
+    static std::span<const float> histogramSample(std::span<const float> values, std::vector<float>& buffer);
 };
 
 }  // namespace npuwb::quant
