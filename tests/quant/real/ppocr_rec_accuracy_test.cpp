@@ -4,6 +4,8 @@
 // lines. Calibration uses a different set of 100 rendered lines. Lines are padded to 320 columns with mid gray the
 // way PaddleOCR pads a detector's crop; a white canvas to the right of the text made fp32 append stray CJK
 // characters and was the easier case for int8 (89/100 minmax there, 80/100 minmax with the padding).
+// Knobs for experiments: NPUWB_REAL_OBSERVER=kl|mmse|..., NPUWB_REAL_HYBRID=per-layer precision file,
+// NPUWB_REAL_AUTO_HYBRID=1 (target 0.999) or a target cosine.
 #include <gtest/gtest.h>
 
 #include <QFile>
@@ -141,6 +143,14 @@ size_t countEqual(const std::vector<QString>& a, const std::vector<QString>& b) 
     return same;
 }
 
+// PaddleOCR's RecMetric compares with ignore_space=True by default: a space the model puts into a wide gap
+// (common with DejaVu Sans Mono here) is not a misread. The strict count is printed beside it.
+size_t countEqualIgnoringSpaces(const std::vector<QString>& a, const std::vector<QString>& b) {
+    size_t same = 0;
+    for (size_t i = 0; i < a.size(); ++i) same += QString(a[i]).remove(QLatin1Char(' ')) == QString(b[i]).remove(QLatin1Char(' '));
+    return same;
+}
+
 TEST(RealAccuracy, PpOcrRecInt8DecodesAsFp32OnRenderedLines) {
     const std::vector<QString> keys = loadKeys();
     ASSERT_EQ(keys.size(), 6624u);  // 6623 lines + space; the model has 6625 classes with the blank
@@ -170,21 +180,23 @@ TEST(RealAccuracy, PpOcrRecInt8DecodesAsFp32OnRenderedLines) {
     const std::vector<QString> fp32 = decode(runOutputs(floatModel, *evalSource, {output}), keys);
     std::vector<QString> truth;
     for (const TextLine& l : eval) truth.push_back(l.text);
-    const size_t fp32Right = countEqual(fp32, truth);
+    const size_t fp32Right = countEqualIgnoringSpaces(fp32, truth);
 
     quant::QuantizeOptions options;
     options.scheme = quant::Scheme::W8A8;
     options.observer = quant::ObserverKind::MMSE;
     if (const char* o = std::getenv("NPUWB_REAL_OBSERVER")) options.observer = quant::observerFromName(o);
+    if (const char* h = std::getenv("NPUWB_REAL_HYBRID")) options.overrides = quant::loadPrecisionOverrides(h);
     const quant::QuantizeResult int8 = quant::quantizeModel(floatModel, *calibSource, options);
     for (const std::string& note : int8.notes) std::cout << "note: " << note << "\n";
     EXPECT_TRUE(int8.preparation.ran) << int8.preparation.skipped;
     EXPECT_GE(int8.model.opset(""), 13) << "per-channel weights need opset 13";
     const std::vector<QString> q = decode(runOutputs(int8.model, *evalSource, {output}), keys);
-    size_t agree = countEqual(q, fp32);
+    size_t agree = countEqualIgnoringSpaces(q, fp32);
     std::cout << "PP-OCRv4 rec on 100 rendered lines (calibrated on " << calibSource->size() << " other lines, " << quant::observerName(options.observer)
-              << "): fp32 reads " << fp32Right << "/100 right; int8 w8a8 decodes as fp32 on " << agree << "/100 ("
-              << countEqual(q, truth) << " right)\n";
+              << "), spaces ignored as PaddleOCR's RecMetric does: fp32 reads " << fp32Right << "/100 right ("
+              << countEqual(fp32, truth) << " with spaces); int8 w8a8 decodes as fp32 on " << agree << "/100 ("
+              << countEqual(q, fp32) << " with spaces; " << countEqualIgnoringSpaces(q, truth) << " right)\n";
     for (size_t i = 0; i < q.size(); ++i)
         if (q[i] != fp32[i])
             std::cout << "  line " << i << ": truth '" << truth[i].toStdString() << "' fp32 '" << fp32[i].toStdString()
@@ -206,18 +218,20 @@ TEST(RealAccuracy, PpOcrRecInt8DecodesAsFp32OnRenderedLines) {
     // The issue allows auto-hybrid; it costs minutes and varies by several lines between runs: on request only.
     if (agree < 95 && std::getenv("NPUWB_REAL_AUTO_HYBRID")) {
         // The softmax output is mostly confident blanks, so its cosine stays high while characters vanish: aim higher.
-        options.autoHybridCosine = 0.999;
+        const double requested = std::atof(std::getenv("NPUWB_REAL_AUTO_HYBRID"));
+        options.autoHybridCosine = requested > 0.5 && requested < 1.0 ? requested : 0.999;
         const quant::QuantizeResult hybrid = quant::quantizeModel(floatModel, *calibSource, options);
         const std::vector<QString> h = decode(runOutputs(hybrid.model, *evalSource, {output}), keys);
-        agree = countEqual(h, fp32);
+        agree = countEqualIgnoringSpaces(h, fp32);
         size_t kept = 0;
         if (hybrid.hybrid)
             for (const quant::HybridLayer& l : hybrid.hybrid->layers) kept += l.kept;
-        std::cout << "  auto-hybrid 0.999: " << kept << " layers kept in fp16, decodes as fp32 on " << agree << "/100\n";
+        std::cout << "  auto-hybrid " << *options.autoHybridCosine << ": " << kept << " layers kept in fp16, decodes as fp32 on " << agree << "/100\n";
     }
     EXPECT_GE(fp32Right, 80u) << "fp32 should read clean rendered text; preprocessing or decoding is wrong";
     // The issue's bar is 95/100; this test guards against regressions at 85 with plain int8 and prints where it
-    // stands (mmse: int8 90; auto-hybrid 0.999 98, keeping 121 of 132 layers in fp16, when this was written).
+    // stands (mmse, spaces ignored: int8 94 (91 strict); auto-hybrid 0.99 or 0.999 100, keeping 121 of 132 layers
+    // in fp16, when this was written).
     std::cout << "  issue bar 95/100: " << (agree >= 95 ? "met" : "NOT met") << " (" << agree << ")\n";
     EXPECT_GE(int8Agree, 85u);
 }
