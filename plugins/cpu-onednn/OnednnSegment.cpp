@@ -10,6 +10,7 @@
 
 #include "OnednnQuant.h"
 #include "OnednnSupport.h"
+#include "runtime/MemoryPlanner.h"
 #include "util/Error.h"
 
 namespace npuwb::onednn {
@@ -20,6 +21,7 @@ using dt = dnnl::memory::data_type;
 
 void OnednnSegment::run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs,
                         KernelTimingSink* timing) {
+    std::lock_guard lock(runMutex_);  // the arena is shared state: one run at a time per segment
     omp_set_num_threads(threads_);  // the ICV is per calling thread; runs may come from any thread
     if (inputs.size() != inputMemories.size()) fail(ErrorKind::Internal, "cpu-onednn: wrong input count");
     for (size_t i = 0; i < inputs.size(); ++i) {
@@ -83,11 +85,65 @@ struct Builder {
         return *d;
     }
 
-    void addKernel(std::function<void(dnnl::stream&)> fn, std::vector<std::string> names, bool timed = true) {
+    // Activation buffers live in one arena per segment: created without storage, each gets an offset planned from
+    // the first and last kernel that touches it (directly or through a zero-copy view), so buffers whose lifetimes
+    // do not overlap share bytes. Weights and constants keep their own storage.
+    struct ArenaBuffer {
+        memory m;
+        int64_t first = -1, last = -1;
+    };
+    std::vector<ArenaBuffer> arena;
+    std::map<dnnl_memory_t, size_t> arenaIndex;
+    std::map<dnnl_memory_t, dnnl_memory_t> aliasOf;  // view -> the memory whose handle it takes
+
+    memory activation(const memory::desc& d) {
+        memory m(d, eng, nullptr);
+        arenaIndex[m.get()] = arena.size();
+        arena.push_back({m});
+        return m;
+    }
+    void used(const memory& m, int64_t step) {
+        dnnl_memory_t h = m.get();
+        for (auto a = aliasOf.find(h); a != aliasOf.end(); a = aliasOf.find(h)) h = a->second;
+        auto it = arenaIndex.find(h);
+        if (it == arenaIndex.end()) return;  // a segment input, output or constant
+        ArenaBuffer& b = arena[it->second];
+        b.first = b.first < 0 ? step : std::min(b.first, step);
+        b.last = std::max(b.last, step);
+    }
+    /// `uses`: every memory the kernel reads or writes (the arena plan depends on it).
+    void addKernel(std::function<void(dnnl::stream&)> fn, std::vector<std::string> names, std::vector<memory> uses,
+                   bool timed = true) {
+        const auto step = static_cast<int64_t>(seg.kernels.size());
         seg.kernels.push_back({std::move(fn), std::move(names), timed});
+        for (const memory& m : uses) used(m, step);
     }
     void addPrimitive(dnnl::primitive p, std::unordered_map<int, memory> args, std::vector<std::string> names) {
-        addKernel([p, args](dnnl::stream& s) { p.execute(s, args); }, std::move(names));
+        std::vector<memory> uses;
+        for (const auto& [arg, m] : args) uses.push_back(m);
+        addKernel([p, args](dnnl::stream& s) { p.execute(s, args); }, std::move(names), std::move(uses));
+    }
+    /// A kernel that points `view` at `source`'s buffer each run (segment inputs get theirs per run).
+    void addAlias(memory source, memory view) {
+        aliasOf[view.get()] = source.get();
+        addKernel([source, view](dnnl::stream&) mutable { view.set_data_handle(source.get_data_handle()); }, {},
+                  {source}, false);
+    }
+    /// Offsets for every arena buffer; the segment owns the storage.
+    void placeArena() {
+        std::vector<TensorLifetime> lifetimes;
+        std::vector<size_t> placed;
+        for (size_t i = 0; i < arena.size(); ++i) {
+            if (arena[i].first < 0) continue;  // never touched by a kernel
+            lifetimes.push_back({"", static_cast<int64_t>(arena[i].m.get_desc().get_size()), 0, arena[i].first, arena[i].last});
+            placed.push_back(i);
+        }
+        const MemoryPlan plan = planMemory(lifetimes, 64);
+        seg.arenaBytes = plan.arenaBytes;
+        seg.arena.reset(new std::byte[static_cast<size_t>(plan.arenaBytes) + 64]);  // not zeroed: kernels write first
+        const auto base = reinterpret_cast<uintptr_t>(seg.arena.get());
+        std::byte* aligned = seg.arena.get() + (64 - base % 64) % 64;
+        for (size_t k = 0; k < placed.size(); ++k) arena[placed[k]].m.set_data_handle(aligned + plan.tensors[k].offset);
     }
 
     memory constantMemory(const Tensor& t, const Shape& dims) {
@@ -115,13 +171,15 @@ struct Builder {
         if (m.get_desc() == want) return m;
         for (const auto& c : converted[name])
             if (c.get_desc() == want) return c;
-        memory out(want, eng);
         const ValueDesc* d = q.value(name);  // nullptr for the int8 path's internal values
+        memory out;
         if (d && d->constant) {  // constants are converted once, now
+            out = memory(want, eng);
             dnnl::stream s(eng);
             dnnl::reorder(m, out).execute(s, m, out);
             s.wait();
         } else {
+            out = activation(want);
             addPrimitive(dnnl::reorder(m, out), {{DNNL_ARG_FROM, m}, {DNNL_ARG_TO, out}}, {who});
         }
         converted[name].push_back(out);
@@ -130,7 +188,7 @@ struct Builder {
     /// A zero-copy plain view of `source` (plain) with other dims; its handle follows the source's every run.
     memory view(memory source, const Shape& dims, dt type = dt::f32) {
         memory v(plainDesc(dims, type), eng, nullptr);
-        addKernel([source, v](dnnl::stream&) mutable { v.set_data_handle(source.get_data_handle()); }, {}, false);
+        addAlias(source, v);
         return v;
     }
 
@@ -250,7 +308,7 @@ std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::
                                             const dnnl::engine& engine, int threads) {
     auto seg = std::make_unique<OnednnSegment>(engine, threads);
     Builder b{query, engine, *seg, consumerCount, {outputs.begin(), outputs.end()}, {}, {}, {}, {}, {},
-              {}, {}, {}, {}, {}, {}};
+              {}, {}, {}, {}, {}, {}, {}, {}, {}};
     for (const auto& in : inputs) {
         const ValueDesc& d = b.desc(in);
         dt type = dt::f32;
@@ -289,7 +347,9 @@ std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::
         seg->outputShapes.push_back(shape);
         seg->outputCopies.push_back(std::make_unique<Kernel>(
             Kernel{[r, src, dst](dnnl::stream& s) { r.execute(s, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}); }, {}, false}));
+        b.used(src, static_cast<int64_t>(seg->kernels.size()));  // read by the copies after the last kernel
     }
+    b.placeArena();
     return seg;
 }
 

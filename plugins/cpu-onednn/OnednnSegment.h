@@ -3,6 +3,8 @@
 // for fixed shapes. Values inside keep the layouts oneDNN picks (format_tag::any); reorders are added only where
 // a consumer needs another layout and at the segment's outputs.
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -37,6 +39,9 @@ public:
     std::vector<dnnl::memory> outputMemories;  // plain layout of each output (own buffer or a view)
     std::vector<Shape> outputShapes;
     std::vector<std::unique_ptr<Kernel>> outputCopies;  // reorder into the caller's tensor when not plain
+    std::unique_ptr<std::byte[]> arena;  // every activation buffer, at planned offsets
+    int64_t arenaBytes = 0;
+    std::mutex runMutex_;
 };
 
 /// Builds one segment: `nodes` (graph indices, consecutive in execution order), with `inputs`/`outputs` the
