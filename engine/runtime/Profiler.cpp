@@ -208,24 +208,23 @@ Report profileModel(std::shared_ptr<const Model> model, const ProfileOptions& op
     double sessionCreateUs = std::chrono::duration<double, std::micro>(Clock::now() - createStart).count();
     std::map<std::string, Tensor> inputs = makeInputs(session, options.seed, options.symbolicDimValue, options.inputShapes);
     for (const auto& [name, t] : options.inputs) inputs[name] = t;
-
     ProfilingObserver observer(model->graph);
     RunControl rc;
     rc.cancel = control.cancel;
     rc.observer = &observer;
+    // Getting ready, like ORT's create(): learning the shapes (the observer records them) and compiling the
+    // backend plan, without an inference.
+    const auto prepareStart = Clock::now();
+    session.prepare(inputs, rc);
+    sessionCreateUs += std::chrono::duration<double, std::micro>(Clock::now() - prepareStart).count();
     std::map<std::string, Value> feeds;
     for (const auto& [k, t] : inputs) feeds[k] = Value(t);
 
     int64_t ioBytes = 0;
-    // With a backend the first run is the reference learning run that compiles the plan: never time it.
-    const int warmup = session.backendName() == "reference" ? options.warmup : std::max(options.warmup, 1);
+    const int warmup = options.warmup;
     for (int i = 0; i < warmup; ++i) {
         if (control.progress) control.progress("warm-up", i, warmup);
-        const auto start = Clock::now();
         session.run(feeds, rc);
-        // The first run with a backend learns shapes and compiles: part of getting ready, like ORT's create().
-        if (i == 0 && session.backendName() != "reference")
-            sessionCreateUs += std::chrono::duration<double, std::micro>(Clock::now() - start).count();
     }
     observer.resetTimes();
     std::vector<double> samples;

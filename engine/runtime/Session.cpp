@@ -10,6 +10,7 @@
 #include "onnx/OnnxIO.h"
 #include "ops/Kernel.h"
 #include "runtime/BackendPlan.h"
+#include "util/ProcessMemory.h"
 
 namespace npuwb {
 
@@ -338,6 +339,11 @@ std::vector<Fallback> Session::fallbacks() const {
 }
 
 std::map<std::string, Value> Session::run(const std::map<std::string, Value>& inputs, const RunControl& control) const {
+    return runOrCompile(inputs, control, false);
+}
+
+std::map<std::string, Value> Session::runOrCompile(const std::map<std::string, Value>& inputs, const RunControl& control,
+                                                   bool compileOnly) const {
     const Graph& g = model_->graph;
     Scope root;
     for (const auto& [name, v] : inputs) {
@@ -389,6 +395,10 @@ std::map<std::string, Value> Session::run(const std::map<std::string, Value>& in
             ForwardingObserver both(recorder, control.observer);
             learning.observer = &both;
             if (shapeOnly) learning.progress = nullptr;
+            // A full reference run frees and allocates many large tensors: keep freed blocks for reuse instead
+            // of unmapping and zero-faulting them again (PP-OCRv4 rec: most of session creation).
+            std::optional<ReuseFreedBlocks> reuse;
+            if (!shapeOnly) reuse.emplace();
             GraphRunner reference{model_->opset(""), &learning, model_.get(), false};
             reference.shapeOnly = shapeOnly ? &recorder : nullptr;
             reference.inferredTypes = concrete.empty() ? nullptr : &concrete;
@@ -398,6 +408,7 @@ std::map<std::string, Value> Session::run(const std::map<std::string, Value>& in
             backend_->plan = compileBackendPlan(*backend_->backend, g, model_->opset(""), order_, std::move(recorder));
             backend_->compiledFor = std::move(shapes);
             if (shapeOnly) {
+                if (compileOnly) return {};
                 runner.profileKernels = backend_->profileKernels;
                 results = runner.runOrdered(g, order_, root, true, backend_->plan.get());
             }
@@ -411,7 +422,7 @@ std::map<std::string, Value> Session::run(const std::map<std::string, Value>& in
     return out;
 }
 
-void Session::prepare(const std::map<std::string, Tensor>& inputs) const {
+void Session::prepare(const std::map<std::string, Tensor>& inputs, const RunControl& control) const {
     if (!backend_) return;
     {
         std::lock_guard lock(backend_->mutex);
@@ -419,7 +430,9 @@ void Session::prepare(const std::map<std::string, Tensor>& inputs) const {
         for (const auto& [name, t] : inputs) shapes.emplace_back(name, t.shape());
         if (backend_->plan && shapes == backend_->compiledFor) return;
     }
-    runTensors(inputs);
+    std::map<std::string, Value> in;
+    for (const auto& [k, t] : inputs) in[k] = Value(t);
+    runOrCompile(in, control, true);
 }
 
 std::map<std::string, Tensor> Session::runTensors(const std::map<std::string, Tensor>& inputs,

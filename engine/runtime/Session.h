@@ -61,14 +61,19 @@ public:
 
     /// Runs the model. Inputs are checked against the declared types and shapes (errors name the input).
     std::map<std::string, Value> run(const std::map<std::string, Value>& inputs, const RunControl& control = {}) const;
-    /// With a backend: makes sure the plan is compiled for these input shapes (a reference learning run when not),
-    /// so the next run() executes on the backend. Without one: does nothing.
-    void prepare(const std::map<std::string, Tensor>& inputs) const;
+    /// With a backend: makes sure the plan is compiled for these input shapes, so the next run() executes on the
+    /// backend. When ONNX's inferred types cover the graph only constant nodes run; otherwise a reference learning
+    /// run does. The model itself is not executed on the backend. Without a backend: does nothing.
+    /// `control.observer` sees the learning run (shapes of every node, as on a first run()).
+    void prepare(const std::map<std::string, Tensor>& inputs, const RunControl& control = {}) const;
     /// Convenience for the common all-tensor case.
     std::map<std::string, Tensor> runTensors(const std::map<std::string, Tensor>& inputs,
                                              const RunControl& control = {}) const;
 
 private:
+    /// run(); with `compileOnly`, stops once the plan is compiled (results empty unless the reference ran).
+    std::map<std::string, Value> runOrCompile(const std::map<std::string, Value>& inputs, const RunControl& control,
+                                              bool compileOnly) const;
     std::shared_ptr<const Model> model_;
     std::vector<size_t> order_;
     std::vector<ValueInfo> requiredInputs_;
