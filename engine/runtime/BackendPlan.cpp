@@ -207,6 +207,23 @@ std::unique_ptr<BackendPlan> compileBackendPlan(Backend& backend, const Graph& g
     }
     plan->segments = std::move(result.segments);
     plan->fallbacks = std::move(result.fallbacks);
+    // Backends copy (pack) the constants they take at compile time. Keep only the folded values a run still
+    // reads: inputs of reference steps and segments, and graph outputs (a QDQ model's dequantized float weights,
+    // 100 MB for resnet50, are otherwise held for nothing).
+    std::set<std::string> read;
+    for (const auto& o : graph.outputs) read.insert(o.name);
+    for (const PlanStep& step : plan->steps) {
+        if (step.segment >= 0) {
+            const auto& inputs = plan->segments[static_cast<size_t>(step.segment)].inputs;
+            read.insert(inputs.begin(), inputs.end());
+        } else {
+            const Node& n = graph.nodes[fullOrder[step.firstPos]];
+            read.insert(n.inputs.begin(), n.inputs.end());
+            for (const auto& [name, a] : n.attributes)
+                if (a.g || !a.graphs.empty()) return plan;  // a subgraph may read any outer value: keep all
+        }
+    }
+    std::erase_if(plan->folded, [&read](const auto& entry) { return !read.count(entry.first); });
     return plan;
 }
 
