@@ -30,6 +30,12 @@ void OnednnSegment::run(const std::vector<const Tensor*>& inputs, std::vector<Te
                       std::string(dtypeName(inputTypes[i])));
         inputMemories[i].set_data_handle(const_cast<void*>(inputs[i]->raw()));
     }
+    // The output copies are kernels too, placed right after each output's producer: the tensors come first.
+    outputs.resize(outputShapes.size());
+    for (size_t i = 0; i < outputShapes.size(); ++i) {
+        outputs[i] = Tensor::uninitialized(outputTypes[i], outputShapes[i]);  // the copy writes all of it
+        outputMemories[i].set_data_handle(outputs[i].raw());
+    }
     using Clock = std::chrono::steady_clock;
     for (auto& k : kernels) {
         if (!timing || !k.timed) {
@@ -40,12 +46,6 @@ void OnednnSegment::run(const std::vector<const Tensor*>& inputs, std::vector<Te
         k.run(stream_);
         stream_.wait();
         timing->kernelTimed(k.nodes, std::chrono::duration<double, std::micro>(Clock::now() - start).count());
-    }
-    outputs.resize(outputShapes.size());
-    for (size_t i = 0; i < outputShapes.size(); ++i) {
-        outputs[i] = Tensor::uninitialized(outputTypes[i], outputShapes[i]);  // the copy below writes all of it
-        outputMemories[i].set_data_handle(outputs[i].raw());
-        outputCopies[i]->run(stream_);
     }
     stream_.wait();
 }
@@ -327,6 +327,26 @@ std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::
     }
     b.planInt8(nodes);
     b.planFusion(nodes);
+    // Each output is copied into the caller's tensor as soon as it exists: the copy reads it while it is in cache,
+    // and its arena buffer is free for reuse after that (an output kept to the end would pin it).
+    for (const auto& out : outputs) {
+        seg->outputTypes.push_back(b.desc(out).dtype);
+        seg->outputShapes.push_back(b.desc(out).shape);
+        seg->outputMemories.emplace_back();
+    }
+    std::vector<bool> copied(outputs.size(), false);
+    auto copyReadyOutputs = [&](bool all) {
+        for (size_t i = 0; i < outputs.size(); ++i) {
+            if (copied[i] || (!all && !b.mem.count(outputs[i]))) continue;
+            memory src = b.get(outputs[i]);
+            memory dst(plainDesc(seg->outputShapes[i], src.get_desc().data_type()), engine, nullptr);
+            seg->outputMemories[i] = dst;
+            b.addPrimitive(dnnl::reorder(src, dst), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}, {});
+            seg->kernels.back().timed = false;
+            copied[i] = true;
+        }
+    };
+    copyReadyOutputs(false);  // outputs that are segment inputs
     for (size_t idx : nodes) {
         if (b.inChainNotLast.count(idx)) continue;
         try {
@@ -336,19 +356,9 @@ std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::
         } catch (const std::exception& e) {
             throw NodeBuildError(idx, e.what());
         }
+        copyReadyOutputs(false);
     }
-    for (const auto& out : outputs) {
-        const Shape& shape = b.desc(out).shape;
-        memory src = b.get(out);
-        memory dst(plainDesc(shape, src.get_desc().data_type()), engine, nullptr);
-        seg->outputTypes.push_back(b.desc(out).dtype);
-        dnnl::reorder r(src, dst);
-        seg->outputMemories.push_back(dst);
-        seg->outputShapes.push_back(shape);
-        seg->outputCopies.push_back(std::make_unique<Kernel>(
-            Kernel{[r, src, dst](dnnl::stream& s) { r.execute(s, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}); }, {}, false}));
-        b.used(src, static_cast<int64_t>(seg->kernels.size()));  // read by the copies after the last kernel
-    }
+    copyReadyOutputs(true);  // lazily built values (a dequantized output nothing inside read)
     b.placeArena();
     return seg;
 }

@@ -36,9 +36,8 @@ public:
     std::vector<Kernel> kernels;
     std::vector<dnnl::memory> inputMemories;   // plain, handles set per run
     std::vector<DType> inputTypes, outputTypes;  // float32, or uint8/int8 where a quantized value crosses the boundary
-    std::vector<dnnl::memory> outputMemories;  // plain layout of each output (own buffer or a view)
+    std::vector<dnnl::memory> outputMemories;  // the caller's tensor of each output (handle set per run)
     std::vector<Shape> outputShapes;
-    std::vector<std::unique_ptr<Kernel>> outputCopies;  // reorder into the caller's tensor when not plain
     std::unique_ptr<std::byte[]> arena;  // every activation buffer, at planned offsets
     int64_t arenaBytes = 0;
     std::mutex runMutex_;
