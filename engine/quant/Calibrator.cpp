@@ -242,6 +242,10 @@ Calibration calibrate(const Model& floatModel, const SampleSource& samples, cons
     if (control.progress) run.progress = [&](size_t d, size_t t) { control.progress("calibrate", d, t); };
     std::vector<std::vector<float>> scratch(workers);  // one derived value at a time, reused every sample
     std::vector<std::map<std::string, FiniteRange>> fetchedRanges(workers);  // this sample's, per worker
+    // The histogram sample of each derived value's source, taken in the source's own pass (same elements).
+    std::set<std::string> sampledSources;
+    for (const auto& d : derived) sampledSources.insert(d.source);
+    std::vector<std::map<std::string, std::vector<float>>> sourceSamples(workers);
     {
         ReuseFreedBlocks reuse;
         detail::forEachSample(observed, samples, count, run, [&](size_t w, size_t, std::map<std::string, Tensor>& out) {
@@ -250,7 +254,8 @@ Calibration calibrate(const Model& floatModel, const SampleSource& samples, cons
             ranges.clear();
             for (const auto& v : fetched) {
                 auto it = out.find(v);
-                if (it != out.end() && it->second.dtype() == DType::F32) ranges[v] = table.at(v).add(floats(it->second));
+                if (it == out.end() || it->second.dtype() != DType::F32) continue;
+                ranges[v] = table.at(v).add(floats(it->second), sampledSources.count(v) ? &sourceSamples[w][v] : nullptr);
             }
             for (const auto& d : derived) {
                 auto it = out.find(d.source);
@@ -262,8 +267,13 @@ Calibration calibrate(const Model& floatModel, const SampleSource& samples, cons
                 static const bool slow = std::getenv("NPUWB_SLOW_DERIVED");
                 std::vector<float>& values = scratch[w];
                 if (const auto r = sourceRange.any && !slow ? mapRange(sourceRange, d.steps) : std::nullopt) {
-                    const std::span<const float> sample = ValueStats::histogramSample(source, values);
-                    if (sample.data() != values.data()) values.assign(sample.begin(), sample.end());
+                    auto kept = sourceSamples[w].find(d.source);
+                    if (known != ranges.end() && kept != sourceSamples[w].end()) {
+                        values = kept->second;
+                    } else {
+                        const std::span<const float> sample = ValueStats::histogramSample(source, values);
+                        if (sample.data() != values.data()) values.assign(sample.begin(), sample.end());
+                    }
                     applySteps(values, d.steps);
                     stats.add(*r, values);
                 } else {  // nothing finite, or an end overflows: compute every value

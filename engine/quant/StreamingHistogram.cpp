@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "util/Error.h"
 
@@ -191,27 +192,66 @@ Histogram StreamingHistogram::histogram() const {
     return h;
 }
 
-std::span<const float> ValueStats::histogramSample(std::span<const float> values, std::vector<float>& buffer) {
-    constexpr size_t kDenseElements = size_t{1} << 16, kLine = 16;  // floats per 64-byte cache line
-    if (values.size() <= kDenseElements) return values;
-    const size_t stride = std::max<size_t>(3, (values.size() / kDenseElements) | 1);
-    buffer.clear();
-    if (stride < kLine) {  // single elements: every cache line is read anyway
-        for (size_t i = 0; i < values.size(); i += stride) buffer.push_back(values[i]);
-        return buffer;
+namespace {
+
+constexpr size_t kDenseElements = size_t{1} << 16, kLine = 16;  // kLine: floats per 64-byte cache line
+
+size_t sampleStride(size_t n) { return n <= kDenseElements ? 1 : std::max<size_t>(3, (n / kDenseElements) | 1); }
+/// Elements after which the sampling pattern repeats.
+size_t samplePeriod(size_t stride) { return stride < kLine ? stride : kLine * stride; }
+
+/// Appends the sampled elements of v[begin, end) of an n-element tensor; `begin` is a multiple of the period.
+void appendSample(const float* v, size_t begin, size_t end, size_t n, size_t stride, std::vector<float>& out) {
+    if (stride == 1) {
+        out.insert(out.end(), v + begin, v + end);
+    } else if (stride < kLine) {  // single elements: every cache line is read anyway
+        for (size_t i = begin; i < end; i += stride) out.push_back(v[i]);
+    } else {  // one cache line's run of 16 elements in every `stride` runs: the other lines are not read
+        for (size_t i = begin; i < end && i + kLine <= n; i += kLine * stride) out.insert(out.end(), v + i, v + i + kLine);
     }
-    // Runs of a cache line's worth of elements, one run in `stride`: the other lines are never read.
-    const float* v = values.data();
-    for (size_t i = 0; i + kLine <= values.size(); i += kLine * stride) buffer.insert(buffer.end(), v + i, v + i + kLine);
+}
+
+}  // namespace
+
+std::span<const float> ValueStats::histogramSample(std::span<const float> values, std::vector<float>& buffer) {
+    const size_t stride = sampleStride(values.size());
+    if (stride == 1) return values;
+    buffer.clear();
+    appendSample(values.data(), 0, values.size(), values.size(), stride, buffer);
     return buffer;
 }
 
-FiniteRange ValueStats::add(std::span<const float> values) {
-    const FiniteRange r = finiteRange(values);
-    range.add(r);
-    if (!withHistogram || !r.any) return r;
+FiniteRange ValueStats::add(std::span<const float> values, std::vector<float>* sample) {
+    if (sample) sample->clear();
+    if (!withHistogram) {
+        const FiniteRange r = finiteRange(values);
+        range.add(r);
+        return r;
+    }
     thread_local std::vector<float> buffer;
-    histogram.add(histogramSample(values, buffer), r.lo, r.hi, r.nonFinite);
+    std::vector<float>& picked = sample ? *sample : buffer;
+    picked.clear();
+    // One read of the data: the min/max and the sample of each L1-sized chunk together.
+    const size_t n = values.size(), stride = sampleStride(n), period = samplePeriod(stride);
+    const size_t chunk = period * std::max<size_t>(1, 8192 / period);
+    FiniteRange r;
+    r.lo = std::numeric_limits<float>::infinity();
+    r.hi = -r.lo;
+    for (size_t begin = 0; begin < n; begin += chunk) {
+        const size_t end = std::min(n, begin + chunk);
+        const FiniteRange c = finiteRange(values.subspan(begin, end - begin));
+        r.nonFinite = r.nonFinite || c.nonFinite;
+        if (c.any) {
+            r.any = true;
+            r.lo = std::min(r.lo, c.lo);
+            r.hi = std::max(r.hi, c.hi);
+        }
+        if (stride > 1) appendSample(values.data(), begin, end, n, stride, picked);
+    }
+    if (!r.any) r.lo = r.hi = 0.0f;
+    range.add(r);
+    if (stride == 1 && sample) sample->assign(values.begin(), values.end());
+    if (r.any) histogram.add(stride == 1 ? values : std::span<const float>(picked), r.lo, r.hi, r.nonFinite);
     return r;
 }
 

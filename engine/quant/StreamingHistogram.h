@@ -57,8 +57,9 @@ struct ValueStats {
 
     ValueStats() = default;
     ValueStats(size_t bins, bool absolute) : histogram(bins, absolute), withHistogram(true) {}
-    /// Adds one tensor's values; returns their finite range (a value derived from this one maps it).
-    FiniteRange add(std::span<const float> values);
+    /// Adds one tensor's values; returns their finite range (a value derived from this one maps it). `sample`
+    /// (optional) receives the elements the histogram took (histogramSample's), for values derived from this one.
+    FiniteRange add(std::span<const float> values, std::vector<float>* sample = nullptr);
     /// Adds a tensor known only by its exact finite range and the elements the histogram takes of it
     /// (`histogramSample`): a value derived from another one elementwise, never materialised in full.
     void add(const FiniteRange& range, std::span<const float> histogramValues);
