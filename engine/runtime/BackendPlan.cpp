@@ -121,20 +121,39 @@ std::optional<std::pair<DType, Shape>> staticInferredType(const Graph& graph, co
 }
 }  // namespace
 
-bool inferredTypesCoverGraph(const Graph& graph, const std::vector<std::pair<std::string, Shape>>& fedShapes,
-                             const std::map<std::string, ValueType>* types) {
+bool hasStaticInferredTypes(const Graph& graph, const Node& node, const std::map<std::string, ValueType>* types) {
+    for (const auto& out : node.outputs)
+        if (!out.empty() && !staticInferredType(graph, out, types)) return false;
+    return true;
+}
+
+bool shapeOnlyLearningPossible(const Graph& graph, const std::vector<size_t>& order,
+                               const std::vector<std::pair<std::string, Shape>>& fedShapes,
+                               const std::map<std::string, ValueType>* types) {
+    std::vector<std::string> fed;
     for (const auto& [name, shape] : fedShapes) {
         auto declared = staticInferredType(graph, name, types);
         if (!declared || declared->second != shape) return false;
+        fed.push_back(name);
     }
-    for (const Node& node : graph.nodes) {
+    // The learning run's own bookkeeping, on names only.
+    ValueShapeRecorder dryRun(graph, fed);
+    for (size_t idx : order) {
+        const Node& node = graph.nodes.at(idx);
         for (const auto& [n, a] : node.attributes)
             if (a.g || !a.graphs.empty()) return false;
         // ONNX 1.12's inference keeps a ceil-mode pooling window that starts in the end padding; the kernels (and
-        // ONNX Runtime) drop it, so the inferred size can be one too large.
+        // ONNX Runtime) drop it, so the inferred size (and every size after it) can be one too large.
         if (node.attrInt("ceil_mode", 0) != 0) return false;
-        for (const auto& out : node.outputs)
-            if (!out.empty() && !staticInferredType(graph, out, types)) return false;
+        const bool fold = dryRun.willFold(node);
+        const bool shapesStatic = fold || dryRun.outputShapesStatic(node);
+        // Without inferred types the node runs for real, which gives the right shapes only when they are static.
+        if (!fold && !shapesStatic && !hasStaticInferredTypes(graph, node, types)) return false;
+        for (const auto& out : node.outputs) {
+            if (out.empty()) continue;
+            if (shapesStatic) dryRun.staticShapes.insert(out);
+            if (fold) dryRun.constants.insert(out);
+        }
     }
     return true;
 }

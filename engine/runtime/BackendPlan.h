@@ -61,17 +61,23 @@ public:
     /// Whether the node's outputs are constants of the plan (given the nodes seen so far): such nodes must really
     /// run during learning; every other node only needs its outputs' types and shapes.
     bool willFold(const Node& node) const;
-
-private:
+    /// Whether the node's output shapes follow from its inputs' static shapes and constant inputs (given the nodes
+    /// seen so far): then running it on any values of those shapes gives the right output shapes.
     bool outputShapesStatic(const Node& node) const;
 };
 
-/// True when the model's inferred value types give every node output a dtype and a fully known shape that hold
-/// for `fedShapes` (the fed inputs' shapes equal the declared, fully known input shapes) and no node has a subgraph:
-/// the plan can then be learned without running the heavy nodes (see `shapeOnlyOutputs`).
+/// True when the plan for `fedShapes` (equal to the declared, fully known input shapes) can be learned without
+/// running the heavy nodes, going through `order` as the learning run does: every node is folded (a plan
+/// constant, run for real), or has inferred types for all outputs (placeholders, see `shapeOnlyOutputs`), or has
+/// output shapes that follow from static input shapes and constant inputs (run for real, on zeros standing in for
+/// placeholder inputs: where ONNX's inference stops, e.g. at PP-OCRv4 rec's Reshape to a Slice of a Shape, the
+/// light SVTR head after it runs instead of the whole model). No subgraphs, no ceil-mode pooling.
 /// `types` (optional) are types inferred for these input shapes (inferValueTypes); without, the graph's own.
-bool inferredTypesCoverGraph(const Graph& graph, const std::vector<std::pair<std::string, Shape>>& fedShapes,
-                             const std::map<std::string, ValueType>* types = nullptr);
+bool shapeOnlyLearningPossible(const Graph& graph, const std::vector<size_t>& order,
+                               const std::vector<std::pair<std::string, Shape>>& fedShapes,
+                               const std::map<std::string, ValueType>* types = nullptr);
+/// Whether every output of `node` has an inferred dtype and fully known shape (shapeOnlyOutputs can make them).
+bool hasStaticInferredTypes(const Graph& graph, const Node& node, const std::map<std::string, ValueType>* types = nullptr);
 /// Placeholder outputs for a node that need not run while learning: tensors with the inferred dtype and shape and
 /// no storage. Only the shape recorder and Shape/Size nodes look at them.
 std::vector<Value> shapeOnlyOutputs(const Graph& graph, const Node& node,

@@ -151,13 +151,24 @@ struct GraphRunner {
             if (!v) failInput("node " + node.label() + ": input '" + in + "' has no value");
             inputs.push_back(v);
         }
+        std::vector<Value> zeros;  // stand-ins for placeholder inputs (stable addresses: reserved)
         if (shapeOnly && !shapeOnly->willFold(node)) {
-            std::vector<Value> outs = shapeOnlyOutputs(g, node, inferredTypes);
-            if (observer) observer->nodeStarted(step, node);
-            if (observer) observer->nodeFinished(step, node, inputs, outs);
-            for (size_t i = 0; i < node.outputs.size(); ++i)
-                if (!node.outputs[i].empty()) local.values[node.outputs[i]] = std::move(outs[i]);
-            return;
+            if (hasStaticInferredTypes(g, node, inferredTypes)) {
+                std::vector<Value> outs = shapeOnlyOutputs(g, node, inferredTypes);
+                if (observer) observer->nodeStarted(step, node);
+                if (observer) observer->nodeFinished(step, node, inputs, outs);
+                for (size_t i = 0; i < node.outputs.size(); ++i)
+                    if (!node.outputs[i].empty()) local.values[node.outputs[i]] = std::move(outs[i]);
+                return;
+            }
+            // ONNX's inference stopped before this node; its output shapes follow from its input shapes and
+            // constant inputs (shapeOnlyLearningPossible checked), so it runs for real, on zeros for placeholders.
+            zeros.reserve(inputs.size());
+            for (auto& in : inputs)
+                if (in && in->isTensor() && in->tensor.numel() > 0 && in->tensor.raw() == nullptr) {
+                    zeros.emplace_back(Tensor(in->tensor.dtype(), in->tensor.shape()));
+                    in = &zeros.back();
+                }
         }
         KernelFn fn = KernelRegistry::instance().find(node.domain, node.opType);
         if (!fn) failUnsupported("node " + node.label() + ": operator '" + node.opType + "' is not supported");
@@ -376,7 +387,7 @@ std::map<std::string, Value> Session::runOrCompile(const std::map<std::string, V
             // otherwise the reference kernels run everything and give this run's results.
             backend_->plan.reset();
             const bool placeholdersOk = !control.observer || control.observer->acceptsPlaceholderOutputs();
-            bool shapeOnly = placeholdersOk && inferredTypesCoverGraph(g, shapes);
+            bool shapeOnly = placeholdersOk && shapeOnlyLearningPossible(g, order_, shapes);
             // Symbolic input dims: ONNX inference again with the fed shapes (a forked child, milliseconds) usually
             // still beats a full reference run.
             std::map<std::string, ValueType> concrete;
@@ -386,7 +397,7 @@ std::map<std::string, Value> Session::runOrCompile(const std::map<std::string, V
                 std::map<std::string, Shape> fedShapes;
                 for (const auto& [name, shape] : shapes) fedShapes[name] = shape;
                 concrete = inferValueTypes(*model_, fedShapes);
-                shapeOnly = !concrete.empty() && inferredTypesCoverGraph(g, shapes, &concrete);
+                shapeOnly = !concrete.empty() && shapeOnlyLearningPossible(g, order_, shapes, &concrete);
             }
             std::vector<std::string> fed;
             for (const auto& [name, v] : inputs) fed.push_back(name);
