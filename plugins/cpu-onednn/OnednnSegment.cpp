@@ -200,7 +200,8 @@ struct Builder {
             for (const auto& in : node(idx).inputs)
                 if (!in.empty()) consumerOf[in] = idx;
         for (size_t idx : nodes) {
-            if (node(idx).opType != "Conv" || inChainNotLast.count(idx) || chainEndingAt.count(idx)) continue;
+            const bool deconv = node(idx).opType == "ConvTranspose";
+            if ((node(idx).opType != "Conv" && !deconv) || inChainNotLast.count(idx) || chainEndingAt.count(idx)) continue;
             std::vector<size_t> chain{idx};
             bool sum = false, eltwise = false;
             std::string out = node(idx).outputs[0];
@@ -215,7 +216,7 @@ struct Builder {
                     ok = true;
                     for (size_t i = 1; i < 5; ++i) ok = ok && desc(n.inputs[i]).constant;
                     ok = ok && (n.outputs.size() == 1 || n.outputs[1].empty());
-                } else if (n.opType == "Add" && !sum && n.inputs.size() == 2) {
+                } else if (n.opType == "Add" && !sum && !deconv && n.inputs.size() == 2) {
                     const std::string& other = n.inputs[0] == out ? n.inputs[1] : n.inputs[0];
                     ok = other != out && !desc(other).constant && desc(other).shape == desc(out).shape;
                     sum = ok;
@@ -281,7 +282,7 @@ struct Builder {
 
     void build(size_t idx);
     void buildConvChain(const std::vector<size_t>& chain);
-    void buildDeconv(const Node& n);
+    void buildDeconv(const std::vector<size_t>& chain);  // ConvTranspose (+ BatchNormalization) (+ activations)
     void buildPool(const Node& n);
     void buildGemm(const Node& n);
     void buildMatMul(const Node& n);

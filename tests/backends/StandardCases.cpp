@@ -103,6 +103,27 @@ void addResizeCases(std::vector<Case>& cases, std::mt19937& rng) {
                              {{"X", {1, 24, 9, 11}}}, {"Y"}, init, rng));
 }
 
+/// ConvTranspose + BatchNormalization + Relu (PP-OCRv4 det's head), plain and grouped, wide and narrow outputs.
+void addDeconvChainCases(std::vector<Case>& cases, std::mt19937& rng) {
+    struct Geometry { int64_t c, oc, group; };
+    for (const Geometry g : {Geometry{24, 24, 1}, Geometry{24, 1, 1}, Geometry{6, 9, 3}}) {
+        std::map<std::string, Tensor> init{{"W", randomTensor({g.c, g.oc / g.group, 2, 2}, rng)},
+                                           {"B", randomTensor({g.oc}, rng)},
+                                           {"scale", randomTensor({g.oc}, rng, 0.5f, 1.5f)},
+                                           {"bias", randomTensor({g.oc}, rng)},
+                                           {"mean", randomTensor({g.oc}, rng)},
+                                           {"var", randomTensor({g.oc}, rng, 0.5f, 2.f)}};
+        std::map<std::string, Attribute> attrs{{"kernel_shape", intsAttr({2, 2})}, {"strides", intsAttr({2, 2})},
+                                               {"group", intAttr(g.group)}};
+        cases.push_back(makeCase("ConvTranspose+BN+Relu c=" + std::to_string(g.c) + " oc=" + std::to_string(g.oc) +
+                                     " g=" + std::to_string(g.group),
+                                 {makeNode("ConvTranspose", {"X", "W", "B"}, {"t"}, attrs),
+                                  makeNode("BatchNormalization", {"t", "scale", "bias", "mean", "var"}, {"bn"}),
+                                  makeNode("Relu", {"bn"}, {"Y"})},
+                                 {{"X", {1, g.c, 7, 9}}}, {"Y"}, init, rng));
+    }
+}
+
 void addFusedCases(std::vector<Case>& cases, std::mt19937& rng) {
     for (int64_t c : {3, 17, 33}) {
         std::map<std::string, Attribute> conv{{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})}};
@@ -277,6 +298,7 @@ std::vector<Case> standardCases(uint32_t seed) {
     addDataMovementCases(cases, rng);
     addConvTransposeCases(cases, rng);  // new groups go last, so the earlier cases keep their seeded values
     addResizeCases(cases, rng);
+    addDeconvChainCases(cases, rng);
     return cases;
 }
 
