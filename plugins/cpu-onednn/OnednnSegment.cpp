@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 
 #include "OnednnQuant.h"
 #include "OnednnSupport.h"
@@ -192,13 +193,66 @@ struct Builder {
         return v;
     }
 
+    /// The scalar of a constant one-element float tensor.
+    std::optional<float> scalarConstant(const std::string& name) const {
+        const ValueDesc* d = name.empty() ? nullptr : q.value(name);
+        if (!d || !d->constant || d->constant->numel() != 1 || d->constant->dtype() != DType::F32) return std::nullopt;
+        return d->constant->values<float>()[0];
+    }
+    /// Mul or Add of the chain's value `x` and a constant scalar: a linear post-op.
+    bool isScalarAffine(const Node& n, const std::string& x) const {
+        if ((n.opType != "Mul" && n.opType != "Add") || n.inputs.size() != 2 || !n.domain.empty()) return false;
+        return (n.inputs[0] == x && scalarConstant(n.inputs[1])) || (n.inputs[1] == x && scalarConstant(n.inputs[0]));
+    }
+    /// x * Clip(x + 3, 0, 6) / 6, as exporters write HardSwish (paddle2onnx: PP-OCR), starting at value `x`: the
+    /// Add, Clip, Div and Mul nodes in order, or nothing. Nothing else may read the values in between.
+    std::optional<std::vector<size_t>> decomposedHardSwish(const std::string& x,
+                                                           const std::map<std::string, std::vector<size_t>>& users) const {
+        auto only = [&](const std::string& v) -> std::optional<size_t> {
+            auto c = consumers.find(v);
+            auto u = users.find(v);
+            if (c == consumers.end() || c->second != 1 || segmentOutputs.count(v) || u == users.end() || u->second.size() != 1)
+                return std::nullopt;
+            return u->second[0];
+        };
+        auto u = users.find(x);
+        auto c = consumers.find(x);
+        if (u == users.end() || u->second.size() != 2 || c == consumers.end() || c->second != 2) return std::nullopt;
+        for (size_t first = 0; first < 2; ++first) {
+            const size_t add = u->second[first], mul = u->second[1 - first];
+            const Node& a = node(add);
+            if (a.opType != "Add" || !isScalarAffine(a, x) || scalarConstant(a.inputs[0] == x ? a.inputs[1] : a.inputs[0]) != 3.f)
+                continue;
+            auto clip = only(a.outputs[0]);
+            if (!clip || node(*clip).opType != "Clip") continue;
+            auto bounds = clipBounds(makeNodeQuery(q, *clip));
+            if (!bounds || bounds->first != 0.f || bounds->second != 6.f) continue;
+            auto div = only(node(*clip).outputs[0]);
+            if (!div || node(*div).opType != "Div" || node(*div).inputs.size() != 2 ||
+                node(*div).inputs[0] != node(*clip).outputs[0] || scalarConstant(node(*div).inputs[1]) != 6.f)
+                continue;
+            if (only(node(*div).outputs[0]) != mul) continue;
+            const Node& m = node(mul);
+            if (m.opType != "Mul" || m.inputs.size() != 2 ||
+                !((m.inputs[0] == x && m.inputs[1] == node(*div).outputs[0]) || (m.inputs[1] == x && m.inputs[0] == node(*div).outputs[0])))
+                continue;
+            return std::vector<size_t>{add, *clip, *div, mul};
+        }
+        return std::nullopt;
+    }
+    std::set<size_t> hardSwishStarts;  // the Add of each decomposed HardSwish taken into a Conv chain
+
     void planFusion(const std::vector<size_t>& nodes) {
         std::set<size_t> inSegment(nodes.begin(), nodes.end());
         std::map<std::string, size_t> consumerOf;
+        std::map<std::string, std::vector<size_t>> users;  // every consumer inside the segment
         std::set<size_t> claimed;
         for (size_t idx : nodes)
             for (const auto& in : node(idx).inputs)
-                if (!in.empty()) consumerOf[in] = idx;
+                if (!in.empty()) {
+                    consumerOf[in] = idx;
+                    if (users[in].empty() || users[in].back() != idx) users[in].push_back(idx);
+                }
         for (size_t idx : nodes) {
             const bool deconv = node(idx).opType == "ConvTranspose";
             if ((node(idx).opType != "Conv" && !deconv) || inChainNotLast.count(idx) || chainEndingAt.count(idx)) continue;
@@ -206,13 +260,29 @@ struct Builder {
             bool sum = false, eltwise = false;
             std::string out = node(idx).outputs[0];
             while (true) {
+                if (!deconv && !segmentOutputs.count(out)) {
+                    if (auto hs = decomposedHardSwish(out, users)) {
+                        bool free = true;
+                        for (size_t k : *hs) free = free && inSegment.count(k) && !claimed.count(k) && !int8Nodes.count(k);
+                        if (free) {
+                            hardSwishStarts.insert(hs->front());
+                            chain.insert(chain.end(), hs->begin(), hs->end());
+                            out = node(hs->back()).outputs[0];
+                            eltwise = true;
+                            continue;
+                        }
+                    }
+                }
                 auto c = consumers.find(out);
                 if (c == consumers.end() || c->second != 1 || segmentOutputs.count(out) || !consumerOf.count(out)) break;
                 size_t next = consumerOf[out];
                 const Node& n = node(next);
                 if (!inSegment.count(next) || n.inputs.empty() || claimed.count(next) || int8Nodes.count(next)) break;
                 bool ok = false;
-                if (n.opType == "BatchNormalization" && chain.size() == 1 && n.inputs[0] == out && n.inputs.size() == 5) {
+                if (!deconv && isScalarAffine(n, out)) {  // Paddle's learnable affine after an activation
+                    ok = true;
+                    eltwise = true;
+                } else if (n.opType == "BatchNormalization" && chain.size() == 1 && n.inputs[0] == out && n.inputs.size() == 5) {
                     ok = true;
                     for (size_t i = 1; i < 5; ++i) ok = ok && desc(n.inputs[i]).constant;
                     ok = ok && (n.outputs.size() == 1 || n.outputs[1].empty());
@@ -270,6 +340,11 @@ struct Builder {
             auto b = clipBounds(makeNodeQuery(q, indexOf(n)));
             return {{A::eltwise_clip_v2, b->first, b->second}};
         }
+        // A Mul or Add of a constant scalar (chains only: isScalarAffine checked the other input).
+        if (op == "Mul" || op == "Add") {
+            const float c = scalarConstant(n.inputs[0]) ? *scalarConstant(n.inputs[0]) : *scalarConstant(n.inputs[1]);
+            return {op == "Mul" ? EltwiseStep{A::eltwise_linear, c, 0.f} : EltwiseStep{A::eltwise_linear, 1.f, c}};
+        }
         throw std::runtime_error("no eltwise for " + op);
     }
 
@@ -309,7 +384,7 @@ std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::
                                             const dnnl::engine& engine, int threads) {
     auto seg = std::make_unique<OnednnSegment>(engine, threads);
     Builder b{query, engine, *seg, consumerCount, {outputs.begin(), outputs.end()}, {}, {}, {}, {}, {},
-              {}, {}, {}, {}, {}, {}, {}, {}, {}};
+              {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
     for (const auto& in : inputs) {
         const ValueDesc& d = b.desc(in);
         dt type = dt::f32;

@@ -124,6 +124,27 @@ void addDeconvChainCases(std::vector<Case>& cases, std::mt19937& rng) {
     }
 }
 
+/// Conv -> x * Clip(x + 3, 0, 6) / 6 -> * a + b, as paddle2onnx writes HardSwish and the learnable affine after it;
+/// and the same with the Conv output also read elsewhere, which must not fuse.
+void addDecomposedHardSwishCases(std::vector<Case>& cases, std::mt19937& rng) {
+    for (int64_t c : {5, 16}) {
+        std::map<std::string, Tensor> init{{"W", randomTensor({c, c, 3, 3}, rng)}, {"B", randomTensor({c}, rng)},
+                                           {"three", Tensor::scalar<float>(3.f)}, {"six", Tensor::scalar<float>(6.f)},
+                                           {"zero", Tensor::scalar<float>(0.f)}, {"a", Tensor::scalar<float>(0.8f)},
+                                           {"b", Tensor::scalar<float>(-0.25f)}};
+        std::map<std::string, Attribute> conv{{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})}};
+        std::vector<Node> nodes{makeNode("Conv", {"X", "W", "B"}, {"x"}, conv), makeNode("Add", {"x", "three"}, {"x3"}),
+                                makeNode("Clip", {"x3", "zero", "six"}, {"r6"}), makeNode("Div", {"r6", "six"}, {"g"}),
+                                makeNode("Mul", {"x", "g"}, {"hs"}), makeNode("Mul", {"hs", "a"}, {"sa"}),
+                                makeNode("Add", {"b", "sa"}, {"Y"})};
+        cases.push_back(makeCase("Conv+decomposed HardSwish+affine c=" + std::to_string(c), nodes, {{"X", {1, c, 9, 7}}},
+                                 {"Y"}, init, rng));
+        nodes.push_back(makeNode("Add", {"Y", "x"}, {"Z"}));  // x has a third reader
+        cases.push_back(makeCase("Conv+decomposed HardSwish, Conv output read again c=" + std::to_string(c), nodes,
+                                 {{"X", {1, c, 9, 7}}}, {"Z"}, init, rng));
+    }
+}
+
 void addFusedCases(std::vector<Case>& cases, std::mt19937& rng) {
     for (int64_t c : {3, 17, 33}) {
         std::map<std::string, Attribute> conv{{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})}};
@@ -299,6 +320,7 @@ std::vector<Case> standardCases(uint32_t seed) {
     addConvTransposeCases(cases, rng);  // new groups go last, so the earlier cases keep their seeded values
     addResizeCases(cases, rng);
     addDeconvChainCases(cases, rng);
+    addDecomposedHardSwishCases(cases, rng);
     return cases;
 }
 
