@@ -127,6 +127,25 @@ bool hasStaticInferredTypes(const Graph& graph, const Node& node, const std::map
     return true;
 }
 
+namespace {
+/// ONNX 1.12's inference keeps a ceil-mode pooling window that starts in the end padding; the kernels (and ONNX
+/// Runtime) drop it, so the inferred size (and every size after it) can be one too large. True when no window
+/// of this node starts there (torchvision's unpadded ceil-mode MaxPools: SqueezeNet, GoogLeNet).
+bool ceilModeInferenceRight(const Graph& graph, const Node& node, const std::map<std::string, ValueType>* types) {
+    if (node.inputs.empty() || node.outputs.empty() || node.attrString("auto_pad", "NOTSET") != "NOTSET") return false;
+    const auto x = staticInferredType(graph, node.inputs[0], types), y = staticInferredType(graph, node.outputs[0], types);
+    if (!x || !y || x->second.size() != y->second.size() || x->second.size() < 3) return false;
+    const size_t spatial = x->second.size() - 2;
+    const std::vector<int64_t> strides = node.attrInts("strides"), pads = node.attrInts("pads");
+    for (size_t i = 0; i < spatial; ++i) {
+        const int64_t in = x->second[2 + i], out = y->second[2 + i];
+        const int64_t stride = i < strides.size() ? strides[i] : 1, padBegin = i < pads.size() ? pads[i] : 0;
+        if ((out - 1) * stride >= in + padBegin) return false;  // the last window starts in the end padding
+    }
+    return true;
+}
+}  // namespace
+
 bool shapeOnlyLearningPossible(const Graph& graph, const std::vector<size_t>& order,
                                const std::vector<std::pair<std::string, Shape>>& fedShapes,
                                const std::map<std::string, ValueType>* types) {
@@ -142,9 +161,7 @@ bool shapeOnlyLearningPossible(const Graph& graph, const std::vector<size_t>& or
         const Node& node = graph.nodes.at(idx);
         for (const auto& [n, a] : node.attributes)
             if (a.g || !a.graphs.empty()) return false;
-        // ONNX 1.12's inference keeps a ceil-mode pooling window that starts in the end padding; the kernels (and
-        // ONNX Runtime) drop it, so the inferred size (and every size after it) can be one too large.
-        if (node.attrInt("ceil_mode", 0) != 0) return false;
+        if (node.attrInt("ceil_mode", 0) != 0 && !ceilModeInferenceRight(graph, node, types)) return false;
         const bool fold = dryRun.willFold(node);
         const bool shapesStatic = fold || dryRun.outputShapesStatic(node);
         // Without inferred types the node runs for real, which gives the right shapes only when they are static.
