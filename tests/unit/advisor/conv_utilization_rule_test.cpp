@@ -50,7 +50,8 @@ TEST(ConvUtilizationRule, SmallOutputMapCostsAFullStripe) {
 
 TEST(ConvUtilizationRule, FewOutputChannels) {
     Model m = singleConv(64, 8, 16, 16);
-    const Finding* few = with(findings("conv-utilization", m), "8 output channels per group, the array computes 32");
+    const std::vector<Finding> all = findings("conv-utilization", m);  // `with` points into it
+    const Finding* few = with(all, "8 output channels per group, the array computes 32");
     ASSERT_TRUE(few);
     EXPECT_NEAR(few->estimatedGainUs, scaledGainUs(estimateOf(m).layers[0], 1000, 8.0 / 32.0), 1e-6);
 }
