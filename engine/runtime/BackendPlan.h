@@ -71,7 +71,8 @@ public:
 /// constant, run for real), or has inferred types for all outputs (placeholders, see `shapeOnlyOutputs`), or has
 /// output shapes that follow from static input shapes and constant inputs (run for real, on zeros standing in for
 /// placeholder inputs: where ONNX's inference stops, e.g. at PP-OCRv4 rec's Reshape to a Slice of a Shape, the
-/// light SVTR head after it runs instead of the whole model). No subgraphs, no ceil-mode pooling.
+/// light SVTR head after it runs instead of the whole model). No subgraphs; a ceil-mode pool only when ONNX's
+/// inferred size is right for it (no window starts in the end padding).
 /// `types` (optional) are types inferred for these input shapes (inferValueTypes); without, the graph's own.
 bool shapeOnlyLearningPossible(const Graph& graph, const std::vector<size_t>& order,
                                const std::vector<std::pair<std::string, Shape>>& fedShapes,
