@@ -12,6 +12,7 @@ struct Tensor::Storage {
     void* data = nullptr;
     bool owned = false;
     std::vector<std::string> strings;
+    std::string adopted;
     ~Storage() {
         if (owned) ::operator delete(data, std::align_val_t(64));
     }
@@ -67,6 +68,20 @@ Tensor::Tensor(DType dtype, Shape shape, bool zeroed) : dtype_(dtype), shape_(st
     if (zeroed) std::memset(p, 0, bytes);
     storage_->data = p;
     storage_->owned = true;
+}
+
+Tensor Tensor::adopt(DType dtype, Shape shape, std::string&& bytes) {
+    Tensor t;
+    t.dtype_ = dtype;
+    t.shape_ = std::move(shape);
+    t.numel_ = shapeNumel(t.shape_);
+    if (dtype == DType::String || bytes.size() != t.byteSize())
+        failInput("cannot adopt " + std::to_string(bytes.size()) + " bytes as a " + std::string(dtypeName(dtype)) +
+                  " tensor of shape " + shapeToString(t.shape_));
+    t.storage_ = std::make_shared<Storage>();
+    t.storage_->adopted = std::move(bytes);
+    t.storage_->data = t.storage_->adopted.empty() ? nullptr : t.storage_->adopted.data();
+    return t;
 }
 
 Tensor Tensor::view(DType dtype, Shape shape, void* data) {

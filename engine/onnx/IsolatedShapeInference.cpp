@@ -3,6 +3,7 @@
 #include <onnx/shape_inference/implementation.h>
 #include <string>
 
+#include "onnx/SchemaRegistryWarmUp.h"
 #include "util/ForkedCall.h"
 
 namespace npuwb::onnxconv {
@@ -42,6 +43,7 @@ onnx::ModelProto withoutLargeInitializerData(onnx::ModelProto& model) {
 
 bool inferShapesIsolated(onnx::ModelProto& model, int timeoutSeconds) {
     onnx::ModelProto light = withoutLargeInitializerData(model);
+    awaitSchemaRegistry();
     ForkedResult run = runForked(
         [&light] {
             onnx::shape_inference::InferShapes(light, onnx::OpSchemaRegistry::Instance(),

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "onnx/IsolatedShapeInference.h"
+#include "onnx/SchemaRegistryWarmUp.h"
 #include "onnx/OnnxIO.h"
 #include "onnx/OnnxTensor.h"
 #include "ops/Kernel.h"
@@ -133,8 +134,10 @@ Graph convertGraph(const onnx::GraphProto& proto, ImportContext& ctx, int depth,
     for (int i = 0; i < proto.initializer_size(); ++i) {
         const auto& t = proto.initializer(i);
         if (t.name().empty()) failInput(ctx.label + ": an initializer has no name");
-        g.initializers[t.name()] = tensorFromProto(t, ctx.baseDir, ctx.label + ": initializer '" + t.name() + "'");
-        if (releaseWeights) std::string().swap(*releaseWeights->mutable_initializer(i)->mutable_raw_data());
+        const std::string what = ctx.label + ": initializer '" + t.name() + "'";
+        g.initializers[t.name()] = releaseWeights
+                                       ? tensorFromProtoConsuming(*releaseWeights->mutable_initializer(i), ctx.baseDir, what)
+                                       : tensorFromProto(t, ctx.baseDir, what);
     }
     if (proto.sparse_initializer_size() > 0)
         failUnsupported(ctx.label + ": sparse initializers are not supported");
@@ -199,11 +202,13 @@ Model modelFromProto(onnx::ModelProto& proto, const std::string& baseDir, const 
 
 Model loadModelFromBytes(const std::string& bytes, const std::string& baseDir, const std::string& label,
                          const ImportOptions& options) {
+    if (options.inferShapes) onnxconv::startSchemaRegistryWarmUp();  // built while the bytes are parsed
     onnx::ModelProto proto = parseModelProto(bytes, label);
     return modelFromProto(proto, baseDir, label, options);
 }
 
 Model loadModel(const std::string& path, const ImportOptions& options) {
+    if (options.inferShapes) onnxconv::startSchemaRegistryWarmUp();  // built while the file is parsed
     std::filesystem::path p(path);
     std::string baseDir = p.has_parent_path() ? p.parent_path().string() : ".";
     // Parsed straight from the file: holding the file's bytes as well would double the peak memory.

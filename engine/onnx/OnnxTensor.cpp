@@ -144,6 +144,24 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, const std::string& baseDi
     return t;
 }
 
+Tensor tensorFromProtoConsuming(onnx::TensorProto& proto, const std::string& baseDir, const std::string& what) {
+    const DType dtype = dtypeFromOnnx(proto.data_type());
+    const bool inlineRaw = proto.data_location() != onnx::TensorProto_DataLocation_EXTERNAL && proto.has_raw_data() &&
+                           !proto.has_segment() && dtype != DType::Undefined && dtype != DType::String;
+    if (inlineRaw && proto.raw_data().size() >= 4096) {  // small ones are cheaper to copy into aligned storage
+        Shape shape(proto.dims().begin(), proto.dims().end());
+        bool valid = true;
+        for (int64_t d : shape) valid = valid && d >= 0;
+        const size_t bytes = proto.raw_data().size(), elementSize = dtypeSize(dtype);
+        if (valid && dtype != DType::I4 && dtype != DType::U4 && bytes % elementSize == 0 &&
+            static_cast<uint64_t>(shapeNumel(shape)) == bytes / elementSize)
+            return Tensor::adopt(dtype, std::move(shape), std::move(*proto.mutable_raw_data()));
+    }
+    Tensor t = tensorFromProto(proto, baseDir, what);
+    std::string().swap(*proto.mutable_raw_data());
+    return t;
+}
+
 void tensorToProto(const Tensor& t, const std::string& name, onnx::TensorProto* proto) {
     proto->set_name(name);
     proto->set_data_type(dtypeToOnnx(t.dtype()));

@@ -12,6 +12,8 @@ DType dtypeFromOnnx(int32_t elemType);  // DType::Undefined for types we do not 
 int32_t dtypeToOnnx(DType dtype);
 /// `baseDir` resolves external data; `what` names the tensor for messages ("initializer 'w' in model.onnx").
 Tensor tensorFromProto(const onnx::TensorProto& proto, const std::string& baseDir, const std::string& what);
+/// Like tensorFromProto, but takes over the proto's raw data instead of copying it (the proto loses it).
+Tensor tensorFromProtoConsuming(onnx::TensorProto& proto, const std::string& baseDir, const std::string& what);
 void tensorToProto(const Tensor& tensor, const std::string& name, onnx::TensorProto* proto);
 ValueType valueTypeFromProto(const onnx::TypeProto& type);
 void valueTypeToProto(const ValueType& type, onnx::TypeProto* proto);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "onnx/OnnxIO.h"
+#include "onnx/SchemaRegistryWarmUp.h"
 #include "util/Error.h"
 #include "util/ForkedCall.h"
 
@@ -36,6 +37,7 @@ std::string convertToReply(const std::string& modelBytes, int target) {
 
 /// Runs the converter in a child; returns its reply or throws when the child died or hung.
 std::string convertInChild(const std::string& modelBytes, int target, const std::string& label) {
+    onnxconv::awaitSchemaRegistry();
     ForkedResult run = runForked([&] { return convertToReply(modelBytes, target); }, kTimeoutSeconds);
     if (run.status == ForkedResult::Status::CouldNotStart)
         fail(ErrorKind::Internal, label + ": cannot start the opset converter process");

@@ -20,6 +20,10 @@ const Tensor& KernelContext::input(size_t i) const {
 
 void KernelContext::setOutput(size_t i, Tensor t) { setOutputValue(i, Value(std::move(t))); }
 
+void KernelContext::setOutputShape(size_t i, DType dtype, Shape shape) {
+    setOutput(i, Tensor::view(dtype, std::move(shape), nullptr));
+}
+
 void KernelContext::setOutputValue(size_t i, Value v) {
     if (i >= outputs_.size()) return;  // the graph does not name this optional output
     outputs_[i] = std::move(v);
@@ -44,21 +48,28 @@ static std::string key(const std::string& domain, const std::string& opType) {
     return (domain.empty() || domain == "ai.onnx") ? opType : domain + "." + opType;
 }
 
-bool KernelRegistry::add(const std::string& domain, const std::string& opType, KernelFn fn) {
-    entries_.emplace_back(key(domain, opType), fn);
+bool KernelRegistry::add(const std::string& domain, const std::string& opType, KernelFn fn, bool shapesOnly) {
+    entries_.push_back({key(domain, opType), fn, shapesOnly});
     return true;
 }
 
 KernelFn KernelRegistry::find(const std::string& domain, const std::string& opType) const {
     std::string k = key(domain, opType);
-    for (const auto& [name, fn] : entries_)
-        if (name == k) return fn;
+    for (const auto& e : entries_)
+        if (e.key == k) return e.fn;
     return nullptr;
+}
+
+bool KernelRegistry::handlesShapesOnly(const std::string& domain, const std::string& opType) const {
+    std::string k = key(domain, opType);
+    for (const auto& e : entries_)
+        if (e.key == k) return e.shapesOnly;
+    return false;
 }
 
 std::vector<std::string> KernelRegistry::opTypes() const {
     std::vector<std::string> out;
-    for (const auto& e : entries_) out.push_back(e.first);
+    for (const auto& e : entries_) out.push_back(e.key);
     std::sort(out.begin(), out.end());
     return out;
 }

@@ -38,6 +38,13 @@ public:
     void setOutputValue(size_t i, Value v);
     std::vector<Value>& outputs() { return outputs_; }
 
+    /// True when only this node's output shapes are wanted (a learning run past where ONNX's inference stopped):
+    /// inputs that matter by shape alone may then be placeholders without data. A kernel registered with
+    /// NPUWB_KERNEL_SHAPES checks it once its output shapes are known and sets placeholders (setOutputShape).
+    bool shapesOnly() const { return shapesOnly_; }
+    void setShapesOnly(bool on) { shapesOnly_ = on; }
+    void setOutputShape(size_t i, DType dtype, Shape shape);
+
     // Attribute shortcuts (see Node).
     int64_t attrInt(const std::string& n, int64_t fallback) const { return node_.attrInt(n, fallback); }
     float attrFloat(const std::string& n, float fallback) const { return node_.attrFloat(n, fallback); }
@@ -63,6 +70,7 @@ private:
     std::vector<const Value*> inputs_;
     std::vector<Value> outputs_;
     SubgraphRunner runner_;
+    bool shapesOnly_ = false;
 };
 
 using KernelFn = void (*)(KernelContext&);
@@ -71,12 +79,19 @@ using KernelFn = void (*)(KernelContext&);
 class KernelRegistry {
 public:
     static KernelRegistry& instance();
-    bool add(const std::string& domain, const std::string& opType, KernelFn fn);
+    /// `shapesOnly`: the kernel honours KernelContext::shapesOnly().
+    bool add(const std::string& domain, const std::string& opType, KernelFn fn, bool shapesOnly = false);
     KernelFn find(const std::string& domain, const std::string& opType) const;  // nullptr when unknown
+    bool handlesShapesOnly(const std::string& domain, const std::string& opType) const;
     std::vector<std::string> opTypes() const;  // "Conv", "com.microsoft.X"...
 
 private:
-    std::vector<std::pair<std::string, KernelFn>> entries_;
+    struct Entry {
+        std::string key;
+        KernelFn fn;
+        bool shapesOnly;
+    };
+    std::vector<Entry> entries_;
 };
 
 #define NPUWB_KERNEL_CONCAT2(a, b) a##b
@@ -84,6 +99,9 @@ private:
 #define NPUWB_KERNEL(OP, FN)                                                                   \
     [[maybe_unused]] static const bool NPUWB_KERNEL_CONCAT(npuwbKernelRegistered_, __LINE__) = \
         ::npuwb::KernelRegistry::instance().add("", OP, FN)
+#define NPUWB_KERNEL_SHAPES(OP, FN)                                                            \
+    [[maybe_unused]] static const bool NPUWB_KERNEL_CONCAT(npuwbKernelRegistered_, __LINE__) = \
+        ::npuwb::KernelRegistry::instance().add("", OP, FN, true)
 #define NPUWB_KERNEL_DOMAIN(DOMAIN, OP, FN)                                                    \
     [[maybe_unused]] static const bool NPUWB_KERNEL_CONCAT(npuwbKernelRegistered_, __LINE__) = \
         ::npuwb::KernelRegistry::instance().add(DOMAIN, OP, FN)

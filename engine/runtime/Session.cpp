@@ -152,6 +152,7 @@ struct GraphRunner {
             inputs.push_back(v);
         }
         std::vector<Value> zeros;  // stand-ins for placeholder inputs (stable addresses: reserved)
+        bool learnShapesOnly = false;
         if (shapeOnly && !shapeOnly->willFold(node)) {
             if (hasStaticInferredTypes(g, node, inferredTypes)) {
                 std::vector<Value> outs = shapeOnlyOutputs(g, node, inferredTypes);
@@ -162,10 +163,12 @@ struct GraphRunner {
                 return;
             }
             // ONNX's inference stopped before this node; its output shapes follow from its input shapes and
-            // constant inputs (shapeOnlyLearningPossible checked), so it runs for real, on zeros for placeholders.
+            // constant inputs (shapeOnlyLearningPossible checked). A kernel that can stop at its output shapes
+            // does; any other runs for real, on zeros for placeholders.
+            learnShapesOnly = KernelRegistry::instance().handlesShapesOnly(node.domain, node.opType);
             zeros.reserve(inputs.size());
             for (auto& in : inputs)
-                if (in && in->isTensor() && in->tensor.numel() > 0 && in->tensor.raw() == nullptr) {
+                if (!learnShapesOnly && in && in->isTensor() && in->tensor.numel() > 0 && in->tensor.raw() == nullptr) {
                     zeros.emplace_back(Tensor(in->tensor.dtype(), in->tensor.shape()));
                     in = &zeros.back();
                 }
@@ -176,6 +179,7 @@ struct GraphRunner {
         KernelContext ctx(node, opset, inputs, [this, nodeScope](const Graph& body, const std::vector<Value>& args) {
             return runBody(body, *nodeScope, args);
         });
+        ctx.setShapesOnly(learnShapesOnly);
         if (observer) observer->nodeStarted(step, node);
         try {
             fn(ctx);

@@ -2,7 +2,10 @@
 
 #include <omp.h>
 
+#include <atomic>
 #include <chrono>
+#include <mutex>
+#include <thread>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -68,16 +71,16 @@ struct Builder {
     OnednnSegment& seg;
     const std::map<std::string, int>& consumers;
     std::set<std::string> segmentOutputs;
-    std::map<std::string, memory> mem;                                  // current memory of each value
-    std::map<std::string, std::vector<memory>> converted;               // other layouts already made
-    std::vector<std::vector<size_t>> chains;                            // fused node groups, first is the anchor
-    std::map<size_t, size_t> chainEndingAt;                             // last node -> chain index
-    std::set<size_t> inChainNotLast;
+    std::map<std::string, memory> mem{};                                  // current memory of each value
+    std::map<std::string, std::vector<memory>> converted{};               // other layouts already made
+    std::vector<std::vector<size_t>> chains{};                            // fused node groups, first is the anchor
+    std::map<size_t, size_t> chainEndingAt{};                             // last node -> chain index
+    std::set<size_t> inChainNotLast{};
     // int8 (OnednnInt8Ops.inc): chains built as int8 kernels, the nodes they take, lazily dequantized values.
-    std::set<size_t> int8Chains, int8Nodes;
-    std::map<std::string, size_t> producerInSegment, consumerInSegment;
-    std::map<std::string, std::pair<std::string, QuantInfo>> dequantizedFrom;  // DQ output -> (int8 source, params)
-    std::map<std::string, std::function<void()>> lazy;                         // builds a value on first use
+    std::set<size_t> int8Chains{}, int8Nodes{};
+    std::map<std::string, size_t> producerInSegment{}, consumerInSegment{};
+    std::map<std::string, std::pair<std::string, QuantInfo>> dequantizedFrom{};  // DQ output -> (int8 source, params)
+    std::map<std::string, std::function<void()>> lazy{};                         // builds a value on first use
 
     const Node& node(size_t i) const { return q.graph.nodes[i]; }
     const ValueDesc& desc(const std::string& n) const {
@@ -93,9 +96,9 @@ struct Builder {
         memory m;
         int64_t first = -1, last = -1;
     };
-    std::vector<ArenaBuffer> arena;
-    std::map<dnnl_memory_t, size_t> arenaIndex;
-    std::map<dnnl_memory_t, dnnl_memory_t> aliasOf;  // view -> the memory whose handle it takes
+    std::vector<ArenaBuffer> arena{};
+    std::map<dnnl_memory_t, size_t> arenaIndex{};
+    std::map<dnnl_memory_t, dnnl_memory_t> aliasOf{};  // view -> the memory whose handle it takes
 
     memory activation(const memory::desc& d) {
         memory m(d, eng, nullptr);
@@ -123,6 +126,46 @@ struct Builder {
         std::vector<memory> uses;
         for (const auto& [arg, m] : args) uses.push_back(m);
         addKernel([p, args](dnnl::stream& s) { p.execute(s, args); }, std::move(names), std::move(uses));
+    }
+    // Creating a primitive from its descriptor generates its code (JIT), the largest part of compiling a
+    // segment: deferred here, then done for all kernels at once on every thread (createPrimitives).
+    struct PendingPrimitive {
+        dnnl::primitive_desc_base pd;
+        std::shared_ptr<dnnl::primitive> slot;
+        size_t node;
+    };
+    std::vector<PendingPrimitive> pending{};
+    size_t buildingNode = 0;
+    void addPrimitive(const dnnl::primitive_desc_base& pd, std::unordered_map<int, memory> args,
+                      std::vector<std::string> names) {
+        std::vector<memory> uses;
+        for (const auto& [arg, m] : args) uses.push_back(m);
+        auto slot = std::make_shared<dnnl::primitive>();
+        pending.push_back({pd, slot, buildingNode});
+        addKernel([slot, args](dnnl::stream& s) { slot->execute(s, args); }, std::move(names), std::move(uses));
+    }
+    void createPrimitives(int threads) {
+        std::atomic<size_t> next{0};
+        std::mutex failMutex;
+        std::optional<NodeBuildError> failure;
+        auto work = [&] {
+            omp_set_num_threads(threads);  // a new thread's OpenMP setting is the default, not the segment's
+            for (size_t i = next++; i < pending.size(); i = next++) {
+                try {
+                    *pending[i].slot = dnnl::primitive(pending[i].pd.get());
+                } catch (const std::exception& e) {
+                    std::lock_guard lock(failMutex);
+                    if (!failure) failure.emplace(pending[i].node, std::string("oneDNN: ") + e.what());
+                }
+            }
+        };
+        std::vector<std::thread> helpers;
+        const size_t extra = std::min(pending.size(), static_cast<size_t>(std::max(1, threads))) - (pending.empty() ? 0 : 1);
+        for (size_t t = 0; t < extra; ++t) helpers.emplace_back(work);
+        work();
+        for (auto& h : helpers) h.join();
+        pending.clear();
+        if (failure) throw *failure;
     }
     /// A kernel that points `view` at `source`'s buffer each run (segment inputs get theirs per run).
     void addAlias(memory source, memory view) {
@@ -181,7 +224,7 @@ struct Builder {
             s.wait();
         } else {
             out = activation(want);
-            addPrimitive(dnnl::reorder(m, out), {{DNNL_ARG_FROM, m}, {DNNL_ARG_TO, out}}, {who});
+            addPrimitive(dnnl::reorder::primitive_desc(m, out), {{DNNL_ARG_FROM, m}, {DNNL_ARG_TO, out}}, {who});
         }
         converted[name].push_back(out);
         return out;
@@ -240,7 +283,7 @@ struct Builder {
         }
         return std::nullopt;
     }
-    std::set<size_t> hardSwishStarts;  // the Add of each decomposed HardSwish taken into a Conv chain
+    std::set<size_t> hardSwishStarts{};  // the Add of each decomposed HardSwish taken into a Conv chain
 
     void planFusion(const std::vector<size_t>& nodes) {
         std::set<size_t> inSegment(nodes.begin(), nodes.end());
@@ -383,8 +426,8 @@ std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::
                                             const std::map<std::string, int>& consumerCount,
                                             const dnnl::engine& engine, int threads) {
     auto seg = std::make_unique<OnednnSegment>(engine, threads);
-    Builder b{query, engine, *seg, consumerCount, {outputs.begin(), outputs.end()}, {}, {}, {}, {}, {},
-              {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+    Builder b{.q = query, .eng = engine, .seg = *seg, .consumers = consumerCount,
+              .segmentOutputs = {outputs.begin(), outputs.end()}};
     for (const auto& in : inputs) {
         const ValueDesc& d = b.desc(in);
         dt type = dt::f32;
@@ -417,7 +460,7 @@ std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::
             memory src = b.get(outputs[i]);
             memory dst(plainDesc(seg->outputShapes[i], src.get_desc().data_type()), engine, nullptr);
             seg->outputMemories[i] = dst;
-            b.addPrimitive(dnnl::reorder(src, dst), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}, {});
+            b.addPrimitive(dnnl::reorder::primitive_desc(src, dst), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}, {});
             seg->kernels.back().timed = false;
             copied[i] = true;
         }
@@ -426,6 +469,7 @@ std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::
     for (size_t idx : nodes) {
         if (b.inChainNotLast.count(idx)) continue;
         try {
+            b.buildingNode = idx;
             b.build(idx);
         } catch (const dnnl::error& e) {
             throw NodeBuildError(idx, std::string("oneDNN: ") + e.what());
@@ -435,6 +479,7 @@ std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::
         copyReadyOutputs(false);
     }
     copyReadyOutputs(true);  // lazily built values (a dequantized output nothing inside read)
+    b.createPrimitives(threads);
     b.placeArena();
     return seg;
 }

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "ir/Tensor.h"
 #include "ops/KernelUtil.h"
@@ -27,6 +28,21 @@ TEST(Tensor, RefusesImpossibleSizes) {
 TEST(Tensor, WrongTypedAccessThrows) {
     Tensor t(DType::I64, {1});
     EXPECT_THROW(t.data<float>(), Error);
+}
+
+TEST(Tensor, AdoptTakesTheBytesWithoutCopying) {
+    std::string bytes(4 * sizeof(float), '\0');
+    const float values[4] = {1.f, -2.f, 3.5f, 0.25f};
+    std::memcpy(bytes.data(), values, sizeof values);
+    const char* where = bytes.data();
+    Tensor t = Tensor::adopt(DType::F32, {2, 2}, std::move(bytes));
+    EXPECT_EQ(static_cast<const void*>(t.data<float>()), static_cast<const void*>(where));
+    EXPECT_EQ(t.values<float>()[2], 3.5f);
+    Tensor copy = t.clone();  // clones are ordinary tensors
+    EXPECT_NE(copy.raw(), t.raw());
+    EXPECT_EQ(copy.values<float>()[3], 0.25f);
+    EXPECT_THROW(Tensor::adopt(DType::F32, {3}, std::string(8, '\0')), Error);
+    EXPECT_THROW(Tensor::adopt(DType::String, {1}, std::string()), Error);
 }
 
 TEST(Half, RoundTripsAndRounds) {

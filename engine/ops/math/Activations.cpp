@@ -19,6 +19,7 @@ template <class F> void floatActivation(KernelContext& ctx, F&& f) {
 
 void relu(KernelContext& ctx) {
     const Tensor& x = ctx.input(0);
+    if (ctx.shapesOnly()) return ctx.setOutputShape(0, x.dtype(), x.shape());
     visitNumeric(x.dtype(), [&]<typename T>() {
         ctx.setOutput(0, mapUnary<T, T>(x, [](T v) {
             Acc<T> a = widen(v);
@@ -148,7 +149,7 @@ void shrink(KernelContext& ctx) {
 
 }  // namespace
 
-NPUWB_KERNEL("Relu", relu);
+NPUWB_KERNEL_SHAPES("Relu", relu);
 NPUWB_KERNEL("Clip", clip);
 NPUWB_KERNEL("PRelu", prelu);
 NPUWB_KERNEL("Sigmoid", sigmoidOp);

@@ -57,6 +57,7 @@ void conv(KernelContext& ctx) {
     const Tensor& w = ctx.input(1);
     if (w.dtype() != x.dtype()) ctx.fail("X and W must have the same element type");
     ConvProblem p = resolveConv(ctx, x.shape(), w.shape());
+    if (ctx.shapesOnly()) return ctx.setOutputShape(0, x.dtype(), p.outputShape);
     visitFloat(x.dtype(), [&]<typename T>() {
         using Acc = FloatAcc<T>;
         std::vector<Acc> y = biasFilled(p, perChannel<Acc>(ctx, 2, p.outChannels, "bias B"));
@@ -108,7 +109,7 @@ void qlinearConv(KernelContext& ctx) {
 
 }  // namespace
 
-NPUWB_KERNEL("Conv", conv);
+NPUWB_KERNEL_SHAPES("Conv", conv);
 NPUWB_KERNEL("ConvInteger", convInteger);
 NPUWB_KERNEL("QLinearConv", qlinearConv);
 

@@ -33,6 +33,7 @@ void concat(KernelContext& ctx) {
                             " differ outside axis " + std::to_string(axis));
         outShape[uz(axis)] += t.shape()[uz(axis)];
     }
+    if (ctx.shapesOnly()) return ctx.setOutputShape(0, first.dtype(), outShape);
     int64_t outer = 1, inner = 1;
     for (int64_t d = 0; d < axis; ++d) outer *= outShape[uz(d)];
     for (int64_t d = axis + 1; d < rank; ++d) inner *= outShape[uz(d)];
@@ -128,13 +129,14 @@ void slice(KernelContext& ctx) {
         if (count > 0) offset += start * inStrides[uz(a)];
         strides[uz(a)] = inStrides[uz(a)] * step;
     }
+    if (ctx.shapesOnly()) return ctx.setOutputShape(0, x.dtype(), outShape);
     ctx.setOutput(0, gatherByIndex(x, outShape, stridedIndex(outShape, strides, offset)));
 }
 
 }  // namespace
 
-NPUWB_KERNEL("Concat", concat);
+NPUWB_KERNEL_SHAPES("Concat", concat);
 NPUWB_KERNEL("Split", split);
-NPUWB_KERNEL("Slice", slice);
+NPUWB_KERNEL_SHAPES("Slice", slice);
 
 }  // namespace npuwb

@@ -1,0 +1,14 @@
+#pragma once
+// ONNX builds its operator schema registry (every op in every opset) on first use: about 7 ms. Shape inference
+// runs in a forked child, which would build it again on every load; built once in the parent, on a second
+// thread while the model file is parsed, it costs the load nothing and every child inherits it.
+
+namespace npuwb::onnxconv {
+
+/// Starts building the registry on a background thread (once per process; later calls do nothing).
+void startSchemaRegistryWarmUp();
+/// Waits until the registry is built (building it here if no warm-up was started). Call before forking a child
+/// that uses ONNX: a fork in the middle of the build would leave the child waiting on a lock forever.
+void awaitSchemaRegistry();
+
+}  // namespace npuwb::onnxconv
