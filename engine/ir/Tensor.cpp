@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
 
 namespace npuwb {
@@ -13,6 +15,11 @@ struct Tensor::Storage {
     bool owned = false;
     std::vector<std::string> strings;
     std::string adopted;
+    // Deferred data: made once on first access, then held through `made`.
+    std::function<Tensor()> make;
+    std::atomic<bool> pending{false};
+    std::once_flag once;
+    std::shared_ptr<Storage> made;
     ~Storage() {
         if (owned) ::operator delete(data, std::align_val_t(64));
     }
@@ -84,6 +91,20 @@ Tensor Tensor::adopt(DType dtype, Shape shape, std::string&& bytes) {
     return t;
 }
 
+Tensor Tensor::deferred(DType dtype, Shape shape, std::function<Tensor()> make) {
+    Tensor t;
+    t.dtype_ = dtype;
+    t.shape_ = std::move(shape);
+    t.numel_ = shapeNumel(t.shape_);
+    if (dtype == DType::String) fail(ErrorKind::Internal, "string tensors cannot be deferred");
+    t.storage_ = std::make_shared<Storage>();
+    t.storage_->make = std::move(make);
+    t.storage_->pending.store(true, std::memory_order_release);
+    return t;
+}
+
+bool Tensor::isDeferred() const { return storage_ && storage_->pending.load(std::memory_order_acquire); }
+
 Tensor Tensor::view(DType dtype, Shape shape, void* data) {
     Tensor t;
     t.dtype_ = dtype;
@@ -110,6 +131,20 @@ size_t Tensor::byteSize() const {
 void* Tensor::raw() {
     if (!storage_) return nullptr;
     if (dtype_ == DType::String) return storage_->strings.data();
+    if (storage_->pending.load(std::memory_order_acquire)) {
+        Storage& s = *storage_;
+        std::call_once(s.once, [&] {
+            Tensor t = s.make();
+            if (t.dtype() != dtype_ || t.numel() != numel_)
+                fail(ErrorKind::Internal, "a deferred tensor was made as " + std::string(dtypeName(t.dtype())) + " " +
+                                              shapeToString(t.shape()) + ", not " + std::string(dtypeName(dtype_)) +
+                                              " " + shapeToString(shape_));
+            s.made = t.storage_;
+            s.data = t.raw();
+            s.make = nullptr;
+            s.pending.store(false, std::memory_order_release);
+        });
+    }
     return storage_->data;
 }
 const void* Tensor::raw() const { return const_cast<Tensor*>(this)->raw(); }

@@ -3,6 +3,7 @@
 // aligned weights a parsed model hands over with adopt()).
 // Copies share the buffer; clone() copies the data. Reshaping views share it too.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -29,6 +30,12 @@ public:
     /// Takes over `bytes` (a parsed model's raw weights) as storage without copying or zeroing: loading resnet50
     /// spent 85 ms zero-filling and copying 100 MB. Throws InvalidInput when the size does not fit the shape.
     static Tensor adopt(DType dtype, Shape shape, std::string&& bytes);
+    /// A tensor whose data `make` computes on first access (raw(), data(), values()), once, on any thread; its
+    /// type and shape are known before. `make` must return a tensor of that type and shape. A QDQ model's folded
+    /// float weights are such: the int8 backends read the int8 source and never make them (resnet50: 100 MB).
+    static Tensor deferred(DType dtype, Shape shape, std::function<Tensor()> make);
+    /// True while a deferred tensor's data has not been made.
+    bool isDeferred() const;
     /// Wraps caller-owned memory (e.g. a planned arena slot); the caller keeps it alive.
     static Tensor view(DType dtype, Shape shape, void* data);
 

@@ -141,6 +141,37 @@ struct GraphRunner {
         return results;
     }
 
+    /// A shape-only learning run folds DequantizeLinear of constant weights into a deferred tensor, made only if
+    /// a run reads it: the int8 backends take the int8 source, and a QDQ model's float weights (resnet50: 100 MB)
+    /// would otherwise sit beside the packed int8 ones at compile time.
+    bool deferFold(const Node& node, const std::vector<const Value*>& inputs, Scope& local, ExecutionObserver* observer,
+                   size_t step) const {
+        if (node.opType != "DequantizeLinear" || !node.domain.empty() || node.outputs.size() != 1 ||
+            inputs.size() < 2 || !shapeOnly->willFold(node))
+            return false;
+        for (const Value* v : inputs)
+            if (v && (!v->isTensor() || v->tensor.isDeferred() || (v->tensor.numel() > 0 && !v->tensor.raw())))
+                return false;
+        const Tensor& x = inputs[0]->tensor;
+        if (x.numel() < 4096) return false;  // small ones are cheaper to make now
+        std::vector<Value> args;
+        for (const Value* v : inputs) args.push_back(v ? *v : Value::none());
+        KernelFn fn = KernelRegistry::instance().find("", "DequantizeLinear");
+        if (!fn) return false;
+        auto make = [fn, node, args = std::move(args), opset = opset]() {
+            std::vector<const Value*> in;
+            for (const auto& a : args) in.push_back(a.isNone() ? nullptr : &a);
+            KernelContext ctx(node, opset, in, nullptr);
+            fn(ctx);
+            return ctx.outputs()[0].tensor;
+        };
+        std::vector<Value> outs{Value(Tensor::deferred(inputs[1]->tensor.dtype(), x.shape(), std::move(make)))};
+        if (observer) observer->nodeStarted(step, node);
+        if (observer) observer->nodeFinished(step, node, inputs, outs);
+        local.values[node.outputs[0]] = std::move(outs[0]);
+        return true;
+    }
+
     void runNode(const Graph& g, size_t nodeIndex, size_t step, Scope& local, ExecutionObserver* observer) const {
         const Node& node = g.nodes[nodeIndex];
         std::vector<const Value*> inputs;
@@ -151,6 +182,7 @@ struct GraphRunner {
             if (!v) failInput("node " + node.label() + ": input '" + in + "' has no value");
             inputs.push_back(v);
         }
+        if (shapeOnly && deferFold(node, inputs, local, observer, step)) return;
         std::vector<Value> zeros;  // stand-ins for placeholder inputs (stable addresses: reserved)
         bool learnShapesOnly = false;
         if (shapeOnly && !shapeOnly->willFold(node)) {

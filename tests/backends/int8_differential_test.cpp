@@ -7,10 +7,14 @@
 // round trip.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <random>
 
 #include "Int8Cases.h"
 #include "backend/Backend.h"
+#include "runtime/ExecutionObserver.h"
+#include "runtime/Session.h"
 
 using namespace npuwb;
 using namespace npuwb::int8test;
@@ -44,6 +48,55 @@ TEST_P(Int8Differential, MatchesReferenceWithinOneStep) {
     tally.print(backend);
     // Off-by-one is the documented exception at rounding boundaries, not the rule.
     EXPECT_LT(tally.offByOne * 100, tally.elements) << "more than 1% of elements differ by a step";
+}
+
+// A QDQ model's weights are DequantizeLinear(int8 initializer): the int8 kernel packs the int8 values, so the folded
+// float weights stay deferred (never made) through compile and runs, and the result still matches the reference.
+TEST_P(Int8Differential, FoldedFloatWeightsAreNeverMade) {
+    using difftest::makeNode;
+    std::mt19937 rng(23);
+    const int64_t ic = 32, oc = 64;
+    Tensor w(DType::I8, {oc, ic, 3, 3});
+    std::uniform_int_distribution<int> v(-127, 127);
+    for (auto& x : w.values<int8_t>()) x = static_cast<int8_t>(v(rng));
+    std::vector<float> scales(static_cast<size_t>(oc));
+    for (size_t c = 0; c < scales.size(); ++c) scales[c] = 0.004f + 0.0001f * static_cast<float>(c);
+    std::map<std::string, Tensor> init{
+        {"w", w}, {"ws", Tensor::fromVector<float>({oc}, scales)},
+        {"wz", Tensor::fromVector<int8_t>({oc}, std::vector<int8_t>(static_cast<size_t>(oc), 0))},
+        {"xs", Tensor::scalar<float>(2.f / 255)}, {"xz", Tensor::scalar<uint8_t>(128)},
+        {"ys", Tensor::scalar<float>(0.05f)}, {"yz", Tensor::scalar<uint8_t>(128)}};
+    std::vector<Node> nodes{makeNode("QuantizeLinear", {"X", "xs", "xz"}, {"xq"}),
+                            makeNode("DequantizeLinear", {"xq", "xs", "xz"}, {"x"}),
+                            makeNode("DequantizeLinear", {"w", "ws", "wz"}, {"wf"}, {{"axis", difftest::intAttr(0)}}),
+                            makeNode("Conv", {"x", "wf"}, {"c"}, {{"kernel_shape", difftest::intsAttr({3, 3})},
+                                                                  {"pads", difftest::intsAttr({1, 1, 1, 1})}}),
+                            makeNode("QuantizeLinear", {"c", "ys", "yz"}, {"cq"}),
+                            makeNode("DequantizeLinear", {"cq", "ys", "yz"}, {"Y"})};
+    difftest::Case c = difftest::makeCase("QDQ Conv, deferred weights", nodes, {{"X", {1, ic, 9, 9}}}, {"Y"}, init, rng);
+    struct Watch : ExecutionObserver {
+        std::vector<Tensor> weights;  // copies share the folded tensor's storage
+        bool acceptsPlaceholderOutputs() const override { return true; }
+        void nodeFinished(size_t, const Node& n, const std::vector<const Value*>&, const std::vector<Value>& out) override {
+            if (n.outputs[0] == "wf") weights.push_back(out[0].tensor);
+        }
+    } watch;
+    RunControl control;
+    control.observer = &watch;
+    SessionOptions opts;
+    opts.backend = GetParam();
+    Session fast(c.model, opts);
+    fast.prepare(c.inputs, control);
+    ASSERT_EQ(watch.weights.size(), 1u);
+    const Tensor got = fast.runTensors(c.inputs).at("Y");
+    EXPECT_TRUE(watch.weights[0].isDeferred()) << "the float weights were made although the int8 kernel packs int8";
+    const Tensor want = Session(c.model).runTensors(c.inputs).at("Y");
+    ASSERT_EQ(got.shape(), want.shape());
+    auto a = got.values<float>(), b = want.values<float>();
+    for (size_t i = 0; i < a.size(); ++i) ASSERT_LE(std::abs(a[i] - b[i]), 0.05f * 1.001f) << i;
+    // Reading it makes it, once: the reference DequantizeLinear's values.
+    EXPECT_EQ(watch.weights[0].values<float>()[5], scales[0] * static_cast<float>(w.values<int8_t>()[5]));
+    EXPECT_FALSE(watch.weights[0].isDeferred());
 }
 
 INSTANTIATE_TEST_SUITE_P(Plugins, Int8Differential, ::testing::ValuesIn(int8Backends()), [](const auto& info) {

@@ -45,6 +45,24 @@ TEST(Tensor, AdoptTakesTheBytesWithoutCopying) {
     EXPECT_THROW(Tensor::adopt(DType::String, {1}, std::string()), Error);
 }
 
+TEST(Tensor, DeferredDataIsMadeOnceOnFirstAccess) {
+    int made = 0;
+    Tensor t = Tensor::deferred(DType::F32, {2, 3}, [&made] {
+        ++made;
+        return Tensor::fromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+    });
+    Tensor shared = t.reshaped({6});
+    EXPECT_TRUE(t.isDeferred());
+    EXPECT_EQ(t.numel(), 6);  // type and shape need no data
+    EXPECT_EQ(made, 0);
+    EXPECT_EQ(shared.values<float>()[4], 5.f);
+    EXPECT_EQ(t.values<float>()[1], 2.f);
+    EXPECT_EQ(made, 1);
+    EXPECT_FALSE(t.isDeferred());
+    Tensor wrong = Tensor::deferred(DType::F32, {4}, [] { return Tensor(DType::F32, {5}); });
+    EXPECT_THROW(wrong.raw(), Error);
+}
+
 TEST(Half, RoundTripsAndRounds) {
     EXPECT_EQ(static_cast<float>(Float16(1.0f)), 1.0f);
     EXPECT_EQ(static_cast<float>(Float16(65504.0f)), 65504.0f);
