@@ -7,9 +7,8 @@
 namespace npuwb {
 
 std::map<std::string, ValueType> inferValueTypes(const Model& model, const std::map<std::string, Shape>& inputShapes) {
-    // The weights stay out of the copy: inference needs their types and dims, which the graph inputs declare
-    // for initializers anyway (inferShapesIsolated strips the data it does not need).
-    onnx::ModelProto proto = onnxconv::modelToProto(model);
+    // The weights stay out of the copy: inference needs their types and dims, not their values.
+    onnx::ModelProto proto = onnxconv::modelToProto(model, onnxconv::WeightData::ForShapeInference);
     for (auto& input : *proto.mutable_graph()->mutable_input()) {
         auto it = inputShapes.find(input.name());
         if (it == inputShapes.end() || !input.type().has_tensor_type()) continue;

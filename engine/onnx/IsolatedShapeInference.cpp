@@ -25,10 +25,9 @@ onnx::ModelProto withoutLargeInitializerData(onnx::ModelProto& model) {
     }
     parked.Swap(weights);
     for (const auto& t : *weights) {
-        bool integer = t.data_type() == onnx::TensorProto_DataType_INT64 || t.data_type() == onnx::TensorProto_DataType_INT32;
         bool external = t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL;
         onnx::TensorProto* header = light.mutable_graph()->add_initializer();
-        if (!external && (integer || t.ByteSizeLong() <= 4096)) {
+        if (!external && inferenceReadsInitializerData(t.data_type(), t.ByteSizeLong())) {
             *header = t;
             continue;
         }
@@ -40,6 +39,11 @@ onnx::ModelProto withoutLargeInitializerData(onnx::ModelProto& model) {
 }
 
 }  // namespace
+
+bool inferenceReadsInitializerData(int32_t onnxElemType, size_t bytes) {
+    return onnxElemType == onnx::TensorProto_DataType_INT64 || onnxElemType == onnx::TensorProto_DataType_INT32 ||
+           bytes <= 4096;
+}
 
 bool inferShapesIsolated(onnx::ModelProto& model, int timeoutSeconds) {
     onnx::ModelProto light = withoutLargeInitializerData(model);

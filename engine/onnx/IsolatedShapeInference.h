@@ -10,4 +10,7 @@ namespace npuwb::onnxconv {
 /// inference failed, crashed or took longer than `timeoutSeconds`.
 bool inferShapesIsolated(onnx::ModelProto& model, int timeoutSeconds = 60);
 
+/// Whether ONNX's inference reads an initializer's values: small integer ones (Reshape targets, axes), not weights.
+bool inferenceReadsInitializerData(int32_t onnxElemType, size_t bytes);
+
 }  // namespace npuwb::onnxconv

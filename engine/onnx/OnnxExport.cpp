@@ -1,4 +1,5 @@
 // IR -> ONNX ModelProto. Tensors are written as raw_data; the result reloads to an identical IR.
+#include "onnx/IsolatedShapeInference.h"
 #include "onnx/OnnxIO.h"
 #include "onnx/OnnxModelProto.h"
 #include "onnx/OnnxTensor.h"
@@ -10,9 +11,9 @@ using namespace onnxconv;
 
 namespace {
 
-void graphToProto(const Graph& g, onnx::GraphProto* proto);
+void graphToProto(const Graph& g, onnx::GraphProto* proto, WeightData weights);
 
-void attributeToProto(const std::string& name, const Attribute& a, onnx::AttributeProto* p) {
+void attributeToProto(const std::string& name, const Attribute& a, onnx::AttributeProto* p, WeightData weights) {
     p->set_name(name);
     switch (a.kind) {
         case Attribute::Kind::Float: p->set_type(onnx::AttributeProto_AttributeType_FLOAT); p->set_f(a.f); break;
@@ -24,7 +25,7 @@ void attributeToProto(const std::string& name, const Attribute& a, onnx::Attribu
             break;
         case Attribute::Kind::Graph:
             p->set_type(onnx::AttributeProto_AttributeType_GRAPH);
-            graphToProto(*a.g, p->mutable_g());
+            graphToProto(*a.g, p->mutable_g(), weights);
             break;
         case Attribute::Kind::Floats:
             p->set_type(onnx::AttributeProto_AttributeType_FLOATS);
@@ -44,7 +45,7 @@ void attributeToProto(const std::string& name, const Attribute& a, onnx::Attribu
             break;
         case Attribute::Kind::Graphs:
             p->set_type(onnx::AttributeProto_AttributeType_GRAPHS);
-            for (const auto& g : a.graphs) graphToProto(*g, p->add_graphs());
+            for (const auto& g : a.graphs) graphToProto(*g, p->add_graphs(), weights);
             break;
         case Attribute::Kind::TypeProto:
             p->set_type(onnx::AttributeProto_AttributeType_TYPE_PROTO);
@@ -58,9 +59,18 @@ void valueInfoToProto(const ValueInfo& vi, onnx::ValueInfoProto* p) {
     valueTypeToProto(vi.type, p->mutable_type());
 }
 
-void graphToProto(const Graph& g, onnx::GraphProto* proto) {
+void graphToProto(const Graph& g, onnx::GraphProto* proto, WeightData weights) {
     proto->set_name(g.name);
-    for (const auto& [name, t] : g.initializers) tensorToProto(t, name, proto->add_initializer());
+    for (const auto& [name, t] : g.initializers) {
+        onnx::TensorProto* tp = proto->add_initializer();
+        if (weights == WeightData::Full || inferenceReadsInitializerData(dtypeToOnnx(t.dtype()), t.byteSize())) {
+            tensorToProto(t, name, tp);
+            continue;
+        }
+        tp->set_name(name);
+        tp->set_data_type(dtypeToOnnx(t.dtype()));
+        for (int64_t d : t.shape()) tp->add_dims(d);
+    }
     for (const auto& vi : g.inputs) valueInfoToProto(vi, proto->add_input());
     for (const auto& vi : g.outputs) valueInfoToProto(vi, proto->add_output());
     for (const auto& [name, vi] : g.valueInfo) valueInfoToProto(vi, proto->add_value_info());
@@ -71,13 +81,13 @@ void graphToProto(const Graph& g, onnx::GraphProto* proto) {
         if (!n.domain.empty()) np->set_domain(n.domain);
         for (const auto& i : n.inputs) np->add_input(i);
         for (const auto& o : n.outputs) np->add_output(o);
-        for (const auto& [name, a] : n.attributes) attributeToProto(name, a, np->add_attribute());
+        for (const auto& [name, a] : n.attributes) attributeToProto(name, a, np->add_attribute(), weights);
     }
 }
 
 }  // namespace
 
-onnx::ModelProto onnxconv::modelToProto(const Model& model) {
+onnx::ModelProto onnxconv::modelToProto(const Model& model, WeightData weights) {
     onnx::ModelProto proto;
     proto.set_ir_version(model.irVersion);
     proto.set_producer_name(model.producerName.empty() ? "npuwb" : model.producerName);
@@ -93,7 +103,7 @@ onnx::ModelProto onnxconv::modelToProto(const Model& model) {
         kv->set_key(k);
         kv->set_value(v);
     }
-    graphToProto(model.graph, proto.mutable_graph());
+    graphToProto(model.graph, proto.mutable_graph(), weights);
     return proto;
 }
 

@@ -7,6 +7,10 @@
 
 namespace npuwb::onnxconv {
 
-onnx::ModelProto modelToProto(const Model& model);
+enum class WeightData {
+    Full,              // what serializeModel writes
+    ForShapeInference  // only what ONNX's inference reads: large float weights as name, type and dims
+};
+onnx::ModelProto modelToProto(const Model& model, WeightData weights = WeightData::Full);
 
 }  // namespace npuwb::onnxconv

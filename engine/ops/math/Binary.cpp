@@ -15,6 +15,7 @@ template <Arith Op> void arithmetic(KernelContext& ctx) {
     const Tensor& a = ctx.input(0);
     Tensor b = legacyBroadcastOperand(ctx, a, ctx.input(1));
     if (a.dtype() != b.dtype()) ctx.fail("both inputs must have the same element type");
+    if (ctx.shapesOnly()) return ctx.setOutputShape(0, a.dtype(), broadcastShapes({a.shape(), b.shape()}));
     visitNumeric(a.dtype(), [&]<typename T>() {
         ctx.setOutput(0, mapBinary<T, T, T>(a, b, [&](T x, T y) -> T {
             if constexpr (isFloatLike<T>) {
@@ -158,10 +159,10 @@ template <Compare Op> void compare(KernelContext& ctx) {
 
 }  // namespace
 
-NPUWB_KERNEL("Add", arithmetic<Arith::Add>);
-NPUWB_KERNEL("Sub", arithmetic<Arith::Sub>);
-NPUWB_KERNEL("Mul", arithmetic<Arith::Mul>);
-NPUWB_KERNEL("Div", arithmetic<Arith::Div>);
+NPUWB_KERNEL_SHAPES("Add", arithmetic<Arith::Add>);
+NPUWB_KERNEL_SHAPES("Sub", arithmetic<Arith::Sub>);
+NPUWB_KERNEL_SHAPES("Mul", arithmetic<Arith::Mul>);
+NPUWB_KERNEL_SHAPES("Div", arithmetic<Arith::Div>);
 NPUWB_KERNEL("Pow", pow);
 NPUWB_KERNEL("Mod", mod);
 NPUWB_KERNEL("BitShift", bitShift);

@@ -40,6 +40,7 @@ Lines linesOf(const KernelContext& ctx, const Tensor& x) {
 template <Kind K> void softmaxFamily(KernelContext& ctx) {
     const Tensor& x = ctx.input(0);
     Lines l = linesOf(ctx, x);
+    if (ctx.shapesOnly()) return ctx.setOutputShape(0, x.dtype(), x.shape());
     visitFloat(x.dtype(), [&]<typename T>() {
         Tensor y(x.dtype(), x.shape());
         const T* in = x.data<T>();
@@ -75,7 +76,7 @@ template <Kind K> void softmaxFamily(KernelContext& ctx) {
 
 }  // namespace
 
-NPUWB_KERNEL("Softmax", softmaxFamily<Kind::Softmax>);
+NPUWB_KERNEL_SHAPES("Softmax", softmaxFamily<Kind::Softmax>);
 NPUWB_KERNEL("LogSoftmax", softmaxFamily<Kind::LogSoftmax>);
 NPUWB_KERNEL("Hardmax", softmaxFamily<Kind::Hardmax>);
 

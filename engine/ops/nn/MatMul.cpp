@@ -75,6 +75,7 @@ void matMul(KernelContext& ctx) {
     const Tensor& b = ctx.input(1);
     if (a.dtype() != b.dtype()) ctx.fail("A and B must have the same element type");
     MatMulProblem p = resolveMatMul(ctx, a.shape(), b.shape());
+    if (ctx.shapesOnly()) return ctx.setOutputShape(0, a.dtype(), p.outputShape);
     visitNumeric(a.dtype(), [&]<typename T>() {
         using Acc = MatAcc<T>;
         std::vector<Acc> c = batchedMatMul<Acc>(p, AccBuffer<Acc>(a).data(), AccBuffer<Acc>(b).data());
@@ -201,7 +202,7 @@ void qlinearMatMul(KernelContext& ctx) {
 
 }  // namespace
 
-NPUWB_KERNEL("MatMul", matMul);
+NPUWB_KERNEL_SHAPES("MatMul", matMul);
 NPUWB_KERNEL("Gemm", gemm);
 NPUWB_KERNEL("MatMulInteger", matMulInteger);
 NPUWB_KERNEL("QLinearMatMul", qlinearMatMul);
