@@ -2,10 +2,7 @@
 
 #include <omp.h>
 
-#include <atomic>
 #include <chrono>
-#include <mutex>
-#include <thread>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -127,45 +124,11 @@ struct Builder {
         for (const auto& [arg, m] : args) uses.push_back(m);
         addKernel([p, args](dnnl::stream& s) { p.execute(s, args); }, std::move(names), std::move(uses));
     }
-    // Creating a primitive from its descriptor generates its code (JIT), the largest part of compiling a
-    // segment: deferred here, then done for all kernels at once on every thread (createPrimitives).
-    struct PendingPrimitive {
-        dnnl::primitive_desc_base pd;
-        std::shared_ptr<dnnl::primitive> slot;
-        size_t node;
-    };
-    std::vector<PendingPrimitive> pending{};
-    size_t buildingNode = 0;
+    // Primitives are made here, on the building thread: oneDNN 2.6 keeps a primitive's library scratchpad in the
+    // creating thread's storage, so one made on a helper thread crashed after that thread ended.
     void addPrimitive(const dnnl::primitive_desc_base& pd, std::unordered_map<int, memory> args,
                       std::vector<std::string> names) {
-        std::vector<memory> uses;
-        for (const auto& [arg, m] : args) uses.push_back(m);
-        auto slot = std::make_shared<dnnl::primitive>();
-        pending.push_back({pd, slot, buildingNode});
-        addKernel([slot, args](dnnl::stream& s) { slot->execute(s, args); }, std::move(names), std::move(uses));
-    }
-    void createPrimitives(int threads) {
-        std::atomic<size_t> next{0};
-        std::mutex failMutex;
-        std::optional<NodeBuildError> failure;
-        auto work = [&] {
-            omp_set_num_threads(threads);  // a new thread's OpenMP setting is the default, not the segment's
-            for (size_t i = next++; i < pending.size(); i = next++) {
-                try {
-                    *pending[i].slot = dnnl::primitive(pending[i].pd.get());
-                } catch (const std::exception& e) {
-                    std::lock_guard lock(failMutex);
-                    if (!failure) failure.emplace(pending[i].node, std::string("oneDNN: ") + e.what());
-                }
-            }
-        };
-        std::vector<std::thread> helpers;
-        const size_t extra = std::min(pending.size(), static_cast<size_t>(std::max(1, threads))) - (pending.empty() ? 0 : 1);
-        for (size_t t = 0; t < extra; ++t) helpers.emplace_back(work);
-        work();
-        for (auto& h : helpers) h.join();
-        pending.clear();
-        if (failure) throw *failure;
+        addPrimitive(dnnl::primitive(pd.get()), std::move(args), std::move(names));
     }
     /// A kernel that points `view` at `source`'s buffer each run (segment inputs get theirs per run).
     void addAlias(memory source, memory view) {
@@ -469,7 +432,6 @@ std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::
     for (size_t idx : nodes) {
         if (b.inChainNotLast.count(idx)) continue;
         try {
-            b.buildingNode = idx;
             b.build(idx);
         } catch (const dnnl::error& e) {
             throw NodeBuildError(idx, std::string("oneDNN: ") + e.what());
@@ -479,7 +441,6 @@ std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::
         copyReadyOutputs(false);
     }
     copyReadyOutputs(true);  // lazily built values (a dequantized output nothing inside read)
-    b.createPrimitives(threads);
     b.placeArena();
     return seg;
 }

@@ -49,8 +49,9 @@ QuantParams quantParams(const KernelContext& ctx, const Tensor& x, size_t scaleI
 
 void quantizeLinear(KernelContext& ctx) {
     const Tensor& x = ctx.input(0);
-    QuantParams q = quantParams(ctx, x, 1, 2);
     const DType yType = ctx.hasInput(2) ? ctx.input(2).dtype() : DType::U8;
+    if (ctx.shapesOnly()) return ctx.setOutputShape(0, yType, x.shape());  // before reading the parameters
+    QuantParams q = quantParams(ctx, x, 1, 2);
     Tensor y = Tensor::uninitialized(yType, x.shape());  // every element is written below
     visitNumeric(x.dtype(), [&]<typename T>() {
         const T* src = x.data<T>();
@@ -73,8 +74,9 @@ void quantizeLinear(KernelContext& ctx) {
 
 void dequantizeLinear(KernelContext& ctx) {
     const Tensor& x = ctx.input(0);
-    QuantParams q = quantParams(ctx, x, 1, 2);
     const DType yType = ctx.input(1).dtype();
+    if (ctx.shapesOnly()) return ctx.setOutputShape(0, yType, x.shape());  // before reading the parameters
+    QuantParams q = quantParams(ctx, x, 1, 2);
     Tensor y = Tensor::uninitialized(yType, x.shape());  // every element is written below
     visitInteger(x.dtype(), [&]<typename Q>() {
         const Q* src = x.data<Q>();
@@ -117,8 +119,8 @@ void dynamicQuantizeLinear(KernelContext& ctx) {
 
 }  // namespace
 
-NPUWB_KERNEL("QuantizeLinear", quantizeLinear);
-NPUWB_KERNEL("DequantizeLinear", dequantizeLinear);
+NPUWB_KERNEL_SHAPES("QuantizeLinear", quantizeLinear);
+NPUWB_KERNEL_SHAPES("DequantizeLinear", dequantizeLinear);
 NPUWB_KERNEL("DynamicQuantizeLinear", dynamicQuantizeLinear);
 
 }  // namespace npuwb::nn

@@ -76,6 +76,12 @@ TEST(ShapesOnlyKernels, GiveTheShapesOfARealRunWithoutData) {
         {"Slice", {randomFloats({4, 6, 5}, rng), int64s({1, -4}), int64s({100, -1}), int64s({0, 2}), int64s({2, 1})},
          {true, false, false, false, false}, {}},
         {"Concat", {randomFloats({2, 3, 4}, rng), randomFloats({2, 5, 4}, rng)}, {true, true}, {{"axis", intValue(1)}}},
+        {"QuantizeLinear", {randomFloats({2, 3, 4}, rng), Tensor::scalar<float>(0.01f), Tensor::scalar<int8_t>(3)},
+         {true, true, true}, {}},
+        {"DequantizeLinear",
+         {Tensor::fromVector<uint8_t>({2, 3}, {0, 9, 200, 255, 7, 128}), Tensor::fromVector<float>({3}, {0.1f, 0.2f, 0.3f}),
+          Tensor::fromVector<uint8_t>({3}, {128, 120, 0})},
+         {true, true, true}, {}},
     };
     for (const auto& op : KernelRegistry::instance().opTypes()) {
         bool covered = false;
