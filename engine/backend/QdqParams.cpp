@@ -99,7 +99,7 @@ std::optional<Int8Weights> int8WeightsOf(const GraphQuery& q, const std::string&
     }
     for (float s : out.scales)
         if (!validScale(s)) return std::nullopt;
-    out.values.assign(w->data<int8_t>(), w->data<int8_t>() + w->numel());
+    out.values = w->values<int8_t>();
     return out;
 }
 
@@ -126,7 +126,7 @@ std::optional<Int8Weights> qlinearWeights(const Tensor* w, const Tensor* scales,
     Int8Weights out;
     out.scales = scales->toFloatVector();
     if (scales->numel() == 1) out.scales.assign(static_cast<size_t>(channels), out.scales[0]);
-    out.values.assign(w->data<int8_t>(), w->data<int8_t>() + w->numel());
+    out.values = w->values<int8_t>();
     return out;
 }
 

@@ -4,6 +4,7 @@
 // folded DequantizeLinear, and int32 biases in accumulator units. Only parsing lives here; each backend turns the
 // parameters into its own library's kernels (plugins/cpu-onednn/OnednnQuant.h, plugins/cpu-xnnpack/QuantParams.h).
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -36,9 +37,10 @@ std::optional<QuantParams> scalarQuantParams(const Tensor* scale, const Tensor* 
 /// constant scalar scale and zero point, saturate=1.
 Capability supportsPerTensorQdq(const NodeQuery& q);
 
-/// Symmetric int8 weights: the values and one scale per entry of the output-channel axis.
+/// Symmetric int8 weights: the values (a view of the model's constant, valid while the plan's constants are) and
+/// one scale per entry of the output-channel axis.
 struct Int8Weights {
-    std::vector<int8_t> values;
+    std::span<const int8_t> values;
     std::vector<float> scales;
 };
 /// The int8 weights behind a constant the engine folded from DequantizeLinear(int8 initializer), with scales along

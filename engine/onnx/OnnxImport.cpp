@@ -1,4 +1,5 @@
 // ONNX ModelProto -> IR. Runs ONNX's own shape inference first so the IR carries every type it can know.
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/onnx-data_pb.h>
 
 #include <fcntl.h>
@@ -218,7 +219,9 @@ Model loadModel(const std::string& path, const ImportOptions& options) {
     if (fd < 0) fail(ErrorKind::Io, "cannot open '" + path + "': " + std::strerror(errno));
     onnx::ModelProto proto;
     const bool empty = std::filesystem::file_size(path, ec) == 0 && !ec;
-    const bool parsed = !empty && proto.ParseFromFileDescriptor(fd);
+    // 1 MiB reads instead of protobuf's default 8 KiB: a 100 MB model was 12,800 read calls.
+    google::protobuf::io::FileInputStream input(fd, 1 << 20);
+    const bool parsed = !empty && proto.ParseFromZeroCopyStream(&input) && input.GetErrno() == 0;
     ::close(fd);
     if (empty) failInput(path + ": the file is empty");
     if (!parsed) failInput(path + ": not an ONNX model (protobuf parse failed; truncated or corrupt file?)");

@@ -85,7 +85,7 @@ void addQc8Step(LowerContext& ctx, const FusedGroup& g, xnn_operator_t op, const
 }
 
 /// OIHW -> OHWI, as the float convolution repacks.
-std::vector<int8_t> toOhwi(const std::vector<int8_t>& oihw, size_t m, size_t cg, size_t khw) {
+std::vector<int8_t> toOhwi(std::span<const int8_t> oihw, size_t m, size_t cg, size_t khw) {
     std::vector<int8_t> out(oihw.size());
     for (size_t o = 0; o < m; ++o)
         for (size_t i = 0; i < cg; ++i)
@@ -113,7 +113,7 @@ bool convGeometry(const Node& n, const Shape& xs, const Shape& ys, const Shape& 
 void matmulGeometry(const Shape& xs, int64_t n, bool kn, Int8Weights w, Qc8Conv& c) {
     const auto rows = static_cast<size_t>(xs[0]), k = static_cast<size_t>(xs[1]), cols = static_cast<size_t>(n);
     c.groupIn = k, c.groupOut = cols, c.batch = rows;
-    c.weights = std::move(w.values);
+    c.weights.assign(w.values.begin(), w.values.end());
     if (kn) {
         std::vector<int8_t> t(c.weights.size());
         for (size_t i = 0; i < k; ++i)

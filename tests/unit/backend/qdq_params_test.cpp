@@ -128,7 +128,7 @@ TEST(QdqParams, FoldedInt8WeightsAndBiases) {
 
     const auto w = int8WeightsOf(q, "w", 0, 2);
     ASSERT_TRUE(w);
-    EXPECT_EQ(w->values, (std::vector<int8_t>{5, -7}));
+    EXPECT_EQ(std::vector<int8_t>(w->values.begin(), w->values.end()), (std::vector<int8_t>{5, -7}));
     EXPECT_EQ(w->scales, (std::vector<float>{0.5f, 0.25f}));
     EXPECT_FALSE(int8WeightsOf(q, "w", 1, 2)) << "scales along another axis";
     EXPECT_FALSE(int8WeightsOf(q, "w", 0, 3)) << "two scales for three channels";
@@ -159,7 +159,7 @@ TEST(QdqParams, QLinearWeights) {
     auto w = qlinearWeights(&conv, &one, &zero, true, why);
     ASSERT_TRUE(w) << why;
     EXPECT_EQ(w->scales, (std::vector<float>{0.5f, 0.5f, 0.5f}));  // per tensor, one per output channel
-    EXPECT_EQ(w->values, (std::vector<int8_t>{1, 2, 3}));
+    EXPECT_EQ(std::vector<int8_t>(w->values.begin(), w->values.end()), (std::vector<int8_t>{1, 2, 3}));
     w = qlinearWeights(&matmul, &three, &zero, false, why);  // B is K x N: N output channels
     ASSERT_TRUE(w) << why;
     EXPECT_EQ(w->scales, (std::vector<float>{1.f, 2.f, 4.f}));
