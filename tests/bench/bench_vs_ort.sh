@@ -10,8 +10,8 @@
 # shufflenet_v2_x0_5, shufflenet_v2_x1_0, squeezenet1_1, efficientnet_b0; missing ones are skipped: export them with
 # scripts/fetch-models.sh --bench) and PP-OCRv4 det at 1x3x480x480 and rec at 1x3x48x320.
 # Prints per model and thread count: our median, ORT median, ratio ours/ORT, peak RSS of each, session creation of
-# each (ours: model load + session + first run, which is the reference learning run + backend compile; ORT:
-# InferenceSession.create), our fallback count; then the geometric mean of the ratio per thread count.
+# each (ours: model load + Session + prepare(), which learns the shapes and compiles the backend plan without an
+# inference; ORT: InferenceSession.create), our fallback count; then the geometric mean of the ratio per thread count.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/bench_common.sh"
