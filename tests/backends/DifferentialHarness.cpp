@@ -117,4 +117,15 @@ Outcome runCase(const Case& c, const std::string& backend, double tolerance) {
     return o;
 }
 
+std::unique_ptr<Session> preparedSession(std::shared_ptr<Model> model, const std::string& backend,
+                                         const std::map<std::string, Tensor>& inputs, ExecutionObserver& watch) {
+    RunControl control;
+    control.observer = &watch;
+    SessionOptions opts;
+    opts.backend = backend;
+    auto session = std::make_unique<Session>(std::move(model), opts);
+    session->prepare(inputs, control);
+    return session;
+}
+
 }  // namespace npuwb::difftest

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "ir/Graph.h"
+#include "runtime/ExecutionObserver.h"
+#include "runtime/Session.h"
 
 namespace npuwb::difftest {
 
@@ -47,5 +49,9 @@ struct Outcome {
 /// Runs `c` on the reference executor and on `backend` (learning run, then a backend run) and compares all
 /// outputs with relative tolerance `tolerance` (|a-b| <= tolerance * max(|ref|, 1)).
 Outcome runCase(const Case& c, const std::string& backend, double tolerance = 1e-4);
+
+/// A `backend` session prepared for `inputs` (shapes learned, plan compiled) with `watch` observing the learning.
+std::unique_ptr<Session> preparedSession(std::shared_ptr<Model> model, const std::string& backend,
+                                         const std::map<std::string, Tensor>& inputs, ExecutionObserver& watch);
 
 }  // namespace npuwb::difftest

@@ -81,14 +81,9 @@ TEST_P(Int8Differential, FoldedFloatWeightsAreNeverMade) {
             if (n.outputs[0] == "wf") weights.push_back(out[0].tensor);
         }
     } watch;
-    RunControl control;
-    control.observer = &watch;
-    SessionOptions opts;
-    opts.backend = GetParam();
-    Session fast(c.model, opts);
-    fast.prepare(c.inputs, control);
+    auto fast = difftest::preparedSession(c.model, GetParam(), c.inputs, watch);
     ASSERT_EQ(watch.weights.size(), 1u);
-    const Tensor got = fast.runTensors(c.inputs).at("Y");
+    const Tensor got = fast->runTensors(c.inputs).at("Y");
     EXPECT_TRUE(watch.weights[0].isDeferred()) << "the float weights were made although the int8 kernel packs int8";
     const Tensor want = Session(c.model).runTensors(c.inputs).at("Y");
     ASSERT_EQ(got.shape(), want.shape());

@@ -3,6 +3,7 @@
 // same outputs as the reference kernels, and a new input shape gives a new, correct plan.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <set>
 
 #include "DifferentialHarness.h"
@@ -64,6 +65,29 @@ Case channelShuffleCase(std::mt19937& rng, const Shape& input) {
                     rng);
 }
 
+/// Records which outputs the learning run computed and which it left as placeholders (shapes only), and whether
+/// a Relu was handed real data.
+struct LearningWatch : ExecutionObserver {
+    std::set<std::string> placeholders, computed;
+    bool reluGotData = false;
+    bool acceptsPlaceholderOutputs() const override { return true; }
+    void nodeFinished(size_t, const Node& n, const std::vector<const Value*>& in, const std::vector<Value>& out) override {
+        for (size_t i = 0; i < out.size() && i < n.outputs.size(); ++i)
+            if (out[i].isTensor()) (out[i].tensor.raw() ? computed : placeholders).insert(n.outputs[i]);
+        for (const Value* v : in)
+            reluGotData = reluGotData || (n.opType == "Relu" && v && v->isTensor() && v->tensor.numel() > 0 && v->tensor.raw());
+    }
+};
+
+/// Output Y of `fast` matches the reference executor's within 1e-4 relative.
+void expectMatchesReference(const Session& fast, const std::shared_ptr<Model>& model,
+                            const std::map<std::string, Tensor>& inputs) {
+    const Tensor got = fast.runTensors(inputs).at("Y"), want = Session(model).runTensors(inputs).at("Y");
+    ASSERT_EQ(got.shape(), want.shape());
+    auto a = got.values<float>(), b = want.values<float>();
+    for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 1e-4 * std::max(1.f, std::abs(b[i]))) << i;
+}
+
 class ShapeFolding : public ::testing::TestWithParam<std::string> {};
 
 }  // namespace
@@ -95,15 +119,11 @@ TEST_P(ShapeFolding, NewInputShapeRecompilesWithNewFoldedShapes) {
     SessionOptions opts;
     opts.backend = GetParam();
     Session fast(small.model, opts);
-    Session reference(small.model);
     for (int64_t batch : {1, 3}) {
+        SCOPED_TRACE("batch " + std::to_string(batch));
         std::map<std::string, Tensor> in{{"X", randomTensor({batch, 4, 3, 3}, rng)}};
         fast.prepare(in);
-        auto got = fast.runTensors(in).at("Y");
-        auto want = reference.runTensors(in).at("Y");
-        ASSERT_EQ(got.shape(), want.shape()) << "batch " << batch;
-        auto a = got.values<float>(), b = want.values<float>();
-        for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 1e-4 * std::max(1.f, std::abs(b[i]))) << i;
+        expectMatchesReference(fast, small.model, in);
     }
 }
 
@@ -115,26 +135,11 @@ TEST_P(ShapeFolding, LearningRunsNodesWithoutInferredTypesOnZeros) {
     Case c = channelShuffleCase(rng, {1, 6, 5, 7});
     c.model->graph.valueInfo["c"] =
         ValueInfo{"c", {ValueType::Kind::Tensor, DType::F32, SymShape{Dim::of(1), Dim::of(6), Dim::of(5), Dim::of(7)}, {}}};
-    struct Watch : ExecutionObserver {
-        std::set<std::string> placeholders, computed;
-        bool acceptsPlaceholderOutputs() const override { return true; }
-        void nodeFinished(size_t, const Node& n, const std::vector<const Value*>&, const std::vector<Value>& out) override {
-            for (size_t i = 0; i < out.size() && i < n.outputs.size(); ++i)
-                if (out[i].isTensor()) (out[i].tensor.raw() ? computed : placeholders).insert(n.outputs[i]);
-        }
-    } watch;
-    RunControl control;
-    control.observer = &watch;
-    SessionOptions opts;
-    opts.backend = GetParam();
-    Session fast(c.model, opts);
-    fast.prepare(c.inputs, control);
+    LearningWatch watch;
+    auto fast = preparedSession(c.model, GetParam(), c.inputs, watch);
     EXPECT_TRUE(watch.placeholders.count("c")) << "the Conv has an inferred type: it should not run while learning";
     EXPECT_TRUE(watch.computed.count("r5")) << "the Reshape has none: it should run, on zeros for its input";
-    const Tensor got = fast.runTensors(c.inputs).at("Y"), want = Session(c.model).runTensors(c.inputs).at("Y");
-    ASSERT_EQ(got.shape(), want.shape());
-    auto a = got.values<float>(), b = want.values<float>();
-    for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 1e-4 * std::max(1.f, std::abs(b[i]))) << i;
+    expectMatchesReference(*fast, c.model, c.inputs);
 }
 
 // ShuffleNet v2's split: Slice ends computed by Div, where ONNX 1.12's inference stops. Conv, Relu, Slice and
@@ -158,35 +163,15 @@ TEST_P(ShapeFolding, KernelsPastInferenceLearnShapesWithoutComputing) {
     auto model = std::make_shared<Model>(loadModelFromBytes(serializeModel(*c.model), ".", "split.onnx"));
     ASSERT_FALSE(model->graph.valueInfo.count("c2") && model->graph.valueInfo.at("c2").type.shape)
         << "ONNX's inference got past the computed Slice: the test no longer covers kernels without types";
-    struct Watch : ExecutionObserver {
-        std::set<std::string> placeholders, computed;
-        bool acceptsPlaceholderOutputs() const override { return true; }
-        void nodeFinished(size_t, const Node& n, const std::vector<const Value*>& in, const std::vector<Value>& out) override {
-            for (size_t i = 0; i < out.size() && i < n.outputs.size(); ++i)
-                if (out[i].isTensor()) (out[i].tensor.raw() ? computed : placeholders).insert(n.outputs[i]);
-            for (const Value* v : in)
-                if (v && v->isTensor() && v->tensor.numel() > 0 && v->tensor.raw() && n.opType == "Relu") computed.insert("relu input");
-        }
-    } watch;
-    RunControl control;
-    control.observer = &watch;
-    SessionOptions opts;
-    opts.backend = GetParam();
-    Session fast(model, opts);
-    fast.prepare(c.inputs, control);
+    LearningWatch watch;
+    auto fast = preparedSession(model, GetParam(), c.inputs, watch);
     for (const char* name : {"lo", "hi", "c2", "r", "Y"})
         EXPECT_TRUE(watch.placeholders.count(name)) << name << " was computed while learning";
-    EXPECT_FALSE(watch.computed.count("relu input")) << "the Relu got zeros instead of a placeholder";
-    const Tensor got = fast.runTensors(c.inputs).at("Y"), want = Session(model).runTensors(c.inputs).at("Y");
-    ASSERT_EQ(got.shape(), (Shape{1, 6, 5, 7}));
-    ASSERT_EQ(got.shape(), want.shape());
-    auto a = got.values<float>(), b = want.values<float>();
-    for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 1e-4 * std::max(1.f, std::abs(b[i]))) << i;
+    EXPECT_FALSE(watch.reluGotData) << "the Relu got zeros instead of a placeholder";
+    EXPECT_EQ(fast->runTensors(c.inputs).at("Y").shape(), (Shape{1, 6, 5, 7}));
+    expectMatchesReference(*fast, model, c.inputs);
 }
 
-// Ceil-mode pooling: ONNX 1.12's inference keeps a window that starts in the end padding (one too many outputs),
-// the kernels drop it. Learning must not trust that inferred shape; an unpadded ceil-mode pool (torchvision's
-// SqueezeNet) is inferred right and keeps the shape-only learning.
 TEST_P(ShapeFolding, CeilModePoolingLearnsTheKernelsShape) {
     for (const bool padded : {true, false}) {
         std::mt19937 rng(17);
@@ -198,25 +183,10 @@ TEST_P(ShapeFolding, CeilModePoolingLearnsTheKernelsShape) {
                                                                             makeNode("Relu", {"p"}, {"Y"})},
                           {{"X", {1, 3, 4, 5}}}, {"Y"}, {{"W", randomTensor({3, 3, 1, 1}, rng)}}, rng);
         auto model = std::make_shared<Model>(loadModelFromBytes(serializeModel(*c.model), ".", "ceil.onnx"));
-        struct Watch : ExecutionObserver {
-            std::set<std::string> placeholders;
-            bool acceptsPlaceholderOutputs() const override { return true; }
-            void nodeFinished(size_t, const Node& n, const std::vector<const Value*>&, const std::vector<Value>& out) override {
-                for (size_t i = 0; i < out.size() && i < n.outputs.size(); ++i)
-                    if (out[i].isTensor() && !out[i].tensor.raw()) placeholders.insert(n.outputs[i]);
-            }
-        } watch;
-        RunControl control;
-        control.observer = &watch;
-        SessionOptions opts;
-        opts.backend = GetParam();
-        Session fast(model, opts);
-        fast.prepare(c.inputs, control);
+        LearningWatch watch;
+        auto fast = preparedSession(model, GetParam(), c.inputs, watch);
         EXPECT_EQ(watch.placeholders.count("c"), padded ? 0u : 1u) << (padded ? "padded" : "unpadded");
-        const Tensor got = fast.runTensors(c.inputs).at("Y"), want = Session(model).runTensors(c.inputs).at("Y");
-        ASSERT_EQ(got.shape(), want.shape()) << (padded ? "padded" : "unpadded");
-        auto a = got.values<float>(), b = want.values<float>();
-        for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 1e-4 * std::max(1.f, std::abs(b[i]))) << i;
+        expectMatchesReference(*fast, model, c.inputs);
     }
 }
 

@@ -5,8 +5,11 @@
 #include <random>
 
 #include "ops/Kernel.h"
+#include "passes/GraphEdit.h"
 
 using namespace npuwb;
+using passes::intAttr;
+using passes::intsAttr;
 
 namespace {
 
@@ -16,19 +19,6 @@ struct OpCase {
     std::vector<bool> byShape;  // inputs given as placeholders in shapes-only mode
     std::map<std::string, Attribute> attrs;
 };
-
-Attribute ints(std::vector<int64_t> v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Ints;
-    a.ints = std::move(v);
-    return a;
-}
-Attribute intValue(int64_t v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Int;
-    a.i = v;
-    return a;
-}
 
 Tensor randomFloats(const Shape& shape, std::mt19937& rng) {
     Tensor t(DType::F32, shape);
@@ -65,17 +55,17 @@ TEST(ShapesOnlyKernels, GiveTheShapesOfARealRunWithoutData) {
     std::vector<OpCase> cases = {
         {"Conv", {randomFloats({1, 4, 9, 7}, rng), randomFloats({6, 2, 3, 3}, rng), randomFloats({6}, rng)},
          {true, true, true},
-         {{"group", intValue(2)}, {"strides", ints({2, 1})}, {"pads", ints({1, 0, 1, 2})}}},
+         {{"group", intAttr(2)}, {"strides", intsAttr({2, 1})}, {"pads", intsAttr({1, 0, 1, 2})}}},
         {"MatMul", {randomFloats({2, 1, 5, 3}, rng), randomFloats({4, 3, 6}, rng)}, {true, true}, {}},
         {"Add", {randomFloats({3, 1, 5}, rng), randomFloats({4, 1}, rng)}, {true, true}, {}},
         {"Sub", {randomFloats({1, 4}, rng), randomFloats({3, 1}, rng)}, {true, true}, {}},
         {"Mul", {randomFloats({2, 3}, rng), randomFloats({}, rng)}, {true, true}, {}},
         {"Div", {randomFloats({2, 3}, rng), randomFloats({3}, rng)}, {true, true}, {}},
-        {"Softmax", {randomFloats({2, 3, 4}, rng)}, {true}, {{"axis", intValue(1)}}},
+        {"Softmax", {randomFloats({2, 3, 4}, rng)}, {true}, {{"axis", intAttr(1)}}},
         {"Relu", {randomFloats({5, 2}, rng)}, {true}, {}},
         {"Slice", {randomFloats({4, 6, 5}, rng), int64s({1, -4}), int64s({100, -1}), int64s({0, 2}), int64s({2, 1})},
          {true, false, false, false, false}, {}},
-        {"Concat", {randomFloats({2, 3, 4}, rng), randomFloats({2, 5, 4}, rng)}, {true, true}, {{"axis", intValue(1)}}},
+        {"Concat", {randomFloats({2, 3, 4}, rng), randomFloats({2, 5, 4}, rng)}, {true, true}, {{"axis", intAttr(1)}}},
         {"QuantizeLinear", {randomFloats({2, 3, 4}, rng), Tensor::scalar<float>(0.01f), Tensor::scalar<int8_t>(3)},
          {true, true, true}, {}},
         {"DequantizeLinear",
