@@ -10,6 +10,7 @@
 #include "DatasetOption.h"
 #include "analysis/ModelSummary.h"
 #include "quant/Accuracy.h"
+#include "quant/Quantizer.h"
 #include "report/Report.h"
 #include "runtime/Profiler.h"
 #include "runtime/Session.h"
@@ -38,7 +39,11 @@ void runAccuracy(const AccuracyCliOptions& o) {
     quant::AccuracyControl control;
     if (!o.quiet && isatty(STDERR_FILENO))
         control.progress = [](size_t d, size_t t) { std::fprintf(stderr, "\rsample %zu/%zu", d, t); };
-    AccuracySection a = quant::analyzeAccuracy(*floatModel, *quantModel, *samples, ao, control);
+    std::vector<std::string> notes;
+    const Model reference = quant::floatReferenceFor(*floatModel, *quantModel, *samples, notes);
+    if (!o.quiet)
+        for (const auto& n : notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+    AccuracySection a = quant::analyzeAccuracy(reference, *quantModel, *samples, ao, control);
     if (control.progress) std::fprintf(stderr, "\n");
     a.floatModel = o.floatModel;
     a.quantModel = o.quantModel;

@@ -201,15 +201,31 @@ Model modelFromProto(onnx::ModelProto& proto, const std::string& baseDir, const 
 
 }  // namespace
 
+namespace {
+/// ONNX's schema registry is built on a second thread while the model is parsed, for the shape inference after;
+/// the load waits for it on every way out, so the thread never outlives the load.
+struct SchemaRegistryWhileParsing {
+    explicit SchemaRegistryWhileParsing(const ImportOptions& options) : started(options.inferShapes) {
+        if (started) onnxconv::startSchemaRegistryWarmUp();
+    }
+    ~SchemaRegistryWhileParsing() {
+        if (started) onnxconv::awaitSchemaRegistry();
+    }
+    SchemaRegistryWhileParsing(const SchemaRegistryWhileParsing&) = delete;
+    SchemaRegistryWhileParsing& operator=(const SchemaRegistryWhileParsing&) = delete;
+    bool started;
+};
+}  // namespace
+
 Model loadModelFromBytes(const std::string& bytes, const std::string& baseDir, const std::string& label,
                          const ImportOptions& options) {
-    if (options.inferShapes) onnxconv::startSchemaRegistryWarmUp();  // built while the bytes are parsed
+    SchemaRegistryWhileParsing registry(options);
     onnx::ModelProto proto = parseModelProto(bytes, label);
     return modelFromProto(proto, baseDir, label, options);
 }
 
 Model loadModel(const std::string& path, const ImportOptions& options) {
-    if (options.inferShapes) onnxconv::startSchemaRegistryWarmUp();  // built while the file is parsed
+    SchemaRegistryWhileParsing registry(options);
     std::filesystem::path p(path);
     std::string baseDir = p.has_parent_path() ? p.parent_path().string() : ".";
     // Parsed straight from the file: holding the file's bytes as well would double the peak memory.

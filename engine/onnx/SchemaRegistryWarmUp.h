@@ -5,7 +5,9 @@
 
 namespace npuwb::onnxconv {
 
-/// Starts building the registry on a background thread (once per process; later calls do nothing).
+/// Starts building the registry on a background thread (once per process; later calls do nothing). The caller
+/// must await it before it returns: a process that exits while the thread runs (a file that is not a model)
+/// would destroy ONNX's statics under it.
 void startSchemaRegistryWarmUp();
 /// Waits until the registry is built (building it here if no warm-up was started). Call before forking a child
 /// that uses ONNX: a fork in the middle of the build would leave the child waiting on a lock forever.

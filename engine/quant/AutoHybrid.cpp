@@ -9,12 +9,16 @@
 #include <optional>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "chips/ChipProfile.h"
 #include "onnx/OnnxIO.h"
 #include "util/Error.h"
 #include "perfmodel/CostModel.h"
 #include "quant/Accuracy.h"
 #include "quant/QuantGraph.h"
+#include <nlohmann/json.hpp>
+
 #include "quant/Quantizer.h"
 #include "runtime/Session.h"
 
@@ -116,6 +120,27 @@ double outputCosine(const Model& reference, const Model& candidate, const Sample
     const size_t count = std::min(maxSamples ? maxSamples : samples.size(), samples.size());
     Reference ref = referenceOutputs(reference, samples, count, backend, threads, cancel);
     return cosineAgainst(ref, candidate, samples, backend, threads, cancel);
+}
+
+Model floatReferenceFor(const Model& floatModel, const Model& quantModel, const SampleSource& samples,
+                        std::vector<std::string>& notes) {
+    auto meta = quantModel.metadata.find("npuwb.quant.prepare");
+    bool prepared = false;
+    if (meta != quantModel.metadata.end()) {
+        try {
+            const nlohmann::json j = nlohmann::json::parse(meta->second);
+            prepared = j.is_object() && j.value("ran", false);
+        } catch (const nlohmann::json::exception&) {
+            notes.push_back("the quantized model's npuwb.quant.prepare metadata is not JSON: float model used as given");
+        }
+    }
+    if (!prepared) return floatModel;
+    Model reference = floatModel;
+    if (auto fixed = withSampleShapes(floatModel, samples, notes)) reference = std::move(*fixed);
+    Preparation report;
+    reference = prepareForQuantization(reference, samples, report);
+    notes.push_back("float reference prepared as the quantizer prepared it: " + report.summary());
+    return reference;
 }
 
 static QuantizeResult quantizeConverted(const Model& floatModel, const SampleSource& samples, const QuantizeOptions& options,

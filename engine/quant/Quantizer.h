@@ -174,6 +174,13 @@ struct Preparation {
 std::vector<std::string> preparationPasses(int64_t opset);
 Model prepareForQuantization(const Model& floatModel, const SampleSource& samples, Preparation& report);
 
+/// The float model to compare `quantModel` with layer by layer: when the quantizer prepared the model it exported
+/// (its npuwb.quant.prepare metadata), `floatModel` with the same input shapes and preparation, since a folded
+/// BatchNormalization leaves the Conv's output name holding other values; otherwise `floatModel` as given.
+/// `notes` gets a line saying which.
+Model floatReferenceFor(const Model& floatModel, const Model& quantModel, const SampleSource& samples,
+                        std::vector<std::string>& notes);
+
 struct QuantizeResult {
     Model model;  // the QDQ model
     Model floatModel;  // the float model calibration ran (input shapes fixed, prepared, opset converted)

@@ -293,3 +293,48 @@ TEST(QuantAccuracy, EntireAndSingle) {
     EXPECT_EQ(a.outputs.size(), 1u);
     EXPECT_NE(accuracyToText(a).find("conv2"), std::string::npos);
 }
+
+// A BatchNormalization the quantizer folds leaves the Conv's output name holding post-BN values: compared with
+// the unprepared float model, that layer's cosine measured two different tensors. floatReferenceFor prepares the
+// float model as the quantizer did, so every layer compares like with like.
+TEST(QuantAccuracy, FloatReferenceMatchesTheQuantizersPreparation) {
+    Model m = tinyConvModel();
+    Graph& g = m.graph;
+    g.nodes[1].inputs = {"bn"};  // conv1 -> BatchNormalization -> relu
+    Node bn;
+    bn.name = "bn1";
+    bn.opType = "BatchNormalization";
+    bn.inputs = {"c1", "gamma", "beta", "mean", "var"};
+    bn.outputs = {"bn"};
+    g.nodes.insert(g.nodes.begin() + 1, bn);
+    g.initializers["gamma"] = Tensor::fromVector<float>({4}, {2.f, -1.5f, 0.5f, 3.f});
+    g.initializers["beta"] = Tensor::fromVector<float>({4}, {1.f, 0.5f, -2.f, 0.25f});
+    g.initializers["mean"] = Tensor::fromVector<float>({4}, {0.3f, -0.2f, 0.1f, 0.f});
+    g.initializers["var"] = Tensor::fromVector<float>({4}, {0.5f, 2.f, 1.f, 0.25f});
+    auto data = randomSamples(2);
+    QuantizeOptions o;
+    o.backend = "reference";
+    Model q = quantizeModel(m, data, o).model;
+    ASSERT_TRUE(q.metadata.count("npuwb.quant.prepare"));
+    std::vector<std::string> notes;
+    Model reference = floatReferenceFor(m, q, data, notes);
+    ASSERT_FALSE(notes.empty());
+    EXPECT_NE(notes.back().find("prepared"), std::string::npos) << notes.back();
+    bool bnLeft = false;
+    for (const auto& n : reference.graph.nodes) bnLeft = bnLeft || n.opType == "BatchNormalization";
+    EXPECT_FALSE(bnLeft) << "the reference should have the BatchNormalization folded like the quantized model";
+    AccuracyOptions ao;
+    ao.backend = "reference";
+    AccuracySection a = analyzeAccuracy(reference, q, data, ao);
+    for (const auto& l : a.layers) EXPECT_GT(l.entireCosine, 0.98) << l.fullName;
+    // The unprepared float model's conv1 output is the pre-BatchNormalization tensor: not comparable.
+    for (const auto& l : analyzeAccuracy(m, q, data, ao).layers)
+        if (l.fullName == "conv1") {
+            EXPECT_LT(l.entireCosine, 0.9) << "the premise of this test no longer holds";
+        }
+
+    o.prepare = false;  // an unprepared export is compared with the float model as given
+    Model plain = quantizeModel(m, data, o).model;
+    notes.clear();
+    EXPECT_EQ(floatReferenceFor(m, plain, data, notes).graph.nodes.size(), m.graph.nodes.size());
+}
