@@ -17,8 +17,6 @@
 #include "perfmodel/CostModel.h"
 #include "quant/Accuracy.h"
 #include "quant/QuantGraph.h"
-#include <nlohmann/json.hpp>
-
 #include "quant/Quantizer.h"
 #include "runtime/Session.h"
 

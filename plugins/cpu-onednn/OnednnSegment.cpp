@@ -68,10 +68,10 @@ struct Builder {
     OnednnSegment& seg;
     const std::map<std::string, int>& consumers;
     std::set<std::string> segmentOutputs;
-    std::map<std::string, memory> mem{};                                  // current memory of each value
-    std::map<std::string, std::vector<memory>> converted{};               // other layouts already made
-    std::vector<std::vector<size_t>> chains{};                            // fused node groups, first is the anchor
-    std::map<size_t, size_t> chainEndingAt{};                             // last node -> chain index
+    std::map<std::string, memory> mem{};                                // current memory of each value
+    std::map<std::string, std::vector<memory>> converted{};             // other layouts already made
+    std::vector<std::vector<size_t>> chains{};                          // fused node groups, first is the anchor
+    std::map<size_t, size_t> chainEndingAt{};                           // last node -> chain index
     std::set<size_t> inChainNotLast{};
     // int8 (OnednnInt8Ops.inc): chains built as int8 kernels, the nodes they take, lazily dequantized values.
     std::set<size_t> int8Chains{}, int8Nodes{};
@@ -153,6 +153,14 @@ struct Builder {
         for (size_t k = 0; k < placed.size(); ++k) arena[placed[k]].m.set_data_handle(aligned + plan.tensors[k].offset);
     }
 
+    /// Float weights in the plain layout `d`, for packing: the model's own tensor read in place when given,
+    /// else a copy of `values` (weights with a BatchNormalization or alpha folded in).
+    memory plainWeights(const memory::desc& d, const Tensor* inPlace, const std::vector<float>& values) {
+        if (inPlace) return memory(d, eng, const_cast<float*>(inPlace->data<float>()));
+        memory m(d, eng);
+        std::memcpy(m.get_data_handle(), values.data(), values.size() * sizeof(float));
+        return m;
+    }
     memory constantMemory(const Tensor& t, const Shape& dims) {
         memory m(plainDesc(dims), eng);
         std::vector<float> v = t.toFloatVector();
