@@ -40,7 +40,8 @@ void runAccuracy(const AccuracyCliOptions& o) {
     if (!o.quiet && isatty(STDERR_FILENO))
         control.progress = [](size_t d, size_t t) { std::fprintf(stderr, "\rsample %zu/%zu", d, t); };
     std::vector<std::string> notes;
-    const Model reference = quant::floatReferenceFor(*floatModel, *quantModel, *samples, notes);
+    const Model reference = quant::floatReferenceFor(*floatModel, *quantModel, *samples,
+                                                         {.backend = ao.backend, .threads = ao.threads}, notes);
     if (!o.quiet)
         for (const auto& n : notes) std::fprintf(stderr, "note: %s\n", n.c_str());
     AccuracySection a = quant::analyzeAccuracy(reference, *quantModel, *samples, ao, control);

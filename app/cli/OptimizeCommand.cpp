@@ -1,11 +1,13 @@
 // `npuwb-cli optimize MODEL -o OUT.onnx [--passes a,b] [--target CHIP] [--align N] [--json REPORT]`: runs the graph
-// passes to a fixed point, proves every rewrite numerically and writes the optimized model atomically.
+// passes to a fixed point, proves every rewrite numerically and writes the optimized model atomically. The proofs run
+// on the reference kernels unless --backend names a fast backend (differentially tested against them).
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "BackendOption.h"
 #include "Commands.h"
 #include "InputShapeOption.h"
 #include "chips/ChipProfile.h"
@@ -24,6 +26,8 @@ struct OptimizeCliOptions {
     double tolerance = 1e-4;
     int64_t align = 0;
     int randomSets = 1;
+    std::string backend = "reference";
+    int threads = 0;
     bool listPasses = false, quiet = false;
 };
 
@@ -58,6 +62,7 @@ void runOptimize(const OptimizeCliOptions& o) {
     opts.passes = o.passes;
     opts.proof.tolerance = o.tolerance;
     opts.proof.randomInputSets = o.randomSets;
+    opts.proof.executor = {.backend = usableBackend(o.backend), .threads = o.threads};
     opts.config.channelAlign = o.align;
     if (o.align == 0 && !o.target.empty() &&
         std::find(o.passes.begin(), o.passes.end(), "pad_channels") != o.passes.end())
@@ -93,15 +98,16 @@ void runOptimize(const OptimizeCliOptions& o) {
     for (const auto& [key, list] : misses)
         std::printf("near miss  %-22s x%-3zu %s  (e.g. at '%s')\n", key.first.c_str(), list.size(), key.second.c_str(),
                     list[0]->match.nodes.front().c_str());
-    std::printf("nodes %zu -> %zu; end-to-end max abs diff %.3g (rel %.3g) over %d input set(s): %s\n", r.nodesBefore,
-                r.nodesAfter, r.endToEnd.maxAbsDiff, r.endToEnd.maxRelDiff, r.endToEnd.inputSets,
-                r.endToEnd.passed ? "equivalent within tolerance" : r.endToEnd.failure.c_str());
+    std::printf("nodes %zu -> %zu; end-to-end max abs diff %.3g (rel %.3g) over %d input set(s) on %s: %s\n",
+                r.nodesBefore, r.nodesAfter, r.endToEnd.maxAbsDiff, r.endToEnd.maxRelDiff, r.endToEnd.inputSets,
+                opts.proof.executor.backend.c_str(), r.endToEnd.passed ? "equivalent within tolerance" : r.endToEnd.failure.c_str());
     std::printf("written to %s\n", o.out.c_str());
 
     if (!o.jsonPath.empty()) {
         nlohmann::json j{{"model", o.model}, {"output", o.out}, {"target", o.target}, {"tolerance", o.tolerance},
                          {"nodesBefore", r.nodesBefore}, {"nodesAfter", r.nodesAfter}, {"opsBefore", r.opsBefore},
-                         {"opsAfter", r.opsAfter}, {"rounds", r.rounds}, {"endToEnd", proofJson(r.endToEnd)}};
+                         {"opsAfter", r.opsAfter}, {"rounds", r.rounds}, {"endToEnd", proofJson(r.endToEnd)},
+                         {"proofBackend", opts.proof.executor.backend}};
         j["applied"] = nlohmann::json::array();
         for (const auto& a : r.applied) j["applied"].push_back(applicationJson(a));
         j["rolledBack"] = nlohmann::json::array();
@@ -131,6 +137,7 @@ static void addOptimizeCommand(CLI::App& app) {
         ->check(CLI::Range(1, 100));
     cmd->add_option("--calibration", o->calibration, "an input set NAME=FILE.npy[;NAME2=FILE2.npy] (repeatable)");
     addInputShapeOption(cmd, o->inputShapes);
+    addBackendOptions(cmd, o->backend, o->threads);  // what the proofs run on
     cmd->add_flag("--list-passes", o->listPasses, "list the registered passes and exit");
     cmd->add_flag("-q,--quiet", o->quiet, "no progress on stderr");
     cmd->callback([o] { runOptimize(*o); });

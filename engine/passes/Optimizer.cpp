@@ -120,8 +120,8 @@ InputSets proofInputs(const Model& model, const ProofOptions& options) {
     return sets;
 }
 
-InputSets runOnSets(const Model& model, const InputSets& sets) {
-    Session session(std::make_shared<const Model>(model));
+InputSets runOnSets(const Model& model, const InputSets& sets, const SessionOptions& executor) {
+    Session session(std::make_shared<const Model>(model), executor);
     InputSets outs;
     for (const auto& s : sets) outs.push_back(session.runTensors(s));
     return outs;
@@ -184,7 +184,7 @@ OptimizeResult optimize(const Model& model, const OptimizerOptions& options) {
     InputSets sets = proofInputs(cur, options.proof);
     InputSets original;
     try {
-        original = runOnSets(cur, sets);
+        original = runOnSets(cur, sets, options.proof.executor);
     } catch (const Error& e) {
         failInput(std::string("the original model does not run on the proof inputs, nothing can be proven: ") + e.what());
     }
@@ -204,7 +204,7 @@ OptimizeResult optimize(const Model& model, const OptimizerOptions& options) {
             }
             if (done.empty()) return p;
             out = finalize(out);
-            outputs = runOnSets(out, sets);
+            outputs = runOnSets(out, sets, options.proof.executor);
             p = compareOutputs(refCur, outputs, options.proof.tolerance);
         } catch (const Error& e) {
             p.passed = false;
@@ -270,7 +270,7 @@ OptimizeResult optimize(const Model& model, const OptimizerOptions& options) {
     for (const auto& pass : passes)
         for (auto& m : pass->findMatches(cur.graph))
             if (!m.applicable()) r.nearMisses.push_back({pass->name(), std::move(m)});
-    r.endToEnd = compareOutputs(original, runOnSets(cur, sets), options.proof.tolerance);
+    r.endToEnd = compareOutputs(original, runOnSets(cur, sets, options.proof.executor), options.proof.tolerance);
     r.nodesAfter = cur.graph.nodes.size();
     r.opsAfter = opHistogram(cur.graph);
     r.model = std::move(cur);

@@ -121,7 +121,7 @@ double outputCosine(const Model& reference, const Model& candidate, const Sample
 }
 
 Model floatReferenceFor(const Model& floatModel, const Model& quantModel, const SampleSource& samples,
-                        std::vector<std::string>& notes) {
+                        const SessionOptions& executor, std::vector<std::string>& notes) {
     auto meta = quantModel.metadata.find("npuwb.quant.prepare");
     bool prepared = false;
     if (meta != quantModel.metadata.end()) {
@@ -136,7 +136,7 @@ Model floatReferenceFor(const Model& floatModel, const Model& quantModel, const 
     Model reference = floatModel;
     if (auto fixed = withSampleShapes(floatModel, samples, notes)) reference = std::move(*fixed);
     Preparation report;
-    reference = prepareForQuantization(reference, samples, report);
+    reference = prepareForQuantization(reference, samples, executor, report);
     notes.push_back("float reference prepared as the quantizer prepared it: " + report.summary());
     return reference;
 }
@@ -155,7 +155,8 @@ QuantizeResult quantizeModel(const Model& inputModel, const SampleSource& sample
     // Pre-quantization optimization (Quantizer.h): folds, fusions and the opset upgrade per-channel QDQ needs.
     if (options.prepare) {
         const Model before = floatModel;
-        floatModel = prepareForQuantization(before, samples, result.preparation);
+        floatModel = prepareForQuantization(before, samples, {.backend = options.backend, .threads = options.threads},
+                                            result.preparation);
         result.notes.push_back(result.preparation.summary());
         if (!options.overrides.empty()) {
             const std::vector<std::string> was = quantizableNodes(before), now = quantizableNodes(floatModel);

@@ -30,6 +30,7 @@ std::string Preparation::summary() const {
     for (const auto& [pass, count] : rewrites) list += (list.empty() ? "" : ", ") + pass + " " + std::to_string(count);
     s += list.empty() ? " (nothing to rewrite)" : " (" + list + ")";
     if (!rolledBack.empty()) s += "; " + std::to_string(rolledBack.size()) + " rewrite(s) rolled back by the proof";
+    s += "; proven on " + proofBackend;
     return s;
 }
 
@@ -43,15 +44,19 @@ std::string Preparation::json() const {
     j["nodes"] = {nodesBefore, nodesAfter};
     j["rewrites"] = rewrites;
     j["rolledBack"] = rolledBack;
+    j["proofBackend"] = proofBackend;
     return j.dump();
 }
 
-Model prepareForQuantization(const Model& floatModel, const SampleSource& samples, Preparation& report) {
+Model prepareForQuantization(const Model& floatModel, const SampleSource& samples, const SessionOptions& executor,
+                             Preparation& report) {
     report = Preparation{};
     report.opsetBefore = report.opsetAfter = floatModel.opset("");
     report.nodesBefore = report.nodesAfter = floatModel.graph.nodes.size();
     passes::OptimizerOptions options;
     options.passes = preparationPasses(floatModel.opset(""));
+    options.proof.executor = executor;
+    report.proofBackend = resolveBackendName(executor.backend);
     // The proof runs on one random input set and on the first calibration sample (real value ranges).
     if (samples.size() > 0) {
         Sample first = samples.load(0);

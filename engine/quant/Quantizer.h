@@ -33,6 +33,7 @@
 
 #include "ir/Graph.h"
 #include "quant/SampleSource.h"
+#include "runtime/Session.h"
 
 namespace npuwb::quant {
 
@@ -152,6 +153,7 @@ struct Preparation {
     size_t nodesBefore = 0, nodesAfter = 0;
     std::map<std::string, int> rewrites;     // pass -> proven rewrites applied
     std::vector<std::string> rolledBack;     // rewrites the proof rejected ("pass 'x' at node 'y': ...")
+    std::string proofBackend;                // what the proofs ran on ("reference", "cpu-onednn", ...)
     std::string summary() const;             // one line for notes and logs
     std::string json() const;                // the metadata value
 };
@@ -172,14 +174,17 @@ struct Preparation {
 ///                                upgrade records missing ranks first, so it converts models ONNX's converter alone
 ///                                rejects (paddle2onnx's opset 9 Softmax with unknown rank).
 std::vector<std::string> preparationPasses(int64_t opset);
-Model prepareForQuantization(const Model& floatModel, const SampleSource& samples, Preparation& report);
+/// The proofs run on `executor` (the calibration's backend and threads: the reference kernels took 11 s of a
+/// 14 s PP-OCRv4 det quantization).
+Model prepareForQuantization(const Model& floatModel, const SampleSource& samples, const SessionOptions& executor,
+                             Preparation& report);
 
 /// The float model to compare `quantModel` with layer by layer: when the quantizer prepared the model it exported
 /// (its npuwb.quant.prepare metadata), `floatModel` with the same input shapes and preparation, since a folded
 /// BatchNormalization leaves the Conv's output name holding other values; otherwise `floatModel` as given.
 /// `notes` gets a line saying which.
 Model floatReferenceFor(const Model& floatModel, const Model& quantModel, const SampleSource& samples,
-                        std::vector<std::string>& notes);
+                        const SessionOptions& executor, std::vector<std::string>& notes);
 
 struct QuantizeResult {
     Model model;  // the QDQ model

@@ -256,6 +256,28 @@ struct Builder {
     }
     std::set<size_t> hardSwishStarts{};  // the Add of each decomposed HardSwish taken into a Conv chain
 
+    using EltwiseStep = std::tuple<dnnl::algorithm, float, float>;
+    /// Appends a post-op step; a linear step right after another becomes one, a2*(a1*x + b1) + b2.
+    static void appendStep(std::vector<EltwiseStep>& steps, EltwiseStep step) {
+        constexpr auto linear = dnnl::algorithm::eltwise_linear;
+        if (std::get<0>(step) == linear && !steps.empty() && std::get<0>(steps.back()) == linear) {
+            auto& [alg, a, b] = steps.back();
+            b = std::get<1>(step) * b + std::get<2>(step);
+            a = std::get<1>(step) * a;
+            return;
+        }
+        steps.push_back(step);
+    }
+    /// oneDNN 2.6 gets a second eltwise_linear post-op wrong, apart or in a row (Add, Relu, Mul came out 2x off;
+    /// PP-OCRv4 det with HardSwish ops: its probability map off by 1.0). A chain keeps one linear step, not
+    /// counting a leading one that folds into the Conv's weights and bias (`leadFolds`).
+    static bool postOpsSupported(const std::vector<EltwiseStep>& steps, bool leadFolds) {
+        size_t linear = 0;
+        for (size_t i = 0; i < steps.size(); ++i)
+            if (std::get<0>(steps[i]) == dnnl::algorithm::eltwise_linear && !(i == 0 && leadFolds)) ++linear;
+        return linear <= 1;
+    }
+
     void planFusion(const std::vector<size_t>& nodes) {
         std::set<size_t> inSegment(nodes.begin(), nodes.end());
         std::map<std::string, size_t> consumerOf;
@@ -271,18 +293,26 @@ struct Builder {
             const bool deconv = node(idx).opType == "ConvTranspose";
             if ((node(idx).opType != "Conv" && !deconv) || inChainNotLast.count(idx) || chainEndingAt.count(idx)) continue;
             std::vector<size_t> chain{idx};
-            bool sum = false, eltwise = false;
+            bool sum = false;
+            std::vector<EltwiseStep> steps;  // the post-ops so far, as buildConvChain/buildDeconv will make them
+            // Whether `more` can follow as post-ops (a leading linear step folds into a Conv without a sum).
+            auto takes = [&](const std::vector<EltwiseStep>& more) {
+                std::vector<EltwiseStep> next = steps;
+                for (const auto& m : more) appendStep(next, m);
+                if (!postOpsSupported(next, !deconv && !sum)) return false;
+                steps = std::move(next);
+                return true;
+            };
             std::string out = node(idx).outputs[0];
             while (true) {
                 if (!deconv && !segmentOutputs.count(out)) {
                     if (auto hs = decomposedHardSwish(out, users)) {
                         bool free = true;
                         for (size_t k : *hs) free = free && inSegment.count(k) && !claimed.count(k) && !int8Nodes.count(k);
-                        if (free) {
+                        if (free && takes({{dnnl::algorithm::eltwise_hardswish, 0.f, 0.f}})) {
                             hardSwishStarts.insert(hs->front());
                             chain.insert(chain.end(), hs->begin(), hs->end());
                             out = node(hs->back()).outputs[0];
-                            eltwise = true;
                             continue;
                         }
                     }
@@ -294,8 +324,7 @@ struct Builder {
                 if (!inSegment.count(next) || n.inputs.empty() || claimed.count(next) || int8Nodes.count(next)) break;
                 bool ok = false;
                 if (!deconv && isScalarAffine(n, out)) {  // Paddle's learnable affine after an activation
-                    ok = true;
-                    eltwise = true;
+                    ok = takes(eltwiseOf(n));
                 } else if (n.opType == "BatchNormalization" && chain.size() == 1 && n.inputs[0] == out && n.inputs.size() == 5) {
                     ok = true;
                     for (size_t i = 1; i < 5; ++i) ok = ok && desc(n.inputs[i]).constant;
@@ -303,11 +332,10 @@ struct Builder {
                 } else if (n.opType == "Add" && !sum && !deconv && n.inputs.size() == 2) {
                     const std::string& other = n.inputs[0] == out ? n.inputs[1] : n.inputs[0];
                     ok = other != out && !desc(other).constant && desc(other).shape == desc(out).shape;
+                    ok = ok && steps.empty();  // keep oneDNN's fast path: sum before activations
                     sum = ok;
-                    ok = ok && !eltwise;  // keep oneDNN's fast path: sum before activations
                 } else if (isPostOpActivation(n)) {
-                    ok = n.inputs[0] == out;
-                    eltwise = eltwise || ok;
+                    ok = n.inputs[0] == out && takes(eltwiseOf(n));
                 }
                 if (!ok) break;
                 chain.push_back(next);
@@ -329,7 +357,6 @@ struct Builder {
     }
     size_t indexOf(const Node& n) const { return static_cast<size_t>(&n - q.graph.nodes.data()); }
 
-    using EltwiseStep = std::tuple<dnnl::algorithm, float, float>;
     /// Algorithm and parameters of a unary op (also used as post-ops); a few ops take two steps.
     std::vector<EltwiseStep> eltwiseOf(const Node& n) const {
         using A = dnnl::algorithm;

@@ -145,6 +145,40 @@ void addDecomposedHardSwishCases(std::vector<Case>& cases, std::mt19937& rng) {
     }
 }
 
+/// Scalar Mul/Add on both sides of an activation after a Conv (PP-OCRv4 det once its decomposed HardSwish is one
+/// op): two linear steps in one chain, which oneDNN 2.6 got wrong as two post-ops. Plain and depthwise; also a
+/// residual Add before the scale, which must not fold into the weights.
+void addAffineAroundActivationCases(std::vector<Case>& cases, std::mt19937& rng) {
+    for (int64_t c : {5, 16})
+        for (int64_t group : {int64_t{1}, c}) {
+            std::map<std::string, Tensor> init{{"W", randomTensor({c, c / group, 3, 3}, rng)}, {"B", randomTensor({c}, rng)},
+                                               {"a", Tensor::scalar<float>(0.94f)}, {"b", Tensor::scalar<float>(0.5f)},
+                                               {"d", Tensor::scalar<float>(0.47f)}, {"e", Tensor::scalar<float>(-0.3f)}};
+            std::map<std::string, Attribute> conv{{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})},
+                                                  {"group", intAttr(group)}};
+            const std::string tag = " c=" + std::to_string(c) + " g=" + std::to_string(group);
+            for (const char* act : {"HardSwish", "Relu", "Sigmoid"})
+                cases.push_back(makeCase(std::string("Conv*a+b, ") + act + ", *d+e" + tag,
+                                         {makeNode("Conv", {"X", "W", "B"}, {"x"}, conv), makeNode("Mul", {"a", "x"}, {"xa"}),
+                                          makeNode("Add", {"xa", "b"}, {"xb"}), makeNode(act, {"xb"}, {"h"}),
+                                          makeNode("Mul", {"d", "h"}, {"hd"}), makeNode("Add", {"hd", "e"}, {"Y"})},
+                                         {{"X", {1, c, 9, 7}}}, {"Y"}, init, rng));
+            cases.push_back(makeCase("Conv+b, Relu, *d" + tag,
+                                     {makeNode("Conv", {"X", "W", "B"}, {"x"}, conv), makeNode("Add", {"x", "b"}, {"xb"}),
+                                      makeNode("Relu", {"xb"}, {"h"}), makeNode("Mul", {"h", "d"}, {"Y"})},
+                                     {{"X", {1, c, 9, 7}}}, {"Y"}, init, rng));
+            cases.push_back(makeCase("Conv, HardSigmoid, *d" + tag,
+                                     {makeNode("Conv", {"X", "W", "B"}, {"x"}, conv), makeNode("HardSigmoid", {"x"}, {"h"}),
+                                      makeNode("Mul", {"h", "d"}, {"Y"})},
+                                     {{"X", {1, c, 9, 7}}}, {"Y"}, init, rng));
+            cases.push_back(makeCase("Conv+X (residual), *d+e, Relu" + tag,
+                                     {makeNode("Conv", {"X", "W", "B"}, {"x"}, conv), makeNode("Add", {"x", "X"}, {"r"}),
+                                      makeNode("Mul", {"r", "d"}, {"rd"}), makeNode("Add", {"rd", "e"}, {"re"}),
+                                      makeNode("Relu", {"re"}, {"Y"})},
+                                     {{"X", {1, c, 9, 7}}}, {"Y"}, init, rng));
+        }
+}
+
 void addFusedCases(std::vector<Case>& cases, std::mt19937& rng) {
     for (int64_t c : {3, 17, 33}) {
         std::map<std::string, Attribute> conv{{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})}};
@@ -321,6 +355,7 @@ std::vector<Case> standardCases(uint32_t seed) {
     addResizeCases(cases, rng);
     addDeconvChainCases(cases, rng);
     addDecomposedHardSwishCases(cases, rng);
+    addAffineAroundActivationCases(cases, rng);
     return cases;
 }
 

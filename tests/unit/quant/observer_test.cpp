@@ -317,7 +317,7 @@ TEST(QuantAccuracy, FloatReferenceMatchesTheQuantizersPreparation) {
     Model q = quantizeModel(m, data, o).model;
     ASSERT_TRUE(q.metadata.count("npuwb.quant.prepare"));
     std::vector<std::string> notes;
-    Model reference = floatReferenceFor(m, q, data, notes);
+    Model reference = floatReferenceFor(m, q, data, {}, notes);
     ASSERT_FALSE(notes.empty());
     EXPECT_NE(notes.back().find("prepared"), std::string::npos) << notes.back();
     bool bnLeft = false;
@@ -336,5 +336,5 @@ TEST(QuantAccuracy, FloatReferenceMatchesTheQuantizersPreparation) {
     o.prepare = false;  // an unprepared export is compared with the float model as given
     Model plain = quantizeModel(m, data, o).model;
     notes.clear();
-    EXPECT_EQ(floatReferenceFor(m, plain, data, notes).graph.nodes.size(), m.graph.nodes.size());
+    EXPECT_EQ(floatReferenceFor(m, plain, data, {}, notes).graph.nodes.size(), m.graph.nodes.size());
 }
