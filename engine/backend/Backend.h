@@ -8,6 +8,8 @@
 //   extern "C" npuwb::Backend* npuwb_create_backend();    // ownership passes to the engine
 #include <functional>
 #include <memory>
+#include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -15,7 +17,7 @@
 
 namespace npuwb {
 
-inline constexpr int kBackendApiVersion = 1;
+inline constexpr int kBackendApiVersion = 2;  // 2: watched values (GraphQuery::watched, RunHooks::values)
 
 /// What a backend is told about one node before it runs: concrete input types/shapes and the inputs that are
 /// constant (initializers), so weights can be packed at prepare time.
@@ -44,14 +46,29 @@ public:
     virtual void kernelTimed(const std::vector<std::string>& nodeNames, double microseconds) = 0;
 };
 
+/// Sees watched float values as a run produces them, for statistics that ignore element order (calibration's
+/// min/max and histograms). `elements` holds every element of the value exactly once, in whatever order the
+/// producer keeps them (a backend passes a blocked layout without padding as is, so nothing is copied); it is
+/// valid during the call only. Called on the running thread.
+class ValueObserver {
+public:
+    virtual ~ValueObserver() = default;
+    virtual void observe(const std::string& value, std::span<const float> elements) = 0;
+};
+
+/// What a segment run reports to, besides its outputs.
+struct RunHooks {
+    KernelTimingSink* timing = nullptr;  // per-kernel times (profiling)
+    ValueObserver* values = nullptr;     // the watched values inside the segment that are not its outputs
+};
+
 /// A run of consecutive graph nodes (consecutive positions of GraphQuery::order; the Session checks) compiled by a backend for fixed input shapes. Inside it the backend is free to
 /// fuse ops and keep its own (blocked) layouts; only the boundary values are plain row-major Tensors.
 class PreparedSegment {
 public:
     virtual ~PreparedSegment() = default;
     /// `inputs` follow SegmentPlan::inputs, `outputs` (resized by the caller) follow SegmentPlan::outputs.
-    virtual void run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs,
-                     KernelTimingSink* timing) = 0;
+    virtual void run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs, const RunHooks& hooks) = 0;
 };
 
 struct SegmentPlan {
@@ -74,6 +91,10 @@ struct GraphQuery {
     const std::vector<size_t>& order;  // execution order of Graph::nodes
     /// nullptr for names without a known tensor value (e.g. sequences). Pointers are valid during compile() only.
     std::function<const ValueDesc*(const std::string&)> value;
+    /// Values a ValueObserver watches (null: none). A backend keeps each one as it keeps a segment output (never
+    /// fused away) and passes it to RunHooks::values right after it exists, unless it makes it a segment output:
+    /// the engine observes those. Only float values are observed.
+    const std::set<std::string>* watched = nullptr;
 };
 
 /// The NodeQuery for node `nodeIndex` built from the graph query's value descriptions (helper for compile()).

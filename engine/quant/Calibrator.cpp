@@ -1,6 +1,6 @@
-// Calibration: stream the samples through the float model (with the observed activations as extra outputs, so
-// backend segments keep them; scalar Mul/Add results are computed from their input instead) and reduce each value
-// to a clipping range with the chosen observer.
+// Calibration: stream the samples through the float model, watching the observed activations (a backend shows each
+// one in place, in its own layout, instead of copying it out as an extra output; scalar Mul/Add results are computed
+// from their input instead) and reduce each value to a clipping range with the chosen observer.
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -76,8 +76,7 @@ ActivationRange chooseRange(const ValueStats& stats, const QuantizeOptions& opti
 
 // An observed value that is another value times or plus a scalar constant (Paddle's learnable affine blocks after
 // each HardSwish: a third of PP-OCRv4 det's observed values). Its statistics are computed from that source tensor
-// instead of making it one more model output: each extra output costs the backend an output tensor, a layout copy
-// and a fused kernel. The steps round to float one op at a time, exactly as the graph's Mul and Add do.
+// instead of watching it too: each watched value costs the backend a fused kernel and a pass over its elements. The steps round to float one op at a time, exactly as the graph's Mul and Add do.
 struct AffineStep {
     bool multiply = false;
     float constant = 0.0f;
@@ -211,6 +210,48 @@ void applySteps(std::vector<float>& values, const std::vector<AffineStep>& steps
     }
 }
 
+/// One worker's view of the values a run produces: statistics of each fetched value, and of the values derived
+/// from it, while its elements are at hand (a backend shows them in place, in its own layout).
+class WorkerObserver : public ValueObserver {
+public:
+    WorkerObserver(std::map<std::string, ValueStats>& table, const std::set<std::string>& fetched,
+                   const std::map<std::string, std::vector<const DerivedValue*>>& derivedFrom)
+        : table_(table), fetched_(fetched), derivedFrom_(derivedFrom) {}
+
+    void observe(const std::string& name, std::span<const float> elements) override {
+        auto derived = derivedFrom_.find(name);
+        const bool hasDerived = derived != derivedFrom_.end();
+        std::optional<FiniteRange> known;
+        if (fetched_.count(name)) known = table_.at(name).add(elements, hasDerived ? &sourceSample_ : nullptr);
+        if (!hasDerived) return;
+        const FiniteRange sourceRange = known ? *known : finiteRange(elements);
+        static const bool slow = std::getenv("NPUWB_SLOW_DERIVED");
+        for (const DerivedValue* d : derived->second) {
+            ValueStats& stats = table_.at(*d->value);
+            if (const auto r = sourceRange.any && !slow ? mapRange(sourceRange, d->steps) : std::nullopt) {
+                if (known) {
+                    scratch_ = sourceSample_;  // the elements the source's own histogram took
+                } else {
+                    const std::span<const float> sample = ValueStats::histogramSample(elements, scratch_);
+                    if (sample.data() != scratch_.data()) scratch_.assign(sample.begin(), sample.end());
+                }
+                applySteps(scratch_, d->steps);
+                stats.add(*r, scratch_);
+            } else {  // nothing finite, or an end overflows: compute every value
+                scratch_.assign(elements.begin(), elements.end());
+                applySteps(scratch_, d->steps);
+                stats.add(std::span<const float>(scratch_));
+            }
+        }
+    }
+
+private:
+    std::map<std::string, ValueStats>& table_;
+    const std::set<std::string>& fetched_;
+    const std::map<std::string, std::vector<const DerivedValue*>>& derivedFrom_;
+    std::vector<float> sourceSample_, scratch_;  // reused every value and sample
+};
+
 }  // namespace
 
 Calibration calibrate(const Model& floatModel, const SampleSource& samples, const QuantizeOptions& options,
@@ -223,12 +264,22 @@ Calibration calibrate(const Model& floatModel, const SampleSource& samples, cons
     std::vector<DerivedValue> derived;
     std::vector<ReplicatedValue> replicated;
     planObservation(floatModel.graph, values, fetched, derived, replicated);
-    const Model observed = detail::withExtraOutputs(floatModel, fetched);
+    const std::set<std::string> fetchedSet(fetched.begin(), fetched.end());
+    std::map<std::string, std::vector<const DerivedValue*>> derivedFrom;
+    for (const auto& d : derived) derivedFrom[d.source].push_back(&d);
 
+    // The run watches what it observes (no extra model outputs: a backend shows each value in place); graph
+    // inputs are observed from the sample.
+    std::set<std::string> graphInputs;
+    for (const auto& in : floatModel.graph.inputs) graphInputs.insert(in.name);
     detail::SampleRunOptions run;
     run.backend = options.backend;
     run.threads = options.threads;
     run.cancel = control.cancel;
+    for (const auto& v : fetched)
+        if (!graphInputs.count(v)) run.watched.insert(v);
+    for (const auto& [source, list] : derivedFrom)
+        if (!graphInputs.count(source)) run.watched.insert(source);
     const size_t workers = detail::workerCount(run, count);
 
     // One pass: min/max and (histogram observers) a histogram whose range grows with the data, one table per
@@ -239,48 +290,17 @@ Calibration calibrate(const Model& floatModel, const SampleSource& samples, cons
     std::vector<std::map<std::string, ValueStats>> perWorker(workers);
     for (auto& table : perWorker)
         for (const auto& v : values) table.emplace(v, needsHistogram ? ValueStats(bins, absolute) : ValueStats());
+    std::vector<std::unique_ptr<WorkerObserver>> observers;
+    for (auto& table : perWorker) observers.push_back(std::make_unique<WorkerObserver>(table, fetchedSet, derivedFrom));
+    run.observerOf = [&](size_t w) -> ValueObserver* { return observers[w].get(); };
     if (control.progress) run.progress = [&](size_t d, size_t t) { control.progress("calibrate", d, t); };
-    std::vector<std::vector<float>> scratch(workers);  // one derived value at a time, reused every sample
-    std::vector<std::map<std::string, FiniteRange>> fetchedRanges(workers);  // this sample's, per worker
-    // The histogram sample of each derived value's source, taken in the source's own pass (same elements).
-    std::set<std::string> sampledSources;
-    for (const auto& d : derived) sampledSources.insert(d.source);
-    std::vector<std::map<std::string, std::vector<float>>> sourceSamples(workers);
     {
         ReuseFreedBlocks reuse;
-        detail::forEachSample(observed, samples, count, run, [&](size_t w, size_t, std::map<std::string, Tensor>& out) {
-            auto& table = perWorker[w];
-            auto& ranges = fetchedRanges[w];
-            ranges.clear();
-            for (const auto& v : fetched) {
-                auto it = out.find(v);
-                if (it == out.end() || it->second.dtype() != DType::F32) continue;
-                ranges[v] = table.at(v).add(floats(it->second), sampledSources.count(v) ? &sourceSamples[w][v] : nullptr);
-            }
-            for (const auto& d : derived) {
-                auto it = out.find(d.source);
-                if (it == out.end() || it->second.dtype() != DType::F32) continue;
-                const std::span<const float> source = floats(it->second);
-                auto known = ranges.find(d.source);
-                const FiniteRange sourceRange = known != ranges.end() ? known->second : finiteRange(source);
-                ValueStats& stats = table.at(*d.value);
-                static const bool slow = std::getenv("NPUWB_SLOW_DERIVED");
-                std::vector<float>& values = scratch[w];
-                if (const auto r = sourceRange.any && !slow ? mapRange(sourceRange, d.steps) : std::nullopt) {
-                    auto kept = sourceSamples[w].find(d.source);
-                    if (known != ranges.end() && kept != sourceSamples[w].end()) {
-                        values = kept->second;
-                    } else {
-                        const std::span<const float> sample = ValueStats::histogramSample(source, values);
-                        if (sample.data() != values.data()) values.assign(sample.begin(), sample.end());
-                    }
-                    applySteps(values, d.steps);
-                    stats.add(*r, values);
-                } else {  // nothing finite, or an end overflows: compute every value
-                    values.assign(source.begin(), source.end());
-                    applySteps(values, d.steps);
-                    stats.add(std::span<const float>(values));
-                }
+        detail::forEachSample(floatModel, samples, count, run, [&](size_t w, size_t, std::map<std::string, Tensor>& out) {
+            for (const auto& name : graphInputs) {
+                if (!fetchedSet.count(name) && !derivedFrom.count(name)) continue;
+                auto it = out.find(name);
+                if (it != out.end() && it->second.dtype() == DType::F32) observers[w]->observe(name, floats(it->second));
             }
         });
     }

@@ -169,6 +169,7 @@ void forEachSample(const Model& model, const SampleSource& source, size_t count,
     SessionOptions so;
     so.backend = options.backend;
     so.threads = std::max(1, total / static_cast<int>(workers));
+    so.watched = options.watched;
     auto shared = std::make_shared<const Model>(model);
 
     std::atomic<size_t> next{0}, done{0};
@@ -178,12 +179,14 @@ void forEachSample(const Model& model, const SampleSource& source, size_t count,
     auto work = [&](size_t worker) {
         try {
             Session session(shared, so);
+            RunControl control;
+            if (options.observerOf) control.values = options.observerOf(worker);
             for (size_t i = next++; i < count && !stop; i = next++) {
                 if (options.cancel && options.cancel->load()) fail(ErrorKind::Cancelled, "cancelled");
                 Sample sample = source.load(i);
                 std::map<std::string, Tensor> outputs;
                 try {
-                    outputs = session.runTensors(sample.inputs);
+                    outputs = session.runTensors(sample.inputs, control);
                 } catch (const Error& e) {
                     if (e.kind() == ErrorKind::Cancelled) throw;
                     throw Error(e.kind(), sample.origin + ": " + e.what());

@@ -4,11 +4,13 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "ir/Graph.h"
 #include "quant/SampleSource.h"
+#include "runtime/Session.h"
 
 namespace npuwb::quant::detail {
 
@@ -42,6 +44,9 @@ struct SampleRunOptions {
     int threads = 0;
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(size_t done, size_t total)> progress;
+    /// Values each worker's observer (`observerOf(worker)`) sees during its runs (SessionOptions::watched).
+    std::set<std::string> watched{};
+    std::function<ValueObserver*(size_t worker)> observerOf{};
 };
 size_t workerCount(const SampleRunOptions& options, size_t samples);
 void forEachSample(const Model& model, const SampleSource& source, size_t count, const SampleRunOptions& options,

@@ -65,11 +65,11 @@ struct ValueStats {
     void add(const FiniteRange& range, std::span<const float> histogramValues);
     void merge(const ValueStats& other);
 
-    /// The elements the histogram of a tensor takes: all of them up to 64K elements; of a larger one, about one in
-    /// `stride` (odd and >= 3, about 64K elements per tensor and sample, so it does not line up with power-of-two
-    /// rows or channel blocks): single elements while the stride is under a cache line, else one cache line's
-    /// run of 16 elements in every `stride` runs, so most of a large tensor is not read again after its min/max.
-    /// A hundred samples still give a histogram millions of values.
+    /// The elements the histogram of a tensor takes: all of them up to 64K elements; of a larger one, one element
+    /// (while `stride` is under a cache line) or one cache line's run of 16 elements (so most of a large tensor is
+    /// not read again after its min/max) from each window of `stride` candidates (odd, >= 3: about 64K elements per
+    /// tensor and sample), at a hashed position: no lattice that could line up with rows or with the channel lanes
+    /// of a backend's blocked layout. A hundred samples still give a histogram millions of values.
     static std::span<const float> histogramSample(std::span<const float> values, std::vector<float>& buffer);
 };
 

@@ -188,7 +188,8 @@ std::vector<Value> shapeOnlyOutputs(const Graph& graph, const Node& node,
 }
 
 std::unique_ptr<BackendPlan> compileBackendPlan(Backend& backend, const Graph& graph, int64_t opset,
-                                                const std::vector<size_t>& fullOrder, ValueShapeRecorder&& learned) {
+                                                const std::vector<size_t>& fullOrder, ValueShapeRecorder&& learned,
+                                                const std::set<std::string>* watched) {
     auto plan = std::make_unique<BackendPlan>();
     plan->folded = std::move(learned.folded);
     std::map<std::string, ValueDesc>& values = learned.values;
@@ -210,7 +211,8 @@ std::unique_ptr<BackendPlan> compileBackendPlan(Backend& backend, const Graph& g
     GraphQuery query{graph, opset, order, [&values](const std::string& name) -> const ValueDesc* {
                          auto it = values.find(name);
                          return it == values.end() ? nullptr : &it->second;
-                     }};
+                     },
+                     watched && !watched->empty() ? watched : nullptr};
     CompileResult result = backend.compile(query);
 
     std::vector<size_t> positionOfIndex(graph.nodes.size(), SIZE_MAX), fullPosition(graph.nodes.size(), SIZE_MAX);

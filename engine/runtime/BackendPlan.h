@@ -85,8 +85,10 @@ std::vector<Value> shapeOnlyOutputs(const Graph& graph, const Node& node,
                                     const std::map<std::string, ValueType>* types = nullptr);
 
 /// Asks the backend to compile `order` of `graph` with the learned value descriptions; checks that each segment
-/// covers consecutive positions of `order` (throws Internal naming the backend otherwise).
+/// covers consecutive positions of `order` (throws Internal naming the backend otherwise). `watched`: values a
+/// ValueObserver will watch (GraphQuery::watched).
 std::unique_ptr<BackendPlan> compileBackendPlan(Backend& backend, const Graph& graph, int64_t opset,
-                                                const std::vector<size_t>& order, ValueShapeRecorder&& learned);
+                                                const std::vector<size_t>& order, ValueShapeRecorder&& learned,
+                                                const std::set<std::string>* watched = nullptr);
 
 }  // namespace npuwb

@@ -67,6 +67,7 @@ struct GraphRunner {
     /// Learning without running heavy nodes: nodes this recorder will not fold get placeholder outputs.
     const ValueShapeRecorder* shapeOnly = nullptr;
     const std::map<std::string, ValueType>* inferredTypes = nullptr;  // for shapeOnly; null: the graph's own
+    const std::set<std::string>* watched = nullptr;  // top level: values control->values sees
 
     std::vector<Value> runGraph(const Graph& g, const Scope& scope, bool topLevel) const {
         std::vector<std::string> outer;  // names visible from enclosing scopes
@@ -112,15 +113,20 @@ struct GraphRunner {
         for (const auto& o : g.outputs) keep.insert(o.name);
 
         ExecutionObserver* observer = topLevel && control ? control->observer : nullptr;
+        ValueObserver* values = topLevel && control && watched && !shapeOnly ? control->values : nullptr;
         if (observer) observer->runStarted(order.size());
         KernelContext::SubgraphRunner subRunner;
         for (const PlanStep& st : steps) {
             if (topLevel && control && control->cancel && control->cancel->load())
                 fail(ErrorKind::Cancelled, "run cancelled");
-            if (st.segment >= 0)
-                runSegment(plan->segments[static_cast<size_t>(st.segment)], *plan, local, order, st, observer);
-            else
+            if (st.segment >= 0) {
+                const SegmentPlan& seg = plan->segments[static_cast<size_t>(st.segment)];
+                runSegment(seg, *plan, local, order, st, observer, values);
+                if (values) observeWatched(seg.outputs, local, *values);
+            } else {
                 runNode(g, order[st.firstPos], st.firstPos, local, observer);
+                if (values) observeWatched(g.nodes[order[st.firstPos]].outputs, local, *values);
+            }
             for (const auto& in : stepInputs(st)) {
                 if (in.empty()) continue;
                 auto u = uses.find(in);
@@ -139,6 +145,16 @@ struct GraphRunner {
             results.push_back(*v);
         }
         return results;
+    }
+
+    /// The watched ones among `names` (just produced at the top level) to `values`.
+    void observeWatched(const std::vector<std::string>& names, const Scope& local, ValueObserver& values) const {
+        for (const auto& name : names) {
+            if (name.empty() || !watched->count(name)) continue;
+            const Value* v = local.find(name);
+            if (v && v->isTensor() && v->tensor.dtype() == DType::F32 && (v->tensor.numel() == 0 || v->tensor.raw()))
+                values.observe(name, v->tensor.values<float>());
+        }
     }
 
     /// A shape-only learning run folds DequantizeLinear of constant weights into a deferred tensor, made only if
@@ -251,7 +267,7 @@ struct GraphRunner {
     };
 
     void runSegment(const SegmentPlan& seg, const BackendPlan& plan, Scope& local, const std::vector<size_t>& order,
-                    const PlanStep& st, ExecutionObserver* observer) const {
+                    const PlanStep& st, ExecutionObserver* observer, ValueObserver* values) const {
         std::vector<const Tensor*> inputs;
         inputs.reserve(seg.inputs.size());
         const std::string where = "backend segment at node " + nodeDisplayName(model->graph.nodes[order[st.firstPos]]);
@@ -264,7 +280,7 @@ struct GraphRunner {
         std::optional<StepTimingSink> sink;
         if (observer && profileKernels && observer->wantsKernelTimes()) sink.emplace(plan, *observer);
         try {
-            seg.prepared->run(inputs, outputs, sink ? &*sink : nullptr);
+            seg.prepared->run(inputs, outputs, RunHooks{.timing = sink ? &*sink : nullptr, .values = values});
         } catch (const Error& e) {
             if (e.kind() == ErrorKind::Cancelled) throw;
             throw Error(e.kind(), where + ": " + e.what());
@@ -366,6 +382,7 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
     order_ = model_->graph.topologicalOrder();
     for (const auto& in : model_->graph.inputs)
         if (!model_->graph.initializers.count(in.name)) requiredInputs_.push_back(in);
+    if (!options.watched.empty()) watched_ = std::make_shared<const std::set<std::string>>(options.watched);
     const std::string name = resolveBackendName(options.backend);
     if (name == "reference") return;  // the reference kernels are single-threaded
     threads_ = options.threads > 0 ? options.threads : physicalCoreCount();
@@ -408,6 +425,7 @@ std::map<std::string, Value> Session::runOrCompile(const std::map<std::string, V
         root.values[declared.name] = it->second;
     }
     GraphRunner runner{model_->opset(""), &control, model_.get(), false};
+    runner.watched = watched_.get();
     std::vector<Value> results;
     if (!backend_) {
         results = runner.runOrdered(g, order_, root, true);
@@ -447,12 +465,14 @@ std::map<std::string, Value> Session::runOrCompile(const std::map<std::string, V
             std::optional<ReuseFreedBlocks> reuse;
             if (!shapeOnly) reuse.emplace();
             GraphRunner reference{model_->opset(""), &learning, model_.get(), false};
+            reference.watched = watched_.get();
             reference.shapeOnly = shapeOnly ? &recorder : nullptr;
             reference.inferredTypes = concrete.empty() ? nullptr : &concrete;
             results = reference.runOrdered(g, order_, root, true);
             for (const auto& [name, v] : root.values)
                 if (v.isTensor()) recorder.values[name] = ValueDesc{v.tensor.dtype(), v.tensor.shape(), nullptr};
-            backend_->plan = compileBackendPlan(*backend_->backend, g, model_->opset(""), order_, std::move(recorder));
+            backend_->plan = compileBackendPlan(*backend_->backend, g, model_->opset(""), order_, std::move(recorder),
+                                                watched_.get());
             backend_->compiledFor = std::move(shapes);
             if (shapeOnly) {
                 if (compileOnly) return {};

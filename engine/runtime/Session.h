@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct RunControl {
     /// Checked between nodes; a set flag ends the run with Error(Cancelled).
     const std::atomic<bool>* cancel = nullptr;
     ExecutionObserver* observer = nullptr;
+    /// Sees each of SessionOptions::watched as this run produces it (float tensors; not during a shape-only
+    /// learning run, which makes no data). Backends pass values inside a fused segment in their own layout.
+    ValueObserver* values = nullptr;
 };
 
 struct SessionOptions {
@@ -32,6 +36,9 @@ struct SessionOptions {
     int threads = 0;  // 0: the number of physical cores
     /// Segments report per-kernel times to an observer that wants them (ExecutionObserver::wantsKernelTimes).
     bool profileKernels = false;
+    /// Values RunControl::values will watch. Cheaper than making them graph outputs: a backend observes them in
+    /// place (no copy to the caller, no layout change), though it still keeps each one (no fusion across it).
+    std::set<std::string> watched{};
 };
 
 struct BackendState;
@@ -79,6 +86,7 @@ private:
     std::vector<ValueInfo> requiredInputs_;
     int threads_ = 1;
     std::shared_ptr<BackendState> backend_;  // shared by copies; null for the reference executor
+    std::shared_ptr<const std::set<std::string>> watched_;  // SessionOptions::watched
 };
 
 /// Physical cores of this machine (at least 1).

@@ -21,8 +21,10 @@ using tag = dnnl::memory::format_tag;
 using dt = dnnl::memory::data_type;
 
 void OnednnSegment::run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs,
-                        KernelTimingSink* timing) {
+                        const RunHooks& hooks) {
     std::lock_guard lock(runMutex_);  // the arena is shared state: one run at a time per segment
+    KernelTimingSink* timing = hooks.timing;
+    values = hooks.values;
     omp_set_num_threads(threads_);  // the ICV is per calling thread; runs may come from any thread
     if (inputs.size() != inputMemories.size()) fail(ErrorKind::Internal, "cpu-onednn: wrong input count");
     for (size_t i = 0; i < inputs.size(); ++i) {
@@ -67,7 +69,7 @@ struct Builder {
     const dnnl::engine& eng;
     OnednnSegment& seg;
     const std::map<std::string, int>& consumers;
-    std::set<std::string> segmentOutputs;
+    std::set<std::string> segmentOutputs;  // and the watched values: both are kept, never fused away
     std::map<std::string, memory> mem{};                                // current memory of each value
     std::map<std::string, std::vector<memory>> converted{};             // other layouts already made
     std::vector<std::vector<size_t>> chains{};                          // fused node groups, first is the anchor
@@ -135,6 +137,26 @@ struct Builder {
         aliasOf[view.get()] = source.get();
         addKernel([source, view](dnnl::stream&) mutable { view.set_data_handle(source.get_data_handle()); }, {},
                   {source}, false);
+    }
+    /// A kernel that shows float value `name` (memory `m`) to the run's ValueObserver: in place when its layout has
+    /// no padding (a blocked layout holds each element once, in another order), else through a plain copy.
+    void addObserver(const std::string& name, memory m) {
+        const memory::desc d = m.get_desc();
+        const auto count = static_cast<size_t>(desc(name).shape.empty() ? 1 : shapeNumel(desc(name).shape));
+        memory view = m;
+        if (d.data_type() != dt::f32 || d.get_size() != count * sizeof(float)) {
+            view = activation(plainDesc(desc(name).shape));
+            addPrimitive(dnnl::reorder::primitive_desc(m, view), {{DNNL_ARG_FROM, m}, {DNNL_ARG_TO, view}}, {});
+            seg.kernels.back().timed = false;
+        }
+        OnednnSegment* owner = &seg;
+        addKernel(
+            [owner, name, view, count](dnnl::stream& s) {
+                if (!owner->values) return;
+                s.wait();
+                owner->values->observe(name, {static_cast<const float*>(view.get_data_handle()), count});
+            },
+            {}, {view}, false);
     }
     /// Offsets for every arena buffer; the segment owns the storage.
     void placeArena() {
@@ -442,6 +464,13 @@ std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::
         seg->inputTypes.push_back(d.dtype);
         b.mem[in] = m;
     }
+    // Watched values made here (not outputs) are observed in place, right after their producer.
+    std::vector<std::string> watched;
+    if (query.watched)
+        for (size_t idx : nodes)
+            for (const auto& out : b.node(idx).outputs)
+                if (!out.empty() && query.watched->count(out) && !b.segmentOutputs.count(out)) watched.push_back(out);
+    b.segmentOutputs.insert(watched.begin(), watched.end());
     b.planInt8(nodes);
     b.planFusion(nodes);
     // Each output is copied into the caller's tensor as soon as it exists: the copy reads it while it is in cache,
@@ -463,6 +492,14 @@ std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::
             copied[i] = true;
         }
     };
+    std::vector<bool> observed(watched.size(), false);
+    auto observeReadyValues = [&](bool all) {
+        for (size_t i = 0; i < watched.size(); ++i) {
+            if (observed[i] || (!all && !b.mem.count(watched[i]))) continue;
+            b.addObserver(watched[i], b.get(watched[i]));
+            observed[i] = true;
+        }
+    };
     copyReadyOutputs(false);  // outputs that are segment inputs
     for (size_t idx : nodes) {
         if (b.inChainNotLast.count(idx)) continue;
@@ -474,8 +511,10 @@ std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::
             throw NodeBuildError(idx, e.what());
         }
         copyReadyOutputs(false);
+        observeReadyValues(false);
     }
     copyReadyOutputs(true);  // lazily built values (a dequantized output nothing inside read)
+    observeReadyValues(true);
     b.placeArena();
     return seg;
 }

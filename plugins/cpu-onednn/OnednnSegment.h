@@ -28,7 +28,7 @@ struct Kernel {
 class OnednnSegment : public PreparedSegment {
 public:
     OnednnSegment(dnnl::engine engine, int threads) : engine_(std::move(engine)), stream_(engine_), threads_(threads) {}
-    void run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs, KernelTimingSink* timing) override;
+    void run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs, const RunHooks& hooks) override;
 
     dnnl::engine engine_;
     dnnl::stream stream_;
@@ -40,6 +40,7 @@ public:
     std::vector<Shape> outputShapes;
     std::unique_ptr<std::byte[]> arena;  // every activation buffer, at planned offsets
     int64_t arenaBytes = 0;
+    ValueObserver* values = nullptr;  // this run's (RunHooks::values), for the observing kernels
     std::mutex runMutex_;
 };
 

@@ -94,9 +94,9 @@ void XnnSegment::finalize() {
         if (step.setup) check(step.setup(), "setup of " + (step.nodes.empty() ? std::string("?") : step.nodes[0]));
 }
 
-void XnnSegment::run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs,
-                     KernelTimingSink* timing) {
+void XnnSegment::run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs, const RunHooks& hooks) {
     std::lock_guard lock(runMutex_);
+    KernelTimingSink* timing = hooks.timing;
     if (inputs.size() != inputs_.size()) failInput("xnnpack segment: wrong number of inputs");
     for (size_t i = 0; i < inputs_.size(); ++i) {
         const SegValue& v = value(inputs_[i]);

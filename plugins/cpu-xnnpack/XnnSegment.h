@@ -66,8 +66,8 @@ public:
     void finalize();
     int64_t arenaBytes() const { return static_cast<int64_t>(arena_.size()); }
 
-    void run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs,
-             KernelTimingSink* timing) override;
+    /// Watched values are segment outputs here (see partition): the engine observes them.
+    void run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs, const RunHooks& hooks) override;
 
 private:
     int root(int id) const;

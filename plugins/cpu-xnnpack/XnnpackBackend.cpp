@@ -44,7 +44,10 @@ CompileResult XnnpackBackend::compile(const GraphQuery& query) {
 CompileResult XnnpackBackend::partition(const GraphQuery& query, std::map<size_t, std::string>& refused,
                                         bool& retry) {
     CompileResult result;
-    const GraphUses uses = collectUses(query.graph);
+    GraphUses uses = collectUses(query.graph);
+    // Watched values leave their segment as outputs (the engine observes them): simpler than observing inside,
+    // and XNNPACK's NHWC values would need a layout note anyway.
+    if (query.watched) uses.external.insert(query.watched->begin(), query.watched->end());
     std::vector<size_t> run;
     auto flush = [&]() -> bool {
         if (run.empty()) return true;

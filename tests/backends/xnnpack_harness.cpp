@@ -138,7 +138,7 @@ DiffResult runDifferential(const Model& model, const std::map<std::string, Tenso
         std::vector<const Tensor*> ins;
         for (const std::string& name : plan.inputs) ins.push_back(&env.at(name));
         std::vector<Tensor> outs(plan.outputs.size());
-        plan.prepared->run(ins, outs, nullptr);
+        plan.prepared->run(ins, outs, {});
         for (size_t i = 0; i < outs.size(); ++i) env[plan.outputs[i]] = outs[i];
     }
     for (const auto& [name, ref] : reference) {

@@ -164,7 +164,7 @@ TEST(XnnNetwork, FusedKernelsNameEveryNodeTheyCover) {
     std::vector<Tensor> outs(1);
     const Tensor& input = b.inputs().at(in);
     CountingSink sink;
-    compiled.segments[0].prepared->run({&input}, outs, &sink);
+    compiled.segments[0].prepared->run({&input}, outs, {.timing = &sink});
     ASSERT_EQ(sink.kernels.size(), 2u);  // conv+bn+relu, maxpool
     EXPECT_EQ(sink.kernels[0].size(), 3u);
     EXPECT_EQ(sink.kernels[1].size(), 1u);
