@@ -65,7 +65,7 @@ struct ValueStats {
     void add(const FiniteRange& range, std::span<const float> histogramValues);
     void merge(const ValueStats& other);
 
-    /// The elements the histogram of a tensor takes: all of them up to 64K elements; of a larger one, one element
+    /// The elements the histogram of a tensor takes: all of them up to 256K elements; of a larger one, one element
     /// (while `stride` is under a cache line) or one cache line's run of 16 elements (so most of a large tensor is
     /// not read again after its min/max) from each window of `stride` candidates (odd, >= 3: about 64K elements per
     /// tensor and sample), at a hashed position: no lattice that could line up with rows or with the channel lanes

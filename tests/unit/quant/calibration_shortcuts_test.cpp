@@ -124,7 +124,9 @@ TEST(QuantCalibrationShortcuts, HistogramSampleSpreadsOverLargeTensors) {
     std::vector<float> buffer;
     std::vector<float> small(1000, 1.0f);
     EXPECT_EQ(ValueStats::histogramSample(small, buffer).size(), small.size());  // small: every element
-    for (size_t n : {size_t{100000}, size_t{3000000}}) {
+    std::vector<float> medium(250000, 1.0f);  // BlazeFace / PP-OCRv4 rec sizes: every element too
+    EXPECT_EQ(ValueStats::histogramSample(medium, buffer).size(), medium.size());
+    for (size_t n : {size_t{300000}, size_t{3000000}}) {
         std::vector<float> v(n);
         for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(i);
         const auto picked = ValueStats::histogramSample(v, buffer);

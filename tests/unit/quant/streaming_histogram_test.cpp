@@ -160,11 +160,11 @@ TEST(QuantStreamingHistogram, LargeTensorsBinOneElementInFiveWithExactMinMax) {
     EXPECT_LE(total, 60001.0);
 }
 
-// A backend shows a value in its blocked layout (nChw16c: 16 channel lanes per pixel). A fixed stride of 3 took
+// A backend shows a value in its blocked layout (nChw16c: 16 channel lanes per pixel). A fixed stride of 15 took
 // lane l only at pixels q with q + l = 0 (mod 3), since 16 = 1 (mod 3): a value that depends on (q + l) mod 3
 // was sampled as one class only. The hashed pick takes every class about equally.
 TEST(QuantStreamingHistogram, SampleFormsNoLatticeWithBlockedChannelLanes) {
-    for (size_t pixels : {size_t{14400}, size_t{57600}}) {  // strides 3 (single elements) and 17 (cache-line runs)
+    for (size_t pixels : {size_t{14400}, size_t{57600}}) {  // strides 15 (single elements) and 57 (cache-line runs)
         std::vector<float> v(pixels * 16 * 4);  // 4 blocks of 16 channels
         for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i / 16 + i % 16) % 3);
         std::vector<float> buffer;
