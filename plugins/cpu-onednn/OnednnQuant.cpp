@@ -139,12 +139,6 @@ NPUWB_VECTOR_CLONES void requantizeRange(const I* __restrict in, O* __restrict o
     }
 }
 
-template <class O>
-NPUWB_VECTOR_CLONES void requantizeFloatRange(const float* __restrict in, O* __restrict o, size_t begin, size_t end,
-                                              float inZero, float inScale, float outScale, float outZero) {
-    for (size_t i = begin; i < end; ++i) o[i] = saturate<O>(roundEven(((in[i] - inZero) * inScale) / outScale) + outZero);
-}
-
 template <class A, class B, class Y>
 NPUWB_VECTOR_CLONES void addRange(const A* __restrict a, const B* __restrict b, Y* __restrict o, size_t begin,
                                   size_t end, QuantInfo qa, QuantInfo qb, QuantInfo qy, float lo, float hi) {
@@ -188,13 +182,21 @@ void requantizeBuffer(const void* src, void* dst, size_t count, const QuantInfo&
     });
 }
 
-void requantizeFloatBuffer(const float* src, void* dst, size_t count, const QuantInfo& in, const QuantInfo& out) {
-    visitQ(out.type, [&]<typename O>() {
-        O* d = static_cast<O*>(dst);
-        const QuantInfo from = in, to = out;
-        parallelChunks(count, [=](size_t begin, size_t end) {
-            requantizeFloatRange<O>(src, d, begin, end, static_cast<float>(from.zero), from.scale, to.scale,
-                                    static_cast<float>(to.zero));
+void averagePoolQuantized(const void* src, void* dst, size_t planes, size_t pixels, const QuantInfo& in,
+                          const QuantInfo& out) {
+    visitQ(in.type, [&]<typename I>() {
+        visitQ(out.type, [&]<typename O>() {
+            const I* s = static_cast<const I*>(src);
+            O* d = static_cast<O*>(dst);
+            const int32_t base = -in.zero * static_cast<int32_t>(pixels);
+            const float scale = in.scale / (out.scale * static_cast<float>(pixels)), zero = static_cast<float>(out.zero);
+            parallelChunks(planes, [=](size_t begin, size_t end) {
+                for (size_t p = begin; p < end; ++p) {
+                    int32_t acc = base;
+                    for (size_t i = 0; i < pixels; ++i) acc += s[p * pixels + i];
+                    d[p] = saturate<O>(roundEven(static_cast<float>(acc) * scale) + zero);
+                }
+            });
         });
     });
 }

@@ -5,11 +5,13 @@
 //
 // Rounding rule. QuantizeLinear, DequantizeLinear and requantization between two scales run here with the
 // reference's arithmetic (divide in float, round half to even, saturate), so they match bit for bit. An int8
-// convolution / matmul accumulates exactly in int32 and then requantizes the way oneDNN does: float(acc + bias) *
-// (x_scale * w_scale / y_scale), relu/clip, + y_zero_point, round half to even, saturate. The reference computes the
-// same graph in float (dequantized values, float sums, divide by y_scale), so an element whose exact value lies
-// within float rounding of a .5 boundary may land one step away: results agree within 1 LSB, and the tests report how
-// many elements differ.
+// convolution / matmul accumulates exactly in int32 and then requantizes as ONNX Runtime's QLinearConv does:
+// float(acc + bias) * (x_scale * w_scale / y_scale), relu/clip, round half to even, + y_zero_point, saturate (the
+// zero point after the rounding: oneDNN alone adds it first, and 74.5 + 129 rounds up where rint(74.5) + 129 does
+// not); a GlobalAveragePool between DQ and Q sums int8 values exactly (averagePoolQuantized). The reference computes
+// the same graph in float (dequantized values, float sums, divide by y_scale), so an element whose exact value lies
+// within float rounding of a .5 boundary may land one step away: results agree within 1 LSB, and the tests report
+// how many elements differ.
 #include <optional>
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -47,8 +49,11 @@ void quantizeBuffer(const float* src, void* dst, size_t count, const QuantInfo& 
 void dequantizeBuffer(const void* src, float* dst, size_t count, const QuantInfo& in);
 /// q_out = Q(DQ(q_in)) with two parameter sets, as the reference computes it.
 void requantizeBuffer(const void* src, void* dst, size_t count, const QuantInfo& in, const QuantInfo& out);
-/// q_out = Q(scale_in * (x - zero_in)) for a float `x` in the input's integer units (an average of int8 values).
-void requantizeFloatBuffer(const float* src, void* dst, size_t count, const QuantInfo& in, const QuantInfo& out);
+/// The average of each of `planes` runs of `pixels` int8 values, requantized as ONNX Runtime's
+/// QLinearGlobalAveragePool does: an exact int32 sum less pixels * zero_in, times x_scale / (y_scale * pixels),
+/// round half to even, + zero_out, saturate (plain layout: plane p holds elements [p * pixels, (p + 1) * pixels)).
+void averagePoolQuantized(const void* src, void* dst, size_t planes, size_t pixels, const QuantInfo& in,
+                          const QuantInfo& out);
 
 /// q_y = Q(clamp(DQ(a) + DQ(b), lo, hi)) per element, as the reference computes DQ -> Add -> [Relu|Clip] -> Q.
 void addQuantizedBuffers(const void* a, const void* b, void* dst, size_t count, const QuantInfo& qa,
