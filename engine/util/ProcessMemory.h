@@ -9,10 +9,10 @@ namespace npuwb {
 /// peak RSS. Call once at the start of main().
 void returnLargeFreedBlocksToSystem();
 
-/// For a loop that frees and reallocates the same large buffers every iteration (calibration's observed outputs,
-/// ~170 MB per PP-OCRv4 det sample at 480x480): while one of these lives, freed blocks stay in the heap for the
-/// next iteration instead of being unmapped and zero-faulted again (half of calibration's time). When the last
-/// one ends, the heap is trimmed and returnLargeFreedBlocksToSystem's policy applies again.
+/// For a loop that frees and reallocates the same large buffers every iteration (a data set's sample inputs and
+/// outputs in calibration and its inference baseline, a reference learning run's activations): while one of these
+/// lives, freed blocks stay in the heap for the next iteration instead of being unmapped and zero-faulted again.
+/// When the last one ends, the heap is trimmed and returnLargeFreedBlocksToSystem's policy applies again.
 class ReuseFreedBlocks {
 public:
     ReuseFreedBlocks();

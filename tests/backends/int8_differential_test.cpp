@@ -30,6 +30,14 @@ std::vector<std::string> int8Backends() {
     return out;
 }
 
+/// s8 weights of `shape` with values uniform in [-limit, limit].
+Tensor randomInt8(const Shape& shape, int limit, std::mt19937& rng) {
+    Tensor w(DType::I8, shape);
+    std::uniform_int_distribution<int> v(-limit, limit);
+    for (auto& x : w.values<int8_t>()) x = static_cast<int8_t>(v(rng));
+    return w;
+}
+
 }  // namespace
 
 class Int8Differential : public ::testing::TestWithParam<std::string> {};
@@ -56,9 +64,7 @@ TEST_P(Int8Differential, FoldedFloatWeightsAreNeverMade) {
     using difftest::makeNode;
     std::mt19937 rng(23);
     const int64_t ic = 32, oc = 64;
-    Tensor w(DType::I8, {oc, ic, 3, 3});
-    std::uniform_int_distribution<int> v(-127, 127);
-    for (auto& x : w.values<int8_t>()) x = static_cast<int8_t>(v(rng));
+    const Tensor w = randomInt8({oc, ic, 3, 3}, 127, rng);
     std::vector<float> scales(static_cast<size_t>(oc));
     for (size_t c = 0; c < scales.size(); ++c) scales[c] = 0.004f + 0.0001f * static_cast<float>(c);
     std::map<std::string, Tensor> init{
@@ -102,9 +108,7 @@ TEST_P(Int8Differential, RequantizationRoundsTiesBeforeTheZeroPoint) {
     using difftest::makeNode;
     std::mt19937 rng(5);
     const int64_t ic = 3, oc = 8;
-    Tensor w(DType::I8, {oc, ic, 1, 1});
-    std::uniform_int_distribution<int> v(-9, 9);
-    for (auto& x : w.values<int8_t>()) x = static_cast<int8_t>(v(rng));
+    const Tensor w = randomInt8({oc, ic, 1, 1}, 9, rng);
     std::map<std::string, Tensor> init{{"w", w}, {"ws", Tensor::scalar<float>(0.5f)}, {"wz", Tensor::scalar<int8_t>(0)},
                                        {"xs", Tensor::scalar<float>(1.f)}, {"xz", Tensor::scalar<uint8_t>(0)},
                                        {"ys", Tensor::scalar<float>(1.f)}, {"yz", Tensor::scalar<uint8_t>(129)}};
