@@ -9,6 +9,7 @@
 #include "BoardProfile.h"
 #include "Commands.h"
 #include "InputShapeOption.h"
+#include "onnx/SchemaRegistryWarmUp.h"
 #include "runtime/Profiler.h"
 #include "util/Npy.h"
 
@@ -76,16 +77,19 @@ void printTable(const Report& r, int top) {
 }
 
 Report profileLocally(const ProfileCliOptions& o) {
+    ProfileOptions po;
+    // The environment before the session, as `require('onnxruntime-node')` readies ORT's before its create(): the
+    // backend plugin loads (and ONNX's schemas finish building, see main) before the creation clock starts.
+    po.backend = usableBackend(o.backend);
+    npuwb::onnxconv::awaitSchemaRegistry();
     const auto loadStart = std::chrono::steady_clock::now();
     auto model = loadModelForCommand(o.model);
     const double loadUs =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - loadStart).count();
-    ProfileOptions po;
     po.inputShapes = parseInputShapes(o.inputShapes);
     po.runs = o.runs;
     po.warmup = o.warmup;
     po.threads = o.threads;
-    po.backend = usableBackend(o.backend);
     po.layerTimes = !o.noLayerTimes;
     for (const auto& spec : o.inputs) {
         auto eq = spec.find('=');

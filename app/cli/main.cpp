@@ -2,11 +2,15 @@
 #include <iostream>
 
 #include "Commands.h"
+#include "onnx/SchemaRegistryWarmUp.h"
 #include "util/Error.h"
 #include "util/ProcessMemory.h"
 
 int main(int argc, char** argv) {
     npuwb::returnLargeFreedBlocksToSystem();
+    // ONNX's operator schemas (about 10 ms) build on a second thread while the arguments parse and a backend
+    // plugin loads; most commands load a model, whose shape inference needs them.
+    npuwb::onnxconv::SchemaRegistryWarmUpScope schemas;
     CLI::App app{"NPU Workbench command line: inspect, run and profile ONNX models headless.\n"
                  "Every command has --help. Reports are JSON in the same schema the GUI uses."};
     app.require_subcommand(1);

@@ -8,6 +8,7 @@
 
 #include "MainWindow.h"
 #include "jobs/EstimateJob.h"
+#include "onnx/SchemaRegistryWarmUp.h"
 #include "views/TargetOptionsBar.h"
 #include "util/ProcessMemory.h"
 
@@ -65,6 +66,8 @@ int main(int argc, char** argv) {
     parser.addOption(runOption);
     parser.addOption(screenshotOption);
     parser.process(app);
+    // ONNX's operator schemas build on a second thread while the window comes up: the first model opens sooner.
+    npuwb::onnxconv::SchemaRegistryWarmUpScope schemas;
 
     const QStringList positional = parser.positionalArguments();
     if (positional.size() > 1) {

@@ -201,31 +201,16 @@ Model modelFromProto(onnx::ModelProto& proto, const std::string& baseDir, const 
 
 }  // namespace
 
-namespace {
-/// ONNX's schema registry is built on a second thread while the model is parsed, for the shape inference after;
-/// the load waits for it on every way out, so the thread never outlives the load.
-struct SchemaRegistryWhileParsing {
-    explicit SchemaRegistryWhileParsing(const ImportOptions& options) : started(options.inferShapes) {
-        if (started) onnxconv::startSchemaRegistryWarmUp();
-    }
-    ~SchemaRegistryWhileParsing() {
-        if (started) onnxconv::awaitSchemaRegistry();
-    }
-    SchemaRegistryWhileParsing(const SchemaRegistryWhileParsing&) = delete;
-    SchemaRegistryWhileParsing& operator=(const SchemaRegistryWhileParsing&) = delete;
-    bool started;
-};
-}  // namespace
-
 Model loadModelFromBytes(const std::string& bytes, const std::string& baseDir, const std::string& label,
                          const ImportOptions& options) {
-    SchemaRegistryWhileParsing registry(options);
+    // ONNX's schema registry builds on a second thread while the model parses, for the shape inference after.
+    onnxconv::SchemaRegistryWarmUpScope registry(options.inferShapes);
     onnx::ModelProto proto = parseModelProto(bytes, label);
     return modelFromProto(proto, baseDir, label, options);
 }
 
 Model loadModel(const std::string& path, const ImportOptions& options) {
-    SchemaRegistryWhileParsing registry(options);
+    onnxconv::SchemaRegistryWarmUpScope registry(options.inferShapes);  // as in loadModelFromBytes
     std::filesystem::path p(path);
     std::string baseDir = p.has_parent_path() ? p.parent_path().string() : ".";
     // Parsed straight from the file: holding the file's bytes as well would double the peak memory.

@@ -13,4 +13,21 @@ void startSchemaRegistryWarmUp();
 /// that uses ONNX: a fork in the middle of the build would leave the child waiting on a lock forever.
 void awaitSchemaRegistry();
 
+/// Starts the warm-up (when `start`) and awaits it on every way out of the scope: a model load, or a whole program
+/// that wants the registry ready by the time it loads a model (npuwb-cli, npuwb).
+class SchemaRegistryWarmUpScope {
+public:
+    explicit SchemaRegistryWarmUpScope(bool start = true) : started_(start) {
+        if (started_) startSchemaRegistryWarmUp();
+    }
+    ~SchemaRegistryWarmUpScope() {
+        if (started_) awaitSchemaRegistry();
+    }
+    SchemaRegistryWarmUpScope(const SchemaRegistryWarmUpScope&) = delete;
+    SchemaRegistryWarmUpScope& operator=(const SchemaRegistryWarmUpScope&) = delete;
+
+private:
+    bool started_;
+};
+
 }  // namespace npuwb::onnxconv
