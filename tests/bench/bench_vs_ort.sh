@@ -12,6 +12,8 @@
 # Prints per model and thread count: our median, ORT median, ratio ours/ORT, peak RSS of each, session creation of
 # each (ours: model load + Session + prepare(), which learns the shapes and compiles the backend plan without an
 # inference; ORT: InferenceSession.create), our fallback count; then the geometric mean of the ratio per thread count.
+# Neither creation figure counts the engine's environment: ours loads the backend plugin and builds ONNX's schema
+# registry before the clock starts, as require('onnxruntime-node') loads ORT's binding and environment before create().
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/bench_common.sh"
