@@ -19,21 +19,39 @@ FiniteRange finiteRange(std::span<const float> values) {
     size_t i = 0;
 #ifdef __SSE2__
     // minps / maxps return the second operand when the first is NaN: NaN never enters the running range.
-    __m128 vlo = _mm_set1_ps(inf), vhi = _mm_set1_ps(-inf), vnan = _mm_setzero_ps();
+    // Four independent accumulators: one chain of dependent min/max ops waits out their latency on every step.
+    __m128 vlo[4], vhi[4], vnan[4];
+    for (int k = 0; k < 4; ++k) {
+        vlo[k] = _mm_set1_ps(inf);
+        vhi[k] = _mm_set1_ps(-inf);
+        vnan[k] = _mm_setzero_ps();
+    }
+    for (; i + 16 <= values.size(); i += 16)
+        for (int k = 0; k < 4; ++k) {
+            const __m128 x = _mm_loadu_ps(values.data() + i + 4 * k);
+            vlo[k] = _mm_min_ps(x, vlo[k]);
+            vhi[k] = _mm_max_ps(x, vhi[k]);
+            vnan[k] = _mm_or_ps(vnan[k], _mm_cmpunord_ps(x, x));
+        }
+    for (int k = 1; k < 4; ++k) {
+        vlo[0] = _mm_min_ps(vlo[k], vlo[0]);
+        vhi[0] = _mm_max_ps(vhi[k], vhi[0]);
+        vnan[0] = _mm_or_ps(vnan[k], vnan[0]);
+    }
     for (; i + 4 <= values.size(); i += 4) {
         const __m128 x = _mm_loadu_ps(values.data() + i);
-        vlo = _mm_min_ps(x, vlo);
-        vhi = _mm_max_ps(x, vhi);
-        vnan = _mm_or_ps(vnan, _mm_cmpunord_ps(x, x));
+        vlo[0] = _mm_min_ps(x, vlo[0]);
+        vhi[0] = _mm_max_ps(x, vhi[0]);
+        vnan[0] = _mm_or_ps(vnan[0], _mm_cmpunord_ps(x, x));
     }
     alignas(16) float l[4], h[4];
-    _mm_store_ps(l, vlo);
-    _mm_store_ps(h, vhi);
+    _mm_store_ps(l, vlo[0]);
+    _mm_store_ps(h, vhi[0]);
     for (int k = 0; k < 4; ++k) {
         lo = std::min(lo, l[k]);
         hi = std::max(hi, h[k]);
     }
-    nan = _mm_movemask_ps(vnan) != 0;
+    nan = _mm_movemask_ps(vnan[0]) != 0;
 #endif
     for (; i < values.size(); ++i) {
         const float x = values[i];
