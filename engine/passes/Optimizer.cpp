@@ -170,6 +170,7 @@ OptimizeResult optimize(const Model& model, const OptimizerOptions& options) {
     PassConfig config = options.config;
     config.opset = model.opset("") > 0 ? model.opset("") : 13;
     config.inputShapes = options.proof.inputShapes;
+    config.executor = options.proof.executor;
     config.symbolicDimValue = options.proof.symbolicDimValue;
     auto passes = selectPasses(options, config);
     // upgrade_opset runs first in a round: when asked for, or when a selected pass needs a newer opset.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ir/Graph.h"
+#include "runtime/Session.h"
 
 namespace npuwb::passes {
 
@@ -30,6 +31,7 @@ struct PassConfig {
     /// The proof's concrete shapes for inputs with symbolic dims, for passes that run the model (upgrade_opset).
     std::map<std::string, Shape> inputShapes;
     int64_t symbolicDimValue = 1;
+    SessionOptions executor{};  // what such passes run the model on (the proof's, ProofOptions::executor)
 };
 
 class Pass {
