@@ -16,10 +16,49 @@ namespace npuwb::imageio {
 
 namespace {
 
-std::string joinNames(const std::vector<InputGeometry>& inputs) {
+std::string joinNames(const std::vector<ValueInfo>& inputs) {
     std::string out;
-    for (const InputGeometry& g : inputs) out += (out.empty() ? "" : ", ") + g.name;
+    for (const ValueInfo& v : inputs) out += (out.empty() ? "" : ", ") + v.name;
     return out;
+}
+
+/// Whether every entry feeds input `input` from a .npy file.
+bool npyColumn(const DatasetList& list, size_t input) {
+    if (list.entries.empty()) return false;
+    for (const auto& e : list.entries)
+        if (input >= e.files.size() || !isNpyFile(e.files[input])) return false;
+    return true;
+}
+
+/// The geometry of an input that only .npy files feed and whose declared shape has symbolic dims (PP-OCR's
+/// [?,3,?,?]): the first file's shape (with the batch dimension when the file leaves it out), which every other
+/// file must then have. Images would need a preprocessing size instead.
+InputGeometry npyGeometry(const DatasetList& list, size_t input, const ValueInfo& declared) {
+    InputGeometry g;
+    g.name = declared.name;
+    const std::string& path = list.entries[0].files[input];
+    Tensor first;
+    try {
+        first = readNpy(path);
+    } catch (const Error& e) {
+        fail(e.kind(), list.originOf(0) + ": " + e.what());
+    }
+    g.dtype = declared.type.dtype != DType::Undefined ? declared.type.dtype : first.dtype();
+    g.shape = first.shape();
+    if (declared.type.shape && declared.type.shape->size() == g.shape.size() + 1) g.shape.insert(g.shape.begin(), 1);
+    if (declared.type.shape && declared.type.shape->size() == g.shape.size())
+        for (size_t d = 0; d < g.shape.size(); ++d)
+            if ((*declared.type.shape)[d].known() && (*declared.type.shape)[d].value != g.shape[d])
+                failInput(list.originOf(0) + ": wrong shape: '" + path + "' is " + shapeToString(first.shape()) +
+                          ", input '" + g.name + "' takes " + symShapeToString(*declared.type.shape));
+    return g;
+}
+
+bool fullyStatic(const ValueInfo& v) {
+    if (!v.type.shape) return false;
+    for (const Dim& d : *v.type.shape)
+        if (!d.known()) return false;
+    return true;
 }
 
 }  // namespace
@@ -40,16 +79,20 @@ DatasetSampleSource::DatasetSampleSource(DatasetList list, const std::vector<Val
         if (std::none_of(inputs.begin(), inputs.end(), [&](const ValueInfo& v) { return v.name == name; }))
             failInput("preprocessing names input '" + name + "', which the model does not have");
     }
-    for (const ValueInfo& input : inputs) geometry_.push_back(resolveInput(input, preprocessingFor(preprocessing_, input.name)));
-    if (list_.isFolder && geometry_.size() > 1)
+    if (list_.isFolder && inputs.size() > 1)
         failInput(list_.source + ": a folder gives one file per sample, but the model has " +
-                  std::to_string(geometry_.size()) + " inputs (" + joinNames(geometry_) +
+                  std::to_string(inputs.size()) + " inputs (" + joinNames(inputs) +
                   "); use a dataset.txt with one file per input on each line");
     for (size_t i = 0; i < list_.entries.size(); ++i)
-        if (list_.entries[i].files.size() != geometry_.size())
+        if (list_.entries[i].files.size() != inputs.size())
             failInput(list_.originOf(i) + ": " + std::to_string(list_.entries[i].files.size()) +
-                      " file(s) on this line, but the model has " + std::to_string(geometry_.size()) + " input(s) (" +
-                      joinNames(geometry_) + ")");
+                      " file(s) on this line, but the model has " + std::to_string(inputs.size()) + " input(s) (" +
+                      joinNames(inputs) + ")");
+    for (size_t i = 0; i < inputs.size(); ++i)
+        geometry_.push_back(!fullyStatic(inputs[i]) && npyColumn(list_, i)
+                                ? npyGeometry(list_, i, inputs[i])
+                                : resolveInput(inputs[i], preprocessingFor(preprocessing_, inputs[i].name)));
+
 }
 
 QImage DatasetSampleSource::loadImage(size_t index, size_t input) const {

@@ -205,6 +205,29 @@ TEST_F(ImageioTest, NpyEntriesWithAndWithoutBatchAndMultiInputLines) {
     }
 }
 
+// PP-OCR models declare [?,3,?,?]: .npy samples give the shape themselves (the GUI's Quantize dialog failed on
+// them, asking for a preprocessing size only images need); every file must then have the first one's shape.
+TEST_F(ImageioTest, NpyOnlyInputWithSymbolicDimsTakesTheFirstFilesShape) {
+    const std::vector<float> values(3 * 6 * 10, 0.25f);
+    writeNpy(path("a.npy"), Tensor::fromVector<float>({1, 3, 6, 10}, values));
+    writeNpy(path("b.npy"), Tensor::fromVector<float>({3, 6, 10}, values));
+    writeNpy(path("c.npy"), Tensor::fromVector<float>({1, 3, 10, 6}, values));
+    const ValueInfo x = imageInput("x", dims({-1, 3, -1, -1}));
+    const auto source = makeSampleSource(write("list.txt", "a.npy\nb.npy\nc.npy\n"), {x});
+    EXPECT_EQ(source->inputs()[0].shape, (Shape{1, 3, 6, 10}));
+    EXPECT_EQ(source->load(0).inputs.at("x").shape(), (Shape{1, 3, 6, 10}));
+    EXPECT_EQ(source->load(1).inputs.at("x").shape(), (Shape{1, 3, 6, 10}));
+    const std::string wrong = errorOf([&] { source->load(2); });
+    EXPECT_NE(wrong.find("list.txt:3"), std::string::npos) << wrong;
+    EXPECT_NE(wrong.find("wrong shape"), std::string::npos) << wrong;
+    // A declared dimension the file contradicts is named at once; an image still needs a size.
+    const std::string channels = errorOf([&] { makeSampleSource(path("list.txt"), {imageInput("x", dims({-1, 4, -1, -1}))}); });
+    EXPECT_NE(channels.find("wrong shape"), std::string::npos) << channels;
+    solid("img.png", QColor(1, 2, 3), 4, 4);
+    const std::string image = errorOf([&] { makeSampleSource(write("images.txt", "img.png\n"), {x}); });
+    EXPECT_NE(image.find("size"), std::string::npos) << image;
+}
+
 TEST_F(ImageioTest, FolderIsSortedImages) {
     solid("b.png", QColor(0, 0, 0), 4, 4);
     solid("a.png", QColor(255, 255, 255), 4, 4);
