@@ -76,7 +76,8 @@ ActivationRange chooseRange(const ValueStats& stats, const QuantizeOptions& opti
 
 // An observed value that is another value times or plus a scalar constant (Paddle's learnable affine blocks after
 // each HardSwish: a third of PP-OCRv4 det's observed values). Its statistics are computed from that source tensor
-// instead of watching it too: each watched value costs the backend a fused kernel and a pass over its elements. The steps round to float one op at a time, exactly as the graph's Mul and Add do.
+// instead of watching it too: each watched value costs the backend a fused kernel and a pass over its elements.
+// The steps round to float one op at a time, exactly as the graph's Mul and Add do.
 struct AffineStep {
     bool multiply = false;
     float constant = 0.0f;

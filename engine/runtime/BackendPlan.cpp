@@ -246,10 +246,11 @@ std::unique_ptr<BackendPlan> compileBackendPlan(Backend& backend, const Graph& g
     plan->segments = std::move(result.segments);
     plan->fallbacks = std::move(result.fallbacks);
     // Backends copy (pack) the constants they take at compile time. Keep only the folded values a run still
-    // reads: inputs of reference steps and segments, and graph outputs (a QDQ model's dequantized float weights,
-    // 100 MB for resnet50, are otherwise held for nothing).
+    // reads: inputs of reference steps and segments, graph outputs and watched values (a QDQ model's dequantized
+    // float weights, 100 MB for resnet50, are otherwise held for nothing).
     std::set<std::string> read;
     for (const auto& o : graph.outputs) read.insert(o.name);
+    if (watched) read.insert(watched->begin(), watched->end());  // each run shows them to its ValueObserver
     for (const PlanStep& step : plan->steps) {
         if (step.segment >= 0) {
             const auto& inputs = plan->segments[static_cast<size_t>(step.segment)].inputs;

@@ -114,6 +114,11 @@ struct GraphRunner {
 
         ExecutionObserver* observer = topLevel && control ? control->observer : nullptr;
         ValueObserver* values = topLevel && control && watched && !shapeOnly ? control->values : nullptr;
+        if (values && plan) {  // values the plan folded to constants (computed from constants only) are made now
+            std::vector<std::string> folded;
+            for (const auto& [name, t] : plan->folded) folded.push_back(name);
+            observeWatched(folded, local, *values);
+        }
         if (observer) observer->runStarted(order.size());
         KernelContext::SubgraphRunner subRunner;
         for (const PlanStep& st : steps) {

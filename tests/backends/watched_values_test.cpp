@@ -16,11 +16,12 @@ using namespace npuwb::difftest;
 
 namespace {
 
-const std::vector<std::string> kWatched = {"c1", "r1", "c2", "s2", "d2", "t2", "v", "Y"};
+const std::vector<std::string> kWatched = {"c1", "r1", "c2", "s2", "d2", "t2", "v", "k", "Y"};
 
 /// X[1,16,9,7] -> Conv -> c1[32] -> Relu -> r1 -> Conv -> c2[24] -> Sigmoid -> s2 -> depthwise Conv -> d2 ->
 /// ConvTranspose 2x2/2 -> t2 (oneDNN: nChw16c, 24 channels padded to 32) -> MaxPool 2x2/2 -> Reshape [1,24,63] -> v
-/// -> Reshape back -> Conv 1x1 -> Y. Conv+Relu and Conv+Sigmoid fuse unless watched.
+/// -> Reshape back -> Conv 1x1 -> * k -> Y, where k = Sqrt(constant) is folded by a backend's plan. Conv+Relu and
+/// Conv+Sigmoid fuse unless watched.
 Case watchedCase(const std::vector<std::string>& outputs) {
     std::mt19937 rng(11);
     std::map<std::string, Attribute> k3{{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})}};
@@ -36,11 +37,14 @@ Case watchedCase(const std::vector<std::string>& outputs) {
                             makeNode("MaxPool", {"t2"}, {"p2"}, {{"kernel_shape", intsAttr({2, 2})}, {"strides", intsAttr({2, 2})}}),
                             makeNode("Reshape", {"p2", "flat"}, {"v"}),
                             makeNode("Reshape", {"v", "back"}, {"u"}),
-                            makeNode("Conv", {"u", "W3"}, {"Y"}, {{"kernel_shape", intsAttr({1, 1})}})};
+                            makeNode("Conv", {"u", "W3"}, {"y"}, {{"kernel_shape", intsAttr({1, 1})}}),
+                            makeNode("Sqrt", {"four"}, {"k"}),
+                            makeNode("Mul", {"y", "k"}, {"Y"})};
     std::map<std::string, Tensor> init{{"W1", randomTensor({32, 16, 3, 3}, rng)}, {"B1", randomTensor({32}, rng)},
                                        {"W2", randomTensor({24, 32, 3, 3}, rng)}, {"B2", randomTensor({24}, rng)},
                                        {"W3", randomTensor({16, 24, 1, 1}, rng)}, {"Wd", randomTensor({24, 1, 3, 3}, rng)},
                                        {"Wt", randomTensor({24, 24, 2, 2}, rng)},
+                                       {"four", Tensor::fromVector<float>({1}, {4.f})},
                                        {"flat", Tensor::fromVector<int64_t>({3}, {1, 24, 63})},
                                        {"back", Tensor::fromVector<int64_t>({4}, {1, 24, 9, 7})}};
     return makeCase("watched", nodes, {{"X", {1, 16, 9, 7}}}, outputs, init, rng);
