@@ -139,15 +139,15 @@ NPUWB_VECTOR_CLONES void requantizeRange(const I* __restrict in, O* __restrict o
     }
 }
 
-template <class A, class B, class Y>
-NPUWB_VECTOR_CLONES void addRange(const A* __restrict a, const B* __restrict b, Y* __restrict o, size_t begin,
-                                  size_t end, QuantInfo qa, QuantInfo qb, QuantInfo qy, float lo, float hi) {
+template <bool Multiply, class A, class B, class Y>
+NPUWB_VECTOR_CLONES void binaryRange(const A* __restrict a, const B* __restrict b, Y* __restrict o, size_t begin,
+                                     size_t end, QuantInfo qa, QuantInfo qb, QuantInfo qy, float lo, float hi) {
     const int32_t za = qa.zero, zb = qb.zero;
     const float sa = qa.scale, sb = qb.scale, sy = qy.scale, zy = static_cast<float>(qy.zero);
     for (size_t i = begin; i < end; ++i) {
         float va = static_cast<float>(static_cast<int32_t>(a[i]) - za) * sa;
         float vb = static_cast<float>(static_cast<int32_t>(b[i]) - zb) * sb;
-        float v = std::min(hi, std::max(lo, va + vb));
+        float v = std::min(hi, std::max(lo, Multiply ? va * vb : va + vb));
         o[i] = saturate<Y>(roundEven(v / sy) + zy);
     }
 }
@@ -201,8 +201,8 @@ void averagePoolQuantized(const void* src, void* dst, size_t planes, size_t pixe
     });
 }
 
-void addQuantizedBuffers(const void* a, const void* b, void* dst, size_t count, const QuantInfo& qa,
-                         const QuantInfo& qb, const QuantInfo& qy, float lo, float hi) {
+void binaryQuantizedBuffers(QuantizedBinary op, const void* a, const void* b, void* dst, size_t count,
+                            const QuantInfo& qa, const QuantInfo& qb, const QuantInfo& qy, float lo, float hi) {
     visitQ(qa.type, [&]<typename A>() {
         visitQ(qb.type, [&]<typename B>() {
             visitQ(qy.type, [&]<typename Y>() {
@@ -210,9 +210,20 @@ void addQuantizedBuffers(const void* a, const void* b, void* dst, size_t count, 
                 const B* pb = static_cast<const B*>(b);
                 Y* d = static_cast<Y*>(dst);
                 const QuantInfo ia = qa, ib = qb, iy = qy;
-                parallelChunks(count, [=](size_t begin, size_t end) { addRange<A, B, Y>(pa, pb, d, begin, end, ia, ib, iy, lo, hi); });
+                parallelChunks(count, [=](size_t begin, size_t end) {
+                    if (op == QuantizedBinary::Multiply) binaryRange<true, A, B, Y>(pa, pb, d, begin, end, ia, ib, iy, lo, hi);
+                    else binaryRange<false, A, B, Y>(pa, pb, d, begin, end, ia, ib, iy, lo, hi);
+                });
             });
         });
+    });
+}
+
+void lookUpBuffer(const std::array<uint8_t, 256>& table, const void* src, void* dst, size_t count) {
+    const auto* s = static_cast<const uint8_t*>(src);
+    auto* d = static_cast<uint8_t*>(dst);
+    parallelChunks(count, [=, &table](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) d[i] = table[s[i]];
     });
 }
 

@@ -12,6 +12,7 @@
 // the same graph in float (dequantized values, float sums, divide by y_scale), so an element whose exact value lies
 // within float rounding of a .5 boundary may land one step away: results agree within 1 LSB, and the tests report
 // how many elements differ.
+#include <array>
 #include <optional>
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -55,8 +56,12 @@ void requantizeBuffer(const void* src, void* dst, size_t count, const QuantInfo&
 void averagePoolQuantized(const void* src, void* dst, size_t planes, size_t pixels, const QuantInfo& in,
                           const QuantInfo& out);
 
-/// q_y = Q(clamp(DQ(a) + DQ(b), lo, hi)) per element, as the reference computes DQ -> Add -> [Relu|Clip] -> Q.
-void addQuantizedBuffers(const void* a, const void* b, void* dst, size_t count, const QuantInfo& qa,
-                         const QuantInfo& qb, const QuantInfo& qy, float lo, float hi);
+enum class QuantizedBinary { Add, Multiply };
+/// q_y = Q(clamp(DQ(a) + DQ(b), lo, hi)) (or the product) per element, as the reference computes
+/// DQ -> Add|Mul -> [Relu|Clip] -> Q.
+void binaryQuantizedBuffers(QuantizedBinary op, const void* a, const void* b, void* dst, size_t count,
+                            const QuantInfo& qa, const QuantInfo& qb, const QuantInfo& qy, float lo, float hi);
+/// dst[i] = table[src[i]] over 8-bit values (an int8 or uint8 value's bytes index the table the same way).
+void lookUpBuffer(const std::array<uint8_t, 256>& table, const void* src, void* dst, size_t count);
 
 }  // namespace npuwb::onednn

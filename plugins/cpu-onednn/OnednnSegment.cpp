@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +12,7 @@
 
 #include "OnednnQuant.h"
 #include "OnednnSupport.h"
+#include "ops/Kernel.h"
 #include "runtime/MemoryPlanner.h"
 #include "util/Error.h"
 
@@ -77,6 +79,7 @@ struct Builder {
     std::set<size_t> inChainNotLast{};
     // int8 (OnednnInt8Ops.inc): chains built as int8 kernels, the nodes they take, lazily dequantized values.
     std::set<size_t> int8Chains{}, int8Nodes{};
+    std::vector<size_t> segmentNodes{};  // every node of the segment, in order (planInt8)
     std::map<std::string, size_t> producerInSegment{}, consumerInSegment{};
     std::map<std::string, std::pair<std::string, QuantInfo>> dequantizedFrom{};  // DQ output -> (int8 source, params)
     std::map<std::string, std::function<void()>> lazy{};                         // builds a value on first use

@@ -368,6 +368,28 @@ void addQLinearCases(std::vector<Int8Case>& out, std::mt19937& rng) {
 
 }  // namespace
 
+/// Tables and products: DQ -> Sigmoid|Tanh|HardSigmoid -> Q, SiLU as exporters write it after a DequantizeLinear
+/// (Mul(x, Sigmoid(x)) -> Q), and DQ(a), DQ(b) -> Mul -> Q of two int8 values.
+void addTableAndMulCases(std::vector<Int8Case>& out, std::mt19937& rng) {
+    const char* unary[] = {"Sigmoid", "Tanh", "HardSigmoid"};
+    for (int i = 0; i < 3; ++i) {
+        const int64_t c = 3 + 14 * i;
+        QdqGraph g(rng);
+        QParams xp = g.params(pickType(i), -5.f, 4.f), sp = g.params(pickType(i + 1), -0.4f, 4.2f);
+        QParams up = g.params(pickType(i), -1.f, 1.f), mp = g.params(pickType(i + 1), -2.f, 3.f);
+        std::string x = g.dequantize(g.quantize("X", xp), xp);
+        std::string sig = g.add("Sigmoid", {x});
+        std::string silu = g.add("Mul", {x, sig});
+        std::string sq = g.quantize(silu, sp);
+        std::string u = g.add(unary[i], {x});
+        std::string uq = g.quantize(u, up);
+        std::string m = g.add("Mul", {g.dequantize(sq, sp), g.dequantize(uq, up)});
+        std::string mq = g.quantize(m, mp);
+        out.push_back(finish("QDQ table+Mul " + std::string(unary[i]) + " c=" + std::to_string(c), g,
+                             {{"X", {1, c, 7, 9}}}, {mq, sq}, rng, {{sig, sq}, {u, uq}, {m, mq}}));
+    }
+}
+
 std::vector<Int8Case> int8Cases(uint32_t seed) {
     std::mt19937 rng(seed);
     std::vector<Int8Case> cases;
@@ -375,6 +397,7 @@ std::vector<Int8Case> int8Cases(uint32_t seed) {
     addGemmCases(cases, rng);
     addAddPoolAndChainCases(cases, rng);
     addQLinearCases(cases, rng);
+    addTableAndMulCases(cases, rng);  // new groups last, so the earlier cases keep their seeded values
     return cases;
 }
 
