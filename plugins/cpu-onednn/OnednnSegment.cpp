@@ -142,7 +142,7 @@ struct Builder {
                   {source}, false);
     }
     /// A kernel that shows float value `name` (memory `m`) to the run's ValueObserver: in place when its layout has
-    /// no padding (a blocked layout holds each element once, in another order), else through a plain copy.
+    /// no padding (a blocked layout holds each element once, in another order), else through a plain float copy.
     void addObserver(const std::string& name, memory m) {
         const memory::desc d = m.get_desc();
         const auto count = static_cast<size_t>(desc(name).shape.empty() ? 1 : shapeNumel(desc(name).shape));
@@ -472,7 +472,9 @@ std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::
     if (query.watched)
         for (size_t idx : nodes)
             for (const auto& out : b.node(idx).outputs)
-                if (!out.empty() && query.watched->count(out) && !b.segmentOutputs.count(out)) watched.push_back(out);
+                if (!out.empty() && query.watched->count(out) && !b.segmentOutputs.count(out) &&
+                    b.desc(out).dtype == DType::F32)  // only float values are observed (GraphQuery::watched)
+                    watched.push_back(out);
     b.segmentOutputs.insert(watched.begin(), watched.end());
     b.planInt8(nodes);
     b.planFusion(nodes);

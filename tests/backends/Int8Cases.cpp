@@ -390,6 +390,27 @@ void addTableAndMulCases(std::vector<Int8Case>& out, std::mt19937& rng) {
     }
 }
 
+/// Conv -> SiLU (Mul(c, Sigmoid(c))) -> Q, as our quantizer exports a Conv with its fused activation: one int8
+/// primitive with a swish post-op in real units, then the step to y's units.
+void addConvSiluCases(std::vector<Int8Case>& out, std::mt19937& rng) {
+    for (int i = 0; i < 2; ++i) {
+        const int64_t c = 5 + 12 * i, oc = 8 + 9 * i;
+        QdqGraph g(rng);
+        QParams xp = g.params(pickType(i), -1.f, 1.f);
+        std::vector<float> ws;
+        std::string x = g.dequantize(g.quantize("X", xp), xp);
+        std::string wv = g.weights({oc, c, 3, 3}, 0, true, ws);
+        const float sigma = 0.17f * std::sqrt(static_cast<float>(c * 9));
+        std::string conv = g.add("Conv", {x, wv, g.bias(oc, xp.scale, ws, 0.3f * sigma)},
+                                 {{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})}});
+        std::string silu = g.add("Mul", {conv, g.add("Sigmoid", {conv})});
+        QParams yp = g.params(pickType(i + 1), -0.3f, 3 * sigma);
+        std::string q = g.quantize(silu, yp);
+        out.push_back(finish("QDQ Conv+SiLU c=" + std::to_string(c) + " oc=" + std::to_string(oc), g,
+                             {{"X", {1, c, 9, 7}}}, {q}, rng, {{conv, q}}));
+    }
+}
+
 std::vector<Int8Case> int8Cases(uint32_t seed) {
     std::mt19937 rng(seed);
     std::vector<Int8Case> cases;
@@ -398,6 +419,7 @@ std::vector<Int8Case> int8Cases(uint32_t seed) {
     addAddPoolAndChainCases(cases, rng);
     addQLinearCases(cases, rng);
     addTableAndMulCases(cases, rng);  // new groups last, so the earlier cases keep their seeded values
+    addConvSiluCases(cases, rng);
     return cases;
 }
 

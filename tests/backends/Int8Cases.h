@@ -1,7 +1,7 @@
 #pragma once
 // The shared int8 differential case set: seeded random QDQ graphs (QuantizeLinear/DequantizeLinear around Conv, Gemm,
-// MatMul, Add, MaxPool, Concat; per-channel and per-tensor s8 weights, u8 and s8 activations with zero points, int32
-// bias, float islands, channel shuffles, residual blocks, QLinearConv/QLinearMatMul), and the runner that compares a
+// MatMul, Add, Mul, MaxPool, Concat, elementwise tables and SiLU; per-channel and per-tensor s8 weights, u8 and s8
+// activations with zero points, int32 bias, float islands, channel shuffles, residual blocks, QLinearConv/QLinearMatMul), and the runner that compares a
 // backend with the reference executor by the 1-LSB rule and checks which int8 patterns ran as one kernel. Used by
 // int8_differential_test.cpp (every backend's int8 test) so all backends are held to the same cases.
 #include <array>

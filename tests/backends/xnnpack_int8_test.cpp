@@ -45,7 +45,8 @@ TEST(XnnpackInt8, SharedQdqCasesWithinOneStep) {
     // Families cpu-xnnpack runs only in part, and why; they must still match the reference within 1 LSB.
     const std::map<std::string, std::string> partial = {
         {"QDQ shuffle", "Transpose and Slice have no cpu-xnnpack kernel (reference fallback)"},
-        {"QDQ table+Mul", "int8 tables and products are cpu-onednn's; cpu-xnnpack runs them in float"}};
+        {"QDQ table+Mul", "int8 tables and products are cpu-onednn's; cpu-xnnpack runs them in float"},
+        {"QDQ Conv+SiLU", "cpu-xnnpack's int8 convolution takes no SiLU: the SiLU runs in float before the Q"}};
     Int8Tally tally;
     for (const auto& k : cases) {
         const Int8Outcome o = runInt8Case(k, kBackend);
