@@ -291,9 +291,21 @@ struct Builder {
         }
         return std::nullopt;
     }
-    std::set<size_t> hardSwishStarts{};  // the Add of each decomposed HardSwish taken into a Conv chain
-
     using EltwiseStep = std::tuple<dnnl::algorithm, float, float>;
+    /// Activations written as several nodes and taken into a Conv chain as one post-op: first node -> the post-op
+    /// and how many nodes it covers (HardSwish: Add, Clip, Div, Mul; SiLU: Sigmoid, Mul).
+    std::map<size_t, std::pair<EltwiseStep, size_t>> decomposedAt{};
+    /// The decomposed activation starting at value `x` (its nodes, in order) and its post-op, or nothing.
+    std::optional<std::pair<std::vector<size_t>, EltwiseStep>> decomposedActivation(
+        const std::string& x, const std::map<std::string, std::vector<size_t>>& users) const {
+        if (auto hs = decomposedHardSwish(x, users))
+            return std::make_pair(*hs, EltwiseStep{dnnl::algorithm::eltwise_hardswish, 0.f, 0.f});
+        if (auto silu = siluAt(x))  // x * sigmoid(1 * x)
+            return std::make_pair(std::vector<size_t>{silu->first, silu->second},
+                                  EltwiseStep{dnnl::algorithm::eltwise_swish, 1.f, 0.f});
+        return std::nullopt;
+    }
+
     /// Appends a post-op step; a linear step right after another becomes one, a2*(a1*x + b1) + b2.
     static void appendStep(std::vector<EltwiseStep>& steps, EltwiseStep step) {
         constexpr auto linear = dnnl::algorithm::eltwise_linear;
@@ -343,13 +355,14 @@ struct Builder {
             std::string out = node(idx).outputs[0];
             while (true) {
                 if (!deconv && !segmentOutputs.count(out)) {
-                    if (auto hs = decomposedHardSwish(out, users)) {
+                    if (auto act = decomposedActivation(out, users)) {
+                        const auto& [taken, step] = *act;
                         bool free = true;
-                        for (size_t k : *hs) free = free && inSegment.count(k) && !claimed.count(k) && !int8Nodes.count(k);
-                        if (free && takes({{dnnl::algorithm::eltwise_hardswish, 0.f, 0.f}})) {
-                            hardSwishStarts.insert(hs->front());
-                            chain.insert(chain.end(), hs->begin(), hs->end());
-                            out = node(hs->back()).outputs[0];
+                        for (size_t k : taken) free = free && inSegment.count(k) && !claimed.count(k) && !int8Nodes.count(k);
+                        if (free && takes({step})) {
+                            decomposedAt[taken.front()] = {step, taken.size()};
+                            chain.insert(chain.end(), taken.begin(), taken.end());
+                            out = node(taken.back()).outputs[0];
                             continue;
                         }
                     }

@@ -179,6 +179,36 @@ void addAffineAroundActivationCases(std::vector<Case>& cases, std::mt19937& rng)
         }
 }
 
+/// Conv -> SiLU as exporters write it (Mul of the Conv output and its Sigmoid, either operand order): one swish
+/// post-op. Plain, depthwise, after a residual Add, with a scale after it; and with the Conv output read a third
+/// time, which must not fuse.
+void addSiluCases(std::vector<Case>& cases, std::mt19937& rng) {
+    for (int64_t c : {5, 17, 33})
+        for (int64_t group : {int64_t{1}, c}) {
+            std::map<std::string, Tensor> init{{"W", randomTensor({c, c / group, 3, 3}, rng)}, {"B", randomTensor({c}, rng)},
+                                               {"d", Tensor::scalar<float>(0.6f)}};
+            std::map<std::string, Attribute> conv{{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})},
+                                                  {"group", intAttr(group)}};
+            const std::string tag = " c=" + std::to_string(c) + " g=" + std::to_string(group);
+            const Node convNode = makeNode("Conv", {"X", "W", "B"}, {"x"}, conv);
+            cases.push_back(makeCase("Conv, SiLU" + tag,
+                                     {convNode, makeNode("Sigmoid", {"x"}, {"s"}), makeNode("Mul", {"x", "s"}, {"Y"})},
+                                     {{"X", {1, c, 9, 7}}}, {"Y"}, init, rng));
+            cases.push_back(makeCase("Conv, SiLU (sigmoid first), *d" + tag,
+                                     {convNode, makeNode("Sigmoid", {"x"}, {"s"}), makeNode("Mul", {"s", "x"}, {"h"}),
+                                      makeNode("Mul", {"h", "d"}, {"Y"})},
+                                     {{"X", {1, c, 9, 7}}}, {"Y"}, init, rng));
+            cases.push_back(makeCase("Conv+X (residual), SiLU" + tag,
+                                     {convNode, makeNode("Add", {"x", "X"}, {"r"}), makeNode("Sigmoid", {"r"}, {"s"}),
+                                      makeNode("Mul", {"r", "s"}, {"Y"})},
+                                     {{"X", {1, c, 9, 7}}}, {"Y"}, init, rng));
+            cases.push_back(makeCase("Conv, SiLU, Conv output read again" + tag,
+                                     {convNode, makeNode("Sigmoid", {"x"}, {"s"}), makeNode("Mul", {"x", "s"}, {"h"}),
+                                      makeNode("Add", {"h", "x"}, {"Y"})},
+                                     {{"X", {1, c, 9, 7}}}, {"Y"}, init, rng));
+        }
+}
+
 void addFusedCases(std::vector<Case>& cases, std::mt19937& rng) {
     for (int64_t c : {3, 17, 33}) {
         std::map<std::string, Attribute> conv{{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})}};
@@ -356,6 +386,7 @@ std::vector<Case> standardCases(uint32_t seed) {
     addDeconvChainCases(cases, rng);
     addDecomposedHardSwishCases(cases, rng);
     addAffineAroundActivationCases(cases, rng);
+    addSiluCases(cases, rng);
     return cases;
 }
 
