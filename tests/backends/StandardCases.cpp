@@ -1,6 +1,8 @@
 // The standard differential case set (see DifferentialHarness.h).
 #include "DifferentialHarness.h"
 
+#include <cstdio>
+
 namespace npuwb::difftest {
 
 namespace {
@@ -209,6 +211,28 @@ void addSiluCases(std::vector<Case>& cases, std::mt19937& rng) {
         }
 }
 
+/// 3x3 stride-1 Convs large enough for cpu-onednn's Winograd kernels (at least 28x28 outputs, channels in whole
+/// SIMD blocks), alone, with Relu and with a residual sum; 17 channels, which Winograd does not take.
+void addWinogradSizedConvCases(std::vector<Case>& cases, std::mt19937& rng) {
+    struct Geometry { int64_t ic, oc, h, w; };
+    for (const Geometry g : {Geometry{16, 32, 29, 31}, Geometry{64, 64, 30, 28}, Geometry{128, 128, 28, 28},
+                             Geometry{17, 17, 29, 29}}) {
+        std::map<std::string, Tensor> init{{"W", randomTensor({g.oc, g.ic, 3, 3}, rng)}, {"B", randomTensor({g.oc}, rng)}};
+        std::map<std::string, Attribute> conv{{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})}};
+        char tag[64];
+        std::snprintf(tag, sizeof tag, " %lld->%lld at %lldx%lld", static_cast<long long>(g.ic),
+                      static_cast<long long>(g.oc), static_cast<long long>(g.h), static_cast<long long>(g.w));
+        const Node convNode = makeNode("Conv", {"X", "W", "B"}, {"x"}, conv);
+        cases.push_back(makeCase(std::string("Conv 3x3") + tag, {convNode}, {{"X", {1, g.ic, g.h, g.w}}}, {"x"}, init, rng));
+        cases.push_back(makeCase(std::string("Conv 3x3+Relu") + tag, {convNode, makeNode("Relu", {"x"}, {"Y"})},
+                                 {{"X", {1, g.ic, g.h, g.w}}}, {"Y"}, init, rng));
+        if (g.ic == g.oc)
+            cases.push_back(makeCase(std::string("Conv 3x3+X (residual)+Relu") + tag,
+                                     {convNode, makeNode("Add", {"x", "X"}, {"r"}), makeNode("Relu", {"r"}, {"Y"})},
+                                     {{"X", {1, g.ic, g.h, g.w}}}, {"Y"}, init, rng));
+    }
+}
+
 void addFusedCases(std::vector<Case>& cases, std::mt19937& rng) {
     for (int64_t c : {3, 17, 33}) {
         std::map<std::string, Attribute> conv{{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})}};
@@ -387,6 +411,7 @@ std::vector<Case> standardCases(uint32_t seed) {
     addDecomposedHardSwishCases(cases, rng);
     addAffineAroundActivationCases(cases, rng);
     addSiluCases(cases, rng);
+    addWinogradSizedConvCases(cases, rng);
     return cases;
 }
 
