@@ -1,16 +1,19 @@
 # Sourced by bench_vs_ort.sh and bench_int8_vs_ort.sh after they set `here` (this folder): the repository root and the
-# options both take (-b BUILD_DIR -B BACKEND -t THREADS -n RUNS) with their defaults.
+# options both take (-b BUILD_DIR -B BACKEND -t THREADS -n RUNS -r ROUNDS) with their defaults.
 # shellcheck shell=sh disable=SC2034,SC2154  # `here` comes from, and the options go to, the sourcing script
 root=$(cd "$here/../.." && pwd)
 build="$root/build/h-bench"
 backend=cpu-onednn
 threads="1 2"
 runs=10
+# Ours and ORT take turns ROUNDS times per model and thread count, RUNS timed runs each turn; the medians pool
+# every turn's runs, so a busy spell of the machine falls on both sides instead of on one.
+rounds=3
 
 # bench_option OPT ARG: sets the shared option OPT (as getopts names it) to ARG; fails for any other option.
 bench_option() {
   case $1 in
-    b) build=$2 ;; B) backend=$2 ;; t) threads=$2 ;; n) runs=$2 ;;
+    b) build=$2 ;; B) backend=$2 ;; t) threads=$2 ;; n) runs=$2 ;; r) rounds=$2 ;;
     *) return 1 ;;
   esac
 }

@@ -10,10 +10,10 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/bench_common.sh"
 qdq="$root/build/qdq-models"
-while getopts b:B:t:n:d: opt; do
+while getopts b:B:t:n:r:d: opt; do
   bench_option "$opt" "${OPTARG-}" || case $opt in
     d) qdq=$OPTARG ;;
-    *) echo "usage: $0 [-b BUILD_DIR] [-B BACKEND] [-t THREADS] [-n RUNS] [-d QDQ_DIR] [MODEL_NAME...]" >&2; exit 1 ;;
+    *) echo "usage: $0 [-b BUILD_DIR] [-B BACKEND] [-t THREADS] [-n RUNS] [-r ROUNDS] [-d QDQ_DIR] [MODEL_NAME...]" >&2; exit 1 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -30,7 +30,7 @@ for m in "$@"; do
   models="$models $qdq/${m}_qdq.onnx"
 done
 # shellcheck disable=SC2086  # the model list is space-separated paths without spaces
-sh "$here/bench_vs_ort.sh" -b "$build" -B "$backend" -t "$threads" -n "$runs" $models
+sh "$here/bench_vs_ort.sh" -b "$build" -B "$backend" -t "$threads" -n "$runs" -r "$rounds" $models
 
 fp32="$root/tests/data/models/resnet50.onnx"
 int8="$qdq/resnet50_qdq.onnx"

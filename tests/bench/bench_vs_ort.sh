@@ -1,9 +1,10 @@
 #!/bin/sh
 # Side-by-side fp32 benchmark of our engine (npuwb-cli profile --backend B) and ONNX Runtime (onnxruntime-node,
-# graph optimizations 'all', same intra-op thread count). Each model runs ours, then ORT, alternating, each in a
-# fresh process (so peak RSS is per engine), warm-up first, median of N runs. Not a timed test: run by hand.
+# graph optimizations 'all', same intra-op thread count). Each model runs ours, then ORT, taking turns ROUNDS times
+# (default 3), each turn a fresh process (so peak RSS is per engine), warm-up first, then N timed runs; the medians
+# pool all turns' runs. Not a timed test: run by hand.
 #
-#   tests/bench/bench_vs_ort.sh [-b BUILD_DIR] [-B BACKEND] [-t "1 2"] [-n RUNS] [MODEL.onnx[@NAME=D1,D2,...]... ...]
+#   tests/bench/bench_vs_ort.sh [-b BUILD_DIR] [-B BACKEND] [-t "1 2"] [-n RUNS] [-r ROUNDS] [MODEL.onnx[@NAME=D1,D2,...]... ...]
 #
 # `@NAME=D1,D2,...` (repeatable per model) fixes an input's shape for both engines (ours: --input-shape); other
 # symbolic dims are 1. Default models: the torchvision set in tests/data/models (mobilenet_v2, resnet18, resnet50,
@@ -17,9 +18,9 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/bench_common.sh"
-while getopts b:B:t:n: opt; do
+while getopts b:B:t:n:r: opt; do
   bench_option "$opt" "${OPTARG-}" ||
-    { echo "usage: $0 [-b BUILD_DIR] [-B BACKEND] [-t THREADS] [-n RUNS] [MODEL[@NAME=D1,...]...]" >&2; exit 1; }
+    { echo "usage: $0 [-b BUILD_DIR] [-B BACKEND] [-t THREADS] [-n RUNS] [-r ROUNDS] [MODEL[@NAME=D1,...]...]" >&2; exit 1; }
 done
 shift $((OPTIND - 1))
 models="$root/tests/data/models"
@@ -44,12 +45,16 @@ for spec in "$@"; do
   set --
   for s in $shapes; do set -- "$@" --input-shape "$s"; done
   for t in $threads; do
-    if ! "$cli" profile "$model" --backend "$backend" --threads "$t" --runs "$runs" --warmup 2 -q "$@" \
-         --json "$tmp/ours.json" >/dev/null 2>"$tmp/ours.err"; then
-      printf '%-28s %3s ours failed: %s\n' "$name" "$t" "$(tail -1 "$tmp/ours.err")"; continue
-    fi
-    # Same input shapes for ORT as ours used: the given ones, else the declared with symbolic dims = 1.
-    /usr/bin/python3 - "$tmp/ours.json" $shapes > "$tmp/shapes.json" <<'PY'
+    failed=""
+    rm -f "$tmp"/ours.*.json "$tmp"/ort.*.json
+    round=1
+    while [ "$round" -le "$rounds" ] && [ -z "$failed" ]; do
+      if ! "$cli" profile "$model" --backend "$backend" --threads "$t" --runs "$runs" --warmup 2 -q "$@" \
+           --json "$tmp/ours.$round.json" >/dev/null 2>"$tmp/ours.err"; then
+        failed="ours failed: $(tail -1 "$tmp/ours.err")"; break
+      fi
+      # Same input shapes for ORT as ours used: the given ones, else the declared with symbolic dims = 1.
+      /usr/bin/python3 - "$tmp/ours.$round.json" $shapes > "$tmp/shapes.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 given = {s.rsplit("=", 1)[0]: [int(d) for d in s.rsplit("=", 1)[1].split(",")] for s in sys.argv[2:]}
@@ -57,20 +62,30 @@ types = {"float32": "float32", "int64": "int64", "int32": "int32"}
 print(json.dumps({i["name"]: {"shape": given.get(i["name"]) or [int(d) if d.isdigit() else 1 for d in i["shape"]],
                               "dtype": types.get(i["dataType"], i["dataType"])} for i in r["model"]["inputs"]}))
 PY
-    if ! NPUWB_BENCH_SHAPES="$tmp/shapes.json" node "$here/ort_bench.mjs" --model "$model" --threads "$t" \
-         --runs "$runs" --warmup 2 > "$tmp/ort.json" 2>"$tmp/ort.err"; then
-      printf '%-28s %3s ORT failed: %s\n' "$name" "$t" "$(tail -1 "$tmp/ort.err")"; continue
-    fi
-    /usr/bin/python3 - "$name" "$t" "$tmp/ours.json" "$tmp/ort.json" "$tmp/ratios" <<'PY'
-import json, sys
-name, t, ours, ort = sys.argv[1], sys.argv[2], json.load(open(sys.argv[3])), json.load(open(sys.argv[4]))
-o, x = ours["run"]["medianUs"] / 1e3, ort["medianUs"] / 1e3
-fb = len(ours.get("fallbacks", []))
-cr = ours["run"].get("sessionCreateUs", 0) / 1e3
-print(f'{name[:28]:28s} {t:>3s} {o:10.2f} {x:10.2f} {o / x:6.2f} {ours["memory"]["peakRssBytes"] / 2**20:8.0f}M '
-      f'{ort["peakRssBytes"] / 2**20:8.0f}M {cr:7.0f}ms {ort["createMs"]:7.0f}ms {fb:5d}')
-with open(sys.argv[5], "a") as f:
-    f.write(f'{t} {o / x} {ours["memory"]["peakRssBytes"] / ort["peakRssBytes"]} {cr / ort["createMs"]}\n')
+      if ! NPUWB_BENCH_SHAPES="$tmp/shapes.json" node "$here/ort_bench.mjs" --model "$model" --threads "$t" \
+           --runs "$runs" --warmup 2 > "$tmp/ort.$round.json" 2>"$tmp/ort.err"; then
+        failed="ORT failed: $(tail -1 "$tmp/ort.err")"; break
+      fi
+      round=$((round + 1))
+    done
+    if [ -n "$failed" ]; then printf '%-28s %3s %s\n' "$name" "$t" "$failed"; continue; fi
+    /usr/bin/python3 - "$name" "$t" "$tmp/ratios" "$tmp" "$rounds" <<'PY'
+import json, statistics, sys
+name, t, ratios, tmp, rounds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+ours = [json.load(open(f"{tmp}/ours.{k}.json")) for k in range(1, rounds + 1)]
+ort = [json.load(open(f"{tmp}/ort.{k}.json")) for k in range(1, rounds + 1)]
+# Medians over every timed run of every turn; creation: the median turn; peak RSS: the largest turn.
+o = statistics.median(s for r in ours for s in r["run"]["samplesUs"]) / 1e3
+x = statistics.median(s for r in ort for s in r["samplesUs"]) / 1e3
+fb = max(len(r.get("fallbacks", [])) for r in ours)
+cr = statistics.median(r["run"].get("sessionCreateUs", 0) for r in ours) / 1e3
+xcr = statistics.median(r["createMs"] for r in ort)
+orss = max(r["memory"]["peakRssBytes"] for r in ours)
+xrss = max(r["peakRssBytes"] for r in ort)
+print(f'{name[:28]:28s} {t:>3s} {o:10.2f} {x:10.2f} {o / x:6.2f} {orss / 2**20:8.0f}M '
+      f'{xrss / 2**20:8.0f}M {cr:7.0f}ms {xcr:7.0f}ms {fb:5d}')
+with open(ratios, "a") as f:
+    f.write(f'{t} {o / x} {orss / xrss} {cr / xcr}\n')
 PY
   done
 done

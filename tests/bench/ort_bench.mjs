@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Times one ONNX model in ONNX Runtime (CPU): session creation, warm-up, N runs; prints one JSON line
-// {"model","threads","createMs","medianUs","minUs","runs","peakRssBytes"}. Inputs are uniform [0,1) floats
+// {"model","threads","createMs","medianUs","minUs","runs","samplesUs","peakRssBytes"}. Inputs are uniform [0,1) floats
 // (int inputs zero) with symbolic dims set to 1, like `npuwb-cli profile`.
 // Usage: node ort_bench.mjs --model M.onnx [--threads N] [--runs N] [--warmup K]
 import fs from 'node:fs';
@@ -56,4 +56,4 @@ for (let i = 0; i < runs; ++i) {
 }
 samples.sort((a, b) => a - b);
 console.log(JSON.stringify({ model: args.model, threads, createMs, medianUs: samples[Math.floor(samples.length / 2)],
-  minUs: samples[0], runs, peakRssBytes: process.resourceUsage().maxRSS * 1024 }));
+  minUs: samples[0], runs, samplesUs: samples, peakRssBytes: process.resourceUsage().maxRSS * 1024 }));
