@@ -12,6 +12,7 @@
 
 #include "OnednnQuant.h"
 #include "OnednnSupport.h"
+#include "StridedLayout.h"
 #include "ops/Kernel.h"
 #include "runtime/MemoryPlanner.h"
 #include "util/Error.h"
@@ -225,6 +226,12 @@ struct Builder {
         if (m.get_desc() == want) return m;
         for (const auto& c : converted[name])
             if (c.get_desc() == want) return c;
+        if (sameStorage(m.get_desc(), want)) {  // only the strides of size-1 dims differ: a view will do
+            memory v(want, eng, nullptr);
+            addAlias(m, v);
+            converted[name].push_back(v);
+            return v;
+        }
         const ValueDesc* d = q.value(name);  // nullptr for the int8 path's internal values
         memory out;
         if (d && d->constant) {  // constants are converted once, now
@@ -242,6 +249,47 @@ struct Builder {
         memory v(plainDesc(dims, type), eng, nullptr);
         addAlias(source, v);
         return v;
+    }
+    /// Element strides of a layout without blocking, padding or offset (plain, channels-last, views of them).
+    static std::optional<Dims> unblockedStrides(const memory::desc& d) {
+        const dnnl_memory_desc_t& md = d.data;
+        if (md.format_kind != dnnl_blocked || md.format_desc.blocking.inner_nblks != 0 || md.offset0 != 0)
+            return std::nullopt;
+        for (int i = 0; i < md.ndims; ++i)
+            if (md.padded_dims[i] != md.dims[i] || md.padded_offsets[i] != 0) return std::nullopt;
+        return Dims(md.format_desc.blocking.strides, md.format_desc.blocking.strides + md.ndims);
+    }
+    /// Whether two unblocked layouts store the same elements at the same places (strides of size-1 dims aside).
+    static bool sameStorage(const memory::desc& a, const memory::desc& b) {
+        if (a.dims() != b.dims() || a.data_type() != b.data_type()) return false;
+        auto sa = unblockedStrides(a), sb = unblockedStrides(b);
+        if (!sa || !sb) return false;
+        const memory::dims dims = a.dims();
+        for (size_t i = 0; i < dims.size(); ++i)
+            if (dims[i] != 1 && (*sa)[i] != (*sb)[i]) return false;
+        return true;
+    }
+    /// Value `name` (dims `dims`, element type `type`) in a layout without blocking: its own when it has one, else a
+    /// plain copy. Returns the memory and its strides.
+    std::pair<memory, Dims> unblocked(const std::string& name, const Shape& dims, dt type, const std::string& who) {
+        memory m = get(name);
+        if (!dims.empty() && m.get_desc().data_type() == type && m.get_desc().dims() == toDims(dims))
+            if (auto s = unblockedStrides(m.get_desc())) return {m, *s};
+        m = getAs(name, plainDesc(dims, type), who);
+        return {m, *unblockedStrides(m.get_desc())};
+    }
+    /// Value `name` (dims `from`) seen with dims `to`: a zero-copy view in its own layout when the reshape only
+    /// regroups dims stored together, else a view of its plain copy.
+    memory reshaped(const std::string& name, const Shape& from, const Shape& to, dt type, const std::string& who) {
+        if (!from.empty() && !to.empty()) {
+            auto [m, strides] = unblocked(name, from, type, who);
+            if (auto t = reshapedStrides(from, strides, to)) {
+                memory v(memory::desc(toDims(to), type, *t), eng, nullptr);
+                addAlias(m, v);
+                return v;
+            }
+        }
+        return view(getAs(name, plainDesc(from, type), who), to, type);
     }
 
     /// The scalar of a constant one-element float tensor.
