@@ -39,10 +39,14 @@ std::optional<Dims> reshapedStrides(const Dims& from, const Dims& strides, const
     return ns;
 }
 
-std::vector<size_t> storageOrder(const Dims& strides) {
+std::vector<size_t> storageOrder(const Dims& dims, const Dims& strides) {
     std::vector<size_t> order(strides.size());
     std::iota(order.begin(), order.end(), size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return strides[a] > strides[b]; });
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        const bool unitA = dims[a] == 1, unitB = dims[b] == 1;
+        if (unitA != unitB) return unitA;
+        return !unitA && strides[a] > strides[b];
+    });
     return order;
 }
 

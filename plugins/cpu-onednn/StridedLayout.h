@@ -17,8 +17,9 @@ using Dims = std::vector<int64_t>;
 /// not contiguous in storage) or the element counts differ.
 std::optional<Dims> reshapedStrides(const Dims& from, const Dims& strides, const Dims& to);
 
-/// The storage order (outermost first) of a strided layout: dims by decreasing stride, ties in dim order.
-std::vector<size_t> storageOrder(const Dims& strides);
+/// The storage order (outermost first) of a strided layout: size-1 dims first (their strides address nothing),
+/// then dims by decreasing stride, ties in dim order.
+std::vector<size_t> storageOrder(const Dims& dims, const Dims& strides);
 
 /// Dense strides for `dims` stored in `order` (outermost first).
 Dims denseStrides(const Dims& dims, const std::vector<size_t>& order);

@@ -411,6 +411,47 @@ void addConvSiluCases(std::vector<Int8Case>& out, std::mt19937& rng) {
     }
 }
 
+/// A ShuffleNet unit on int8 values: a Conv (channels-last in cpu-onednn), the channel shuffle (Reshape, Transpose,
+/// Reshape) and split (two Slices) on its int8 output, one half through Conv + Relu, Concat with the other, Q. The
+/// shuffle and split work on the Conv's layout, not on a plain copy.
+void addShuffleUnitCases(std::vector<Int8Case>& out, std::mt19937& rng) {
+    for (int i = 0; i < 2; ++i) {
+        const int64_t c = i ? 58 : 16, half = c / 2, h = 6 + i, w = 9;
+        QdqGraph g(rng);
+        const DType t = pickType(i);
+        QParams xp = g.params(t, -1.f, 1.f);
+        auto conv1x1 = [&](const std::string& in, QParams ip, int64_t channels, bool relu, QParams& op,
+                           std::string& anchor) {
+            std::vector<float> ws;
+            std::string wv = g.weights({channels, channels, 1, 1}, 0, true, ws);
+            std::string b = g.bias(channels, ip.scale, ws, 0.1f);
+            std::string y = anchor = g.add("Conv", {g.dequantize(in, ip), wv, b}, {{"kernel_shape", intsAttr({1, 1})}});
+            const float sigma = 0.17f * std::sqrt(static_cast<float>(channels)) * std::max(ip.scale * 127.f, 0.3f);
+            if (relu) y = g.add("Relu", {y});
+            op = g.params(relu ? DType::U8 : t, relu ? 0.f : -3 * sigma, 3 * sigma);
+            return g.quantize(y, op);
+        };
+        QParams p1, p2;
+        std::string a1, a2;
+        std::string q1 = conv1x1(g.quantize("X", xp), xp, c, false, p1, a1);
+        g.init["shape5"] = Tensor::fromVector<int64_t>({5}, {1, 2, half, h, w});
+        g.init["shape4"] = Tensor::fromVector<int64_t>({4}, {1, c, h, w});
+        g.init["zero"] = Tensor::fromVector<int64_t>({1}, {0});
+        g.init["half"] = Tensor::fromVector<int64_t>({1}, {half});
+        g.init["all"] = Tensor::fromVector<int64_t>({1}, {c});
+        g.init["axes"] = Tensor::fromVector<int64_t>({1}, {1});
+        std::string r = g.add("Reshape", {g.dequantize(q1, p1), "shape5"});
+        std::string shuffled = g.add("Reshape", {g.add("Transpose", {r}, {{"perm", intsAttr({0, 2, 1, 3, 4})}}), "shape4"});
+        std::string left = g.quantize(g.add("Slice", {shuffled, "zero", "half", "axes"}), p1);
+        std::string right = g.quantize(g.add("Slice", {shuffled, "half", "all", "axes"}), p1);
+        std::string q2 = conv1x1(right, p1, half, true, p2, a2);
+        std::string cat = g.add("Concat", {g.dequantize(left, p1), g.dequantize(q2, p2)}, {{"axis", intAttr(1)}});
+        std::string y = g.quantize(cat, p2);
+        out.push_back(finish("QDQ shuffle unit c=" + std::to_string(c) + " " + std::string(dtypeName(t)), g,
+                             {{"X", {1, c, h, w}}}, {y}, rng, {{a1, q1}, {a2, q2}, {cat, y}}));
+    }
+}
+
 std::vector<Int8Case> int8Cases(uint32_t seed) {
     std::mt19937 rng(seed);
     std::vector<Int8Case> cases;
@@ -420,6 +461,7 @@ std::vector<Int8Case> int8Cases(uint32_t seed) {
     addQLinearCases(cases, rng);
     addTableAndMulCases(cases, rng);  // new groups last, so the earlier cases keep their seeded values
     addConvSiluCases(cases, rng);
+    addShuffleUnitCases(cases, rng);
     return cases;
 }
 

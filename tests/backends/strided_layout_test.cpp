@@ -58,11 +58,12 @@ TEST(StridedLayout, ChannelShuffleOfChannelsLastStaysChannelsLastAndMergesBack) 
     const Dims splitStrides = *reshapedStrides(kNchw, kNhwcStrides, split);
     const std::vector<size_t> perm{0, 2, 1, 3, 4};
     const Dims shuffled{1, 4, 2, 3, 5};
-    const Dims out = denseStrides(shuffled, transposedOrder(storageOrder(splitStrides), perm));
+    const Dims out = denseStrides(shuffled, transposedOrder(storageOrder(split, splitStrides), perm));
     auto merged = reshapedStrides(shuffled, out, kNchw);
     ASSERT_TRUE(merged) << "the shuffled output must merge back without a copy";
     for (size_t i = 1; i < kNchw.size(); ++i)  // the batch dim has size 1: its stride addresses nothing
         EXPECT_EQ((*merged)[i], kNhwcStrides[i]) << "and be channels-last again, dim " << i;
+    EXPECT_EQ(storageOrder(kNchw, *merged), storageOrder(kNchw, kNhwcStrides));
 }
 
 TEST(StridedLayout, TransposeOfPlainGivesPlain) {
@@ -71,7 +72,8 @@ TEST(StridedLayout, TransposeOfPlainGivesPlain) {
     EXPECT_EQ(denseStrides(Dims{2, 3, 4}, {0, 1, 2}), (Dims{12, 4, 1}));
 }
 
-TEST(StridedLayout, StorageOrderSortsByStrideWithTiesInDimOrder) {
-    EXPECT_EQ(storageOrder(kNhwcStrides), (std::vector<size_t>{0, 2, 3, 1}));
-    EXPECT_EQ(storageOrder(Dims{4, 4, 1}), (std::vector<size_t>{0, 1, 2}));
+TEST(StridedLayout, StorageOrderPutsSize1DimsFirstThenSortsByStride) {
+    EXPECT_EQ(storageOrder(kNchw, kNhwcStrides), (std::vector<size_t>{0, 2, 3, 1}));
+    EXPECT_EQ(storageOrder(kNchw, Dims{1, 1, 40, 8}), (std::vector<size_t>{0, 2, 3, 1})) << "any stride for N";
+    EXPECT_EQ(storageOrder(Dims{2, 2, 3}, Dims{3, 3, 1}), (std::vector<size_t>{0, 1, 2})) << "ties in dim order";
 }
