@@ -35,7 +35,11 @@ void runInfo(const InfoOptions& o) {
               << "producer:   " << s.producer << " (IR " << s.irVersion << ", opset " << s.opset << ")\n"
               << "nodes:      " << s.nodeCount << "\n"
               << "parameters: " << s.parameterCount << " (" << humanBytes(s.weightBytes) << ")\n"
-              << "MACs:       " << s.macs << " (" << humanCount(s.macs) << ")\n";
+              << "MACs:       "
+              << (s.macs == 0 && hasSymbolicInputDims(s)
+                      ? std::string("unknown (symbolic input dims: `profile --input-shape NAME=D1,...` counts them)")
+                      : std::to_string(s.macs) + " (" + humanCount(s.macs) + ")")
+              << "\n";
     std::cout << "inputs:\n";
     for (const auto& t : s.inputs) std::cout << "  " << t.name << "  " << t.dataType << " " << shapeText(t) << "\n";
     std::cout << "outputs:\n";

@@ -1,5 +1,6 @@
 #include "report/Report.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <nlohmann/json.hpp>
@@ -293,6 +294,13 @@ std::string utcTimestamp() {
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return buf;
+}
+
+bool hasSymbolicInputDims(const ModelSummary& summary) {
+    for (const auto& t : summary.inputs)
+        for (const auto& d : t.shape)
+            if (d.empty() || !std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; })) return true;
+    return false;
 }
 
 }  // namespace npuwb

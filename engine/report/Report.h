@@ -35,6 +35,10 @@ struct ModelSummary {
     std::map<std::string, int64_t> opHistogram;
 };
 
+/// Whether an input has a dim that is not a number ([?,3,?,?]): `macs`, counted from shapes, is then 0 until the
+/// shapes are fixed (a run, or `profile --input-shape`).
+bool hasSymbolicInputDims(const ModelSummary& summary);
+
 struct LayerRow {
     int64_t id = 0;              // execution step
     std::string fullName;        // node name (RKNN: FullName)

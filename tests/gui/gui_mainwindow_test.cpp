@@ -46,6 +46,7 @@ private slots:
     void cancelStopsRun();
     void badFileShowsErrorNamingIt();
     void droppingAModelOpensIt();
+    void macsOfSymbolicInputsAreUnknownNotZero();
     void cleanupTestCase();
 
 private:
@@ -93,6 +94,23 @@ void MainWindowTest::opensModelAndShowsInfo() {
     QVERIFY(window_->runAction()->isEnabled());
     const QString absolute = QFileInfo(QStringLiteral(NPUWB_GUI_TEST_MODEL)).absoluteFilePath();
     QCOMPARE(QSettings().value(QStringLiteral("recentFiles")).toStringList().value(0), absolute);
+}
+
+void MainWindowTest::macsOfSymbolicInputsAreUnknownNotZero() {
+    ModelInfoModel info;
+    QAbstractItemModelTester tester(&info, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    npuwb::ModelSummary s;
+    s.inputs = {{"x", "float32", {"?", "3", "48", "?"}}};  // PP-OCR's cls/rec inputs
+    info.setSummary(s);
+    auto macs = info.findItems(QStringLiteral("MACs"), Qt::MatchExactly | Qt::MatchRecursive);
+    QCOMPARE(macs.size(), 1);
+    const QString shown = macs[0]->parent()->child(macs[0]->row(), 1)->text();
+    QVERIFY2(shown.contains(QStringLiteral("unknown")), qPrintable(shown));
+    s.inputs = {{"x", "float32", {"1", "3", "48", "192"}}};
+    s.macs = 12345678;
+    info.setSummary(s);
+    macs = info.findItems(QStringLiteral("MACs"), Qt::MatchExactly | Qt::MatchRecursive);
+    QVERIFY(!macs[0]->parent()->child(macs[0]->row(), 1)->text().contains(QStringLiteral("unknown")));
 }
 
 void MainWindowTest::runsOnWorkerAndFillsTableAndChart() {

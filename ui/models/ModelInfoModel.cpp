@@ -2,7 +2,6 @@
 
 #include <QFileInfo>
 
-#include <algorithm>
 
 #include "models/Format.h"
 #include "models/OpTypeColors.h"
@@ -64,7 +63,11 @@ void ModelInfoModel::setSummary(const ModelSummary& s) {
     addRow(model, tr("Nodes"), QString::number(s.nodeCount));
     addRow(model, tr("Parameters"), formatCount(s.parameterCount), QString::number(s.parameterCount));
     addRow(model, tr("Weights"), formatBytes(s.weightBytes), QString::number(s.weightBytes) + tr(" bytes"));
-    addRow(model, tr("MACs"), formatCount(s.macs), QString::number(s.macs));
+    if (s.macs == 0 && hasSymbolicInputDims(s))  // MACs follow from shapes: known per layer after a run
+        addRow(model, tr("MACs"), tr("unknown (symbolic input dims)"),
+               tr("MACs depend on the input shape: run the model and read them per layer in the Layers table"));
+    else
+        addRow(model, tr("MACs"), formatCount(s.macs), QString::number(s.macs));
 
     QStandardItem* inputs = addSection(tr("Inputs"));
     for (const auto& t : s.inputs) addRow(inputs, QString::fromStdString(t.name), tensorLine(t));
