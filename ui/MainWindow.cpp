@@ -263,10 +263,13 @@ void MainWindow::onLoaded(std::shared_ptr<const LoadedModel> model) {
     suggestionsView_->clear(tr("Pick a chip and press Advise (F7)"));
     recent_->add(loaded_->path);
     const QString name = QFileInfo(loaded_->path).fileName();
-    statusLabel_->setText(tr("%1: %2 nodes, %3 parameters, %4 MACs")
+    const ModelSummary& summary = loaded_->summary;
+    const QString macs = summary.macs == 0 && hasSymbolicInputDims(summary) ? tr("MACs unknown (symbolic input dims)")
+                                                                             : tr("%1 MACs").arg(formatCount(summary.macs));
+    statusLabel_->setText(tr("%1: %2 nodes, %3 parameters, %4")
                               .arg(name)
-                              .arg(loaded_->summary.nodeCount)
-                              .arg(formatCount(loaded_->summary.parameterCount), formatCount(loaded_->summary.macs)));
+                              .arg(summary.nodeCount)
+                              .arg(formatCount(summary.parameterCount), macs));
     updateActions();
     emit modelLoaded(loaded_->path);
     if (runAfterLoad_) {
