@@ -264,7 +264,7 @@ void MainWindow::onLoaded(std::shared_ptr<const LoadedModel> model) {
     recent_->add(loaded_->path);
     const QString name = QFileInfo(loaded_->path).fileName();
     const ModelSummary& summary = loaded_->summary;
-    const QString macs = summary.macs == 0 && hasSymbolicInputDims(summary) ? tr("MACs unknown (symbolic input dims)")
+    const QString macs = macsUnknown(summary) ? tr("MACs unknown (symbolic input dims)")
                                                                              : tr("%1 MACs").arg(formatCount(summary.macs));
     statusLabel_->setText(tr("%1: %2 nodes, %3 parameters, %4")
                               .arg(name)

@@ -36,7 +36,7 @@ void runInfo(const InfoOptions& o) {
               << "nodes:      " << s.nodeCount << "\n"
               << "parameters: " << s.parameterCount << " (" << humanBytes(s.weightBytes) << ")\n"
               << "MACs:       "
-              << (s.macs == 0 && hasSymbolicInputDims(s)
+              << (macsUnknown(s)
                       ? std::string("unknown (symbolic input dims: `profile --input-shape NAME=D1,...` counts them)")
                       : std::to_string(s.macs) + " (" + humanCount(s.macs) + ")")
               << "\n";

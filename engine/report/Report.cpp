@@ -296,7 +296,8 @@ std::string utcTimestamp() {
     return buf;
 }
 
-bool hasSymbolicInputDims(const ModelSummary& summary) {
+bool macsUnknown(const ModelSummary& summary) {
+    if (summary.macs != 0) return false;
     for (const auto& t : summary.inputs)
         for (const auto& d : t.shape)
             if (d.empty() || !std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; })) return true;

@@ -35,9 +35,9 @@ struct ModelSummary {
     std::map<std::string, int64_t> opHistogram;
 };
 
-/// Whether an input has a dim that is not a number ([?,3,?,?]): `macs`, counted from shapes, is then 0 until the
-/// shapes are fixed (a run, or `profile --input-shape`).
-bool hasSymbolicInputDims(const ModelSummary& summary);
+/// Whether `macs` is 0 only because an input has a dim that is not a number ([?,3,?,?]): MACs are counted from
+/// shapes, known once the shapes are fixed (a run, or `profile --input-shape`).
+bool macsUnknown(const ModelSummary& summary);
 
 struct LayerRow {
     int64_t id = 0;              // execution step

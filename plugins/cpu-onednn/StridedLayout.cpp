@@ -34,7 +34,7 @@ std::optional<Dims> reshapedStrides(const Dims& from, const Dims& strides, const
         ni = nj++;
         oi = oj++;
     }
-    // Trailing size-1 target dims: the last stride, so they sort right after the dim before them.
+    // Trailing size-1 target dims: any stride addresses them; the last one keeps the strides monotonic.
     for (size_t nk = ni; nk < to.size(); ++nk) ns[nk] = nk > 0 ? ns[nk - 1] : 1;
     return ns;
 }

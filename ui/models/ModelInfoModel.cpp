@@ -2,6 +2,7 @@
 
 #include <QFileInfo>
 
+#include <algorithm>
 
 #include "models/Format.h"
 #include "models/OpTypeColors.h"
@@ -63,7 +64,7 @@ void ModelInfoModel::setSummary(const ModelSummary& s) {
     addRow(model, tr("Nodes"), QString::number(s.nodeCount));
     addRow(model, tr("Parameters"), formatCount(s.parameterCount), QString::number(s.parameterCount));
     addRow(model, tr("Weights"), formatBytes(s.weightBytes), QString::number(s.weightBytes) + tr(" bytes"));
-    if (s.macs == 0 && hasSymbolicInputDims(s))  // MACs follow from shapes: known per layer after a run
+    if (macsUnknown(s))  // MACs follow from shapes: known per layer after a run
         addRow(model, tr("MACs"), tr("unknown (symbolic input dims)"),
                tr("MACs depend on the input shape: run the model and read them per layer in the Layers table"));
     else
