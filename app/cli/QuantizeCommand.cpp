@@ -18,7 +18,8 @@ namespace npuwb::cli {
 namespace {
 struct QuantizeCliOptions {
     std::string model, dataset, preprocess, output, jsonPath, hybridFile, floatOutput;
-    std::string scheme = "w8a8", observer = "minmax", chip = "rk3588", activations = "uint8";
+    std::string scheme = "w8a8", observer = "minmax", chip = "rk3588", activations = "uint8", rounding = "nearest";
+    size_t roundingSamples = 32;
     bool perTensor = false, quiet = false, baseline = false, noPrepare = false;
     int groupSize = 128;
     double autoHybrid = 0.0;
@@ -33,6 +34,7 @@ nlohmann::json resultJson(const quant::QuantizeResult& r, const QuantizeCliOptio
                         {"output", o.output},
                         {"scheme", o.scheme},
                         {"observer", o.observer},
+                        {"weightRounding", o.rounding},
                         {"samples", r.calibration.samples},
                         {"datasetHash", r.calibration.datasetHash},
                         {"calibrationSeconds", r.calibration.seconds},
@@ -64,6 +66,8 @@ void runQuantize(const QuantizeCliOptions& o) {
     quant::QuantizeOptions qo;
     qo.scheme = quant::schemeFromName(o.scheme);
     qo.observer = quant::observerFromName(o.observer);
+    qo.weightRounding = quant::weightRoundingFromName(o.rounding);
+    qo.roundingSamples = o.roundingSamples;
     qo.perChannel = !o.perTensor;
     qo.groupSize = o.groupSize;
     qo.percentile = o.percentile;
@@ -86,8 +90,10 @@ void runQuantize(const QuantizeCliOptions& o) {
     if (control.progress) std::fprintf(stderr, "\n");
     saveModel(r.model, o.output);
     if (!o.floatOutput.empty()) saveModel(r.floatModel, o.floatOutput);
-    std::printf("quantized %s -> %s: scheme %s, observer %s, %zu sample(s) in %.2f s on %s, %zu activation ranges\n",
-                o.model.c_str(), o.output.c_str(), o.scheme.c_str(), o.observer.c_str(), r.calibration.samples,
+    std::printf("quantized %s -> %s: scheme %s, observer %s, weight rounding %s, %zu sample(s) in %.2f s on %s, %zu "
+                "activation ranges\n",
+                o.model.c_str(), o.output.c_str(), o.scheme.c_str(), o.observer.c_str(), o.rounding.c_str(),
+                r.calibration.samples,
                 r.calibration.seconds, r.calibration.backend.c_str(), r.calibration.ranges.size());
     for (const auto& note : r.notes) std::printf("note: %s\n", note.c_str());
     std::map<std::string, int> counts;
@@ -133,6 +139,12 @@ static void addQuantizeCommand(CLI::App& app) {
     cmd->add_option("--scheme", o->scheme, "w8a8 | w8a16 | w4a16 | fp16")->capture_default_str();
     cmd->add_option("--observer", o->observer, "minmax | kl | mmse | percentile")->capture_default_str();
     cmd->add_option("--percentile", o->percentile, "for --observer percentile")->capture_default_str();
+    cmd->add_option("--weight-rounding", o->rounding,
+                    "nearest | gptq (error feedback through each layer's input correlation; one more pass over "
+                    "--rounding-samples samples)")
+        ->capture_default_str();
+    cmd->add_option("--rounding-samples", o->roundingSamples, "samples gptq measures input correlations on")
+        ->capture_default_str();
     cmd->add_option("--activations", o->activations, "uint8 (ONNX Runtime default) | int8")->capture_default_str();
     cmd->add_flag("--per-tensor", o->perTensor, "one weight scale per tensor instead of per output channel");
     cmd->add_option("--float-output", o->floatOutput,

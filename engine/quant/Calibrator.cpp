@@ -339,6 +339,16 @@ Calibration calibrate(const Model& floatModel, const SampleSource& samples, cons
     for (const auto& e : errors)
         if (e) std::rethrow_exception(e);
     for (size_t k = 0; k < items.size(); ++k) cal.ranges[*items[k].first] = chosen[k];
+    if (options.weightRounding == WeightRounding::Gptq && options.scheme != Scheme::FP16) {
+        CorrelationOptions co;
+        co.samples = std::max<size_t>(1, std::min(options.roundingSamples, count));
+        co.backend = options.backend;
+        co.threads = options.threads;
+        co.cancel = control.cancel;
+        if (control.progress) co.progress = [&](size_t d, size_t t) { control.progress("rounding", d, t); };
+        cal.weightCorrelations = collectInputCorrelations(floatModel, samples, co);
+        cal.weightRounding = WeightRounding::Gptq;
+    }
     cal.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return cal;
 }

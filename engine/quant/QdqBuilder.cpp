@@ -90,6 +90,39 @@ public:
     }
 
 private:
+    /// The input correlation GPTQ rounds `name` with, when calibration measured one that fits the weight.
+    const InputCorrelation* correlationOf(const std::string& name, const Tensor& w) const {
+        auto it = cal_.weightCorrelations.find(name);
+        if (it == cal_.weightCorrelations.end() || w.rank() < 2) return nullptr;
+        const InputCorrelation& h = *it->second;
+        const int64_t rowLen = w.rank() == 2 ? 0 : w.numel() / w.dim(0);
+        if (rowLen ? h.k != rowLen : (h.k != w.dim(0) && h.k != w.dim(1))) return nullptr;
+        return &h;
+    }
+
+    /// A weight viewed as [output rows, K]: as stored, or transposed for [K, N].
+    struct RowsMajor {
+        const Tensor& w;
+        bool transposed;
+        int64_t rows, k;
+        std::vector<float> buffer;
+        RowsMajor(const Tensor& weight, bool transposedForGroups)
+            : w(weight), transposed(transposedForGroups && weight.rank() == 2),
+              rows(transposed ? weight.dim(1) : weight.dim(0)), k(weight.numel() / std::max<int64_t>(1, rows)) {
+            if (!transposed) return;
+            buffer.resize(static_cast<size_t>(w.numel()));
+            const float* s = w.data<float>();
+            for (int64_t i = 0; i < k; ++i)
+                for (int64_t j = 0; j < rows; ++j) buffer[static_cast<size_t>(j * k + i)] = s[i * rows + j];
+        }
+        const float* data() const { return transposed ? buffer.data() : w.data<float>(); }
+        void scatter(const std::vector<int8_t>& r, int8_t* dst) const {
+            if (!transposed) return void(std::copy(r.begin(), r.end(), dst));
+            for (int64_t i = 0; i < k; ++i)
+                for (int64_t j = 0; j < rows; ++j) dst[i * rows + j] = r[static_cast<size_t>(j * k + i)];
+        }
+    };
+
     const Graph& src_;
     const Calibration& cal_;
     const QuantizeOptions& options_;
@@ -177,8 +210,17 @@ private:
         if (auto it = done_.find(key); it != done_.end()) return it->second;
         Tensor qw(DType::I8, w.shape());
         int8_t* dst = qw.data<int8_t>();
-        for (int64_t i = 0; i < w.numel(); ++i)
-            dst[i] = static_cast<int8_t>(quantizeValue(src[i], q[static_cast<size_t>(channelOf(i))], -127, 127));
+        if (const InputCorrelation* h = correlationOf(name, w)) {
+            // Rows are output channels: [Cout, ...] as stored, [K, N] weights transposed there and back.
+            const RowsMajor rows(w, info.transposedForGroups);
+            const std::vector<int8_t> r = roundWithFeedback(
+                rows.data(), rows.rows, rows.k,
+                [&](int64_t row, int64_t) { return q[perChannel ? static_cast<size_t>(row) : 0].scale; }, -127, 127, *h);
+            rows.scatter(r, dst);
+        } else {
+            for (int64_t i = 0; i < w.numel(); ++i)
+                dst[i] = static_cast<int8_t>(quantizeValue(src[i], q[static_cast<size_t>(channelOf(i))], -127, 127));
+        }
         const std::string stored = fresh(name + "_quantized"), scale = fresh(name + "_scale"),
                           zero = fresh(name + "_zero_point"), out = fresh(name + "_dequantized");
         newInitializers[stored] = qw;
@@ -247,13 +289,22 @@ private:
         std::vector<float> scales(static_cast<size_t>(groups));
         const float* src = rowsMajor.data<float>();
         int8_t* dst = q.data<int8_t>();
+        std::vector<QuantParams> params;
         for (int64_t gi = 0; gi < groups; ++gi) {
             float m = 0.0f;
             for (int64_t k = 0; k < group; ++k) m = std::max(m, std::fabs(src[gi * group + k]));
-            QuantParams p = symmetricParams(m, 7);
-            scales[static_cast<size_t>(gi)] = p.scale;
-            for (int64_t k = 0; k < group; ++k)
-                dst[gi * group + k] = static_cast<int8_t>(quantizeValue(src[gi * group + k], p, -8, 7));
+            params.push_back(symmetricParams(m, 7));
+            scales[static_cast<size_t>(gi)] = params.back().scale;
+        }
+        if (const InputCorrelation* h = correlationOf(name, w)) {
+            const std::vector<int8_t> r = roundWithFeedback(
+                src, rows, rowLen,
+                [&](int64_t row, int64_t k) { return scales[static_cast<size_t>(row * (rowLen / group) + k / group)]; },
+                -8, 7, *h);
+            std::copy(r.begin(), r.end(), dst);
+        } else {
+            for (int64_t i = 0; i < groups * group; ++i)
+                dst[i] = static_cast<int8_t>(quantizeValue(src[i], params[static_cast<size_t>(i / group)], -8, 7));
         }
         const std::string stored = fresh(name + "_int4"), scale = fresh(name + "_scale"),
                           zero = fresh(name + "_zero_point"), deq = fresh(name + "_int4_dequantized"),
@@ -326,6 +377,7 @@ Model buildQdqModel(const Model& floatModel, const Calibration& calibration, con
     if (options.scheme == Scheme::W4A16)
         out.metadata["npuwb.quant.group_size"] = std::to_string(options.groupSize);
     out.metadata["npuwb.quant.precision"] = precisionMap.dump();
+    out.metadata["npuwb.quant.weight_rounding"] = std::string(weightRoundingName(calibration.weightRounding));
     return out;
 }
 

@@ -33,6 +33,7 @@
 
 #include "ir/Graph.h"
 #include "quant/SampleSource.h"
+#include "quant/WeightRounding.h"
 #include "runtime/Session.h"
 
 namespace npuwb::quant {
@@ -76,9 +77,14 @@ struct QuantizeOptions {
     size_t evalSamples = 4;                       // samples auto-hybrid evaluates cosine on
     /// Pre-quantization optimization (prepareForQuantization) before calibration; off: the model as given.
     bool prepare = true;
+    /// Integer weights: nearest, or GPTQ error feedback through the layer inputs' correlation (WeightRounding.h),
+    /// measured on the first `roundingSamples` samples during calibration.
+    WeightRounding weightRounding = WeightRounding::Nearest;
+    size_t roundingSamples = 32;
 };
 
-/// Progress: (phase, done, total) with phase "calibrate" | "sensitivity" | "hybrid" (| "inference": timeInference).
+/// Progress: (phase, done, total) with phase "calibrate" | "rounding" | "sensitivity" | "hybrid" (| "inference":
+/// timeInference).
 struct QuantizeControl {
     std::function<void(const std::string& phase, size_t done, size_t total)> progress;
     const std::atomic<bool>* cancel = nullptr;  // set -> Error(Cancelled) at the next sample boundary
@@ -99,6 +105,9 @@ struct Calibration {
     std::string datasetHash;
     double seconds = 0.0;
     std::string backend;  // the backend calibration ran on
+    /// Weight name -> input correlation, for WeightRounding::Gptq (empty otherwise).
+    InputCorrelations weightCorrelations;
+    WeightRounding weightRounding = WeightRounding::Nearest;
 };
 
 /// Which values calibration observes: float activation inputs of the nodes the QDQ builder quantizes.

@@ -38,6 +38,7 @@ private slots:
     void selectionIsShared();
     void reevaluatesWithPrecisionOverride();
     void cancelStopsQuantization();
+    void gptqRoundingReachesTheExport();
     void cleanupTestCase();
 
 private:
@@ -80,6 +81,7 @@ QuantizeDialog* QuantizeGuiTest::openDialog() {
     dialog->setAskToSave(false);
     dialog->schemeBox()->setCurrentText(QStringLiteral("w8a8"));
     dialog->observerBox()->setCurrentText(QStringLiteral("minmax"));
+    dialog->roundingBox()->setCurrentText(QStringLiteral("nearest"));
     dialog->autoHybridBox()->setChecked(false);
     dialog->setDataset(dataset_);
     return dialog;
@@ -179,6 +181,22 @@ void QuantizeGuiTest::cancelStopsQuantization() {
     // A small model may finish before the cancel flag is seen; either way it ends and the dialog stays usable.
     QCOMPARE(cancelled.size() + finished.size(), 1);
     QVERIFY(dialog->quantizeButton()->isEnabled());
+    dialog->close();
+}
+
+void QuantizeGuiTest::gptqRoundingReachesTheExport() {
+    QuantizeDialog* dialog = openDialog();
+    QVERIFY(dialog);
+    dialog->schemeBox()->setCurrentText(QStringLiteral("w4a16"));
+    dialog->roundingBox()->setCurrentText(QStringLiteral("gptq"));
+    if (const QByteArray dir = qgetenv("NPUWB_SCREENSHOT_DIR"); !dir.isEmpty())
+        QVERIFY(dialog->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/quantize_dialog_gptq.png")));
+    QSignalSpy done(window_.get(), &MainWindow::quantizeFinished);
+    dialog->startQuantize();
+    QVERIFY(done.wait(kTimeoutMs));
+    QVERIFY(dialog->outcome());
+    QCOMPARE(dialog->outcome()->quantModel->metadata.at("npuwb.quant.weight_rounding"), std::string("gptq"));
+    QVERIFY(!dialog->outcome()->calibration.weightCorrelations.empty());
     dialog->close();
 }
 

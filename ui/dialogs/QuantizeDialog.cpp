@@ -138,6 +138,10 @@ void QuantizeDialog::buildUi() {
 
     scheme_ = combo(this, {QStringLiteral("w8a8"), QStringLiteral("w8a16"), QStringLiteral("w4a16"), QStringLiteral("fp16")});
     observer_ = combo(this, {QStringLiteral("minmax"), QStringLiteral("kl"), QStringLiteral("mmse"), QStringLiteral("percentile")});
+    rounding_ = combo(this, {QStringLiteral("nearest"), QStringLiteral("gptq")});
+    rounding_->setToolTip(tr("gptq: round integer weights with error feedback through the correlation of each "
+                             "layer's calibration inputs (one more pass over up to 32 samples); recovers most of "
+                             "int4's loss"));
     perChannel_ = new QCheckBox(tr("per-channel weights (else per-tensor)"), this);
     perChannel_->setChecked(true);
     groupSize_ = new QSpinBox(this);
@@ -162,6 +166,7 @@ void QuantizeDialog::buildUi() {
     auto* q = new QFormLayout;
     q->addRow(tr("Scheme"), scheme_);
     q->addRow(tr("Observer"), observer_);
+    q->addRow(tr("Weight rounding"), rounding_);
     q->addRow(QString(), perChannel_);
     q->addRow(tr("w4 group size"), groupSize_);
     q->addRow(hybridRow);
@@ -220,6 +225,7 @@ QuantizeRequest QuantizeDialog::request() const {
     r.preprocessing["*"] = p;
     r.options.scheme = quant::schemeFromName(scheme_->currentText().toStdString());
     r.options.observer = quant::observerFromName(observer_->currentText().toStdString());
+    r.options.weightRounding = quant::weightRoundingFromName(rounding_->currentText().toStdString());
     r.options.perChannel = perChannel_->isChecked();
     r.options.groupSize = groupSize_->value();
     if (autoHybrid_->isChecked()) r.options.autoHybridCosine = hybridTarget_->value();
@@ -334,6 +340,7 @@ void QuantizeDialog::restoreSettings() {
     layout_->setCurrentIndex(s.value(QStringLiteral("layout"), 0).toInt());
     scheme_->setCurrentText(s.value(QStringLiteral("scheme"), QStringLiteral("w8a8")).toString());
     observer_->setCurrentText(s.value(QStringLiteral("observer"), QStringLiteral("minmax")).toString());
+    rounding_->setCurrentText(s.value(QStringLiteral("weightRounding"), QStringLiteral("nearest")).toString());
     perChannel_->setChecked(s.value(QStringLiteral("perChannel"), true).toBool());
     groupSize_->setValue(s.value(QStringLiteral("groupSize"), 128).toInt());
     autoHybrid_->setChecked(s.value(QStringLiteral("autoHybrid"), false).toBool());
@@ -356,6 +363,7 @@ void QuantizeDialog::saveSettings() const {
     s.setValue(QStringLiteral("layout"), layout_->currentIndex());
     s.setValue(QStringLiteral("scheme"), scheme_->currentText());
     s.setValue(QStringLiteral("observer"), observer_->currentText());
+    s.setValue(QStringLiteral("weightRounding"), rounding_->currentText());
     s.setValue(QStringLiteral("perChannel"), perChannel_->isChecked());
     s.setValue(QStringLiteral("groupSize"), groupSize_->value());
     s.setValue(QStringLiteral("autoHybrid"), autoHybrid_->isChecked());

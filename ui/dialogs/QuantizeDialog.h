@@ -41,6 +41,7 @@ public:
     QProgressBar* progressBar() const { return progress_; }
     QComboBox* schemeBox() const { return scheme_; }
     QComboBox* observerBox() const { return observer_; }
+    QComboBox* roundingBox() const { return rounding_; }
     QCheckBox* autoHybridBox() const { return autoHybrid_; }
 
 public slots:
@@ -75,6 +76,7 @@ private:
     QLabel* previewInfo_ = nullptr;
     QComboBox* scheme_ = nullptr;
     QComboBox* observer_ = nullptr;
+    QComboBox* rounding_ = nullptr;
     QCheckBox* perChannel_ = nullptr;
     QSpinBox* groupSize_ = nullptr;
     QCheckBox* autoHybrid_ = nullptr;

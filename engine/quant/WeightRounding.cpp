@@ -1,0 +1,283 @@
+// GPTQ weight rounding: input correlations from the float model's layer inputs, then row-by-row rounding with
+// error feedback through the Cholesky factor of H^-1 (see WeightRounding.h).
+#include "quant/WeightRounding.h"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <optional>
+
+#include "quant/QuantGraph.h"
+#include "util/Error.h"
+
+namespace npuwb::quant {
+
+std::string_view weightRoundingName(WeightRounding rounding) {
+    return rounding == WeightRounding::Gptq ? "gptq" : "nearest";
+}
+
+WeightRounding weightRoundingFromName(std::string_view name) {
+    if (name == "nearest") return WeightRounding::Nearest;
+    if (name == "gptq") return WeightRounding::Gptq;
+    failInput("unknown weight rounding '" + std::string(name) + "' (choices: nearest, gptq)");
+}
+
+namespace {
+
+/// How to cut patches of one layer's input: a Conv window or a Gemm/MatMul row.
+struct PatchLayer {
+    std::string weight;
+    std::string input;
+    bool conv = false;
+    int64_t k = 0, groups = 1;
+    int64_t channelsPerGroup = 0, kh = 1, kw = 1;
+    std::vector<int64_t> strides{1, 1}, dilations{1, 1}, pads{0, 0, 0, 0};
+};
+
+std::optional<PatchLayer> patchLayer(const Node& n, const Graph& g, int64_t maxK) {
+    if (detail::opRole(n, g) != detail::OpRole::Weighted) return std::nullopt;
+    const Tensor& w = g.initializers.at(n.inputs[1]);
+    PatchLayer p;
+    p.weight = n.inputs[1];
+    p.input = n.inputs[0];
+    if (n.opType == "Conv") {
+        if (w.rank() != 4 || n.attrString("auto_pad", "NOTSET") != "NOTSET") return std::nullopt;
+        p.conv = true;
+        p.groups = n.attrInt("group", 1);
+        p.channelsPerGroup = w.dim(1);
+        p.kh = w.dim(2);
+        p.kw = w.dim(3);
+        p.k = p.channelsPerGroup * p.kh * p.kw;
+        p.strides = n.attrInts("strides", {1, 1});
+        p.dilations = n.attrInts("dilations", {1, 1});
+        p.pads = n.attrInts("pads", {0, 0, 0, 0});
+        if (p.groups < 1 || w.dim(0) % p.groups != 0 || p.strides.size() != 2 || p.dilations.size() != 2 ||
+            p.pads.size() != 4)
+            return std::nullopt;
+    } else if (n.opType == "Gemm") {
+        if (w.rank() != 2 || n.attrInt("transA", 0) != 0) return std::nullopt;
+        p.k = w.dim(n.attrInt("transB", 0) != 0 ? 1 : 0);
+    } else if (n.opType == "MatMul") {
+        if (w.rank() != 2) return std::nullopt;
+        p.k = w.dim(0);
+    } else {
+        return std::nullopt;
+    }
+    if (p.k <= 0 || p.k > maxK) return std::nullopt;
+    return p;
+}
+
+/// H += p p^T on the upper triangle.
+void addOuter(double* h, const double* p, int64_t k) {
+    for (int64_t a = 0; a < k; ++a) {
+        const double pa = p[a];
+        if (pa == 0.0) continue;
+        double* row = h + a * k;
+        for (int64_t b = a; b < k; ++b) row[b] += pa * p[b];
+    }
+}
+
+/// Accumulates patches of one input tensor into per-group upper triangles `h`; returns patches per group.
+double accumulate(const PatchLayer& l, const Tensor& x, size_t positionBudget, std::vector<double>& h) {
+    std::vector<double> patch(static_cast<size_t>(l.k));
+    const float* d = x.data<float>();
+    const int64_t kk = l.k * l.k;
+    if (!l.conv) {
+        if (x.rank() < 1 || x.dim(-1) != l.k) failInput("weight rounding: input '" + l.input + "' does not end in " + std::to_string(l.k));
+        const int64_t rows = x.numel() / l.k;
+        const int64_t step = std::max<int64_t>(1, rows / static_cast<int64_t>(positionBudget));
+        double count = 0;
+        for (int64_t r = 0; r < rows; r += step, ++count) {
+            for (int64_t i = 0; i < l.k; ++i) patch[static_cast<size_t>(i)] = d[r * l.k + i];
+            addOuter(h.data(), patch.data(), l.k);
+        }
+        return count;
+    }
+    if (x.rank() != 4 || x.dim(1) != l.channelsPerGroup * l.groups)
+        failInput("weight rounding: Conv input '" + l.input + "' is not [N, " +
+                  std::to_string(l.channelsPerGroup * l.groups) + ", H, W]");
+    const int64_t n = x.dim(0), c = x.dim(1), ih = x.dim(2), iw = x.dim(3);
+    const int64_t oh = (ih + l.pads[0] + l.pads[2] - l.dilations[0] * (l.kh - 1) - 1) / l.strides[0] + 1;
+    const int64_t ow = (iw + l.pads[1] + l.pads[3] - l.dilations[1] * (l.kw - 1) - 1) / l.strides[1] + 1;
+    if (oh <= 0 || ow <= 0) return 0;
+    const int64_t positions = n * oh * ow;
+    const int64_t step = std::max<int64_t>(1, positions / static_cast<int64_t>(positionBudget));
+    double count = 0;
+    for (int64_t pos = step / 2; pos < positions; pos += step, ++count) {
+        const int64_t b = pos / (oh * ow), oy = (pos / ow) % oh, ox = pos % ow;
+        for (int64_t g = 0; g < l.groups; ++g) {
+            size_t i = 0;
+            for (int64_t ci = 0; ci < l.channelsPerGroup; ++ci) {
+                const float* plane = d + ((b * c) + g * l.channelsPerGroup + ci) * ih * iw;
+                for (int64_t ky = 0; ky < l.kh; ++ky) {
+                    const int64_t y = oy * l.strides[0] - l.pads[0] + ky * l.dilations[0];
+                    for (int64_t kx = 0; kx < l.kw; ++kx, ++i) {
+                        const int64_t xx = ox * l.strides[1] - l.pads[1] + kx * l.dilations[1];
+                        patch[i] = (y >= 0 && y < ih && xx >= 0 && xx < iw) ? plane[y * iw + xx] : 0.0;
+                    }
+                }
+            }
+            addOuter(h.data() + g * kk, patch.data(), l.k);
+        }
+    }
+    return count;
+}
+
+/// Lower Cholesky factor of a symmetric positive definite matrix (in place); false when it is not.
+bool cholesky(std::vector<double>& a, int64_t k) {
+    for (int64_t j = 0; j < k; ++j) {
+        double s = a[j * k + j];
+        for (int64_t p = 0; p < j; ++p) s -= a[j * k + p] * a[j * k + p];
+        if (!(s > 0.0)) return false;
+        const double d = std::sqrt(s);
+        a[j * k + j] = d;
+        for (int64_t i = j + 1; i < k; ++i) {
+            double t = a[i * k + j];
+            for (int64_t p = 0; p < j; ++p) t -= a[i * k + p] * a[j * k + p];
+            a[i * k + j] = t / d;
+        }
+        for (int64_t i = 0; i < j; ++i) a[i * k + j] = 0.0;
+    }
+    return true;
+}
+
+/// U with H^-1 = U^T U (upper), from H with damping; nullopt when H stays singular.
+std::optional<std::vector<double>> inverseFactor(const double* hIn, int64_t k) {
+    std::vector<double> h(hIn, hIn + k * k);
+    double meanDiag = 0.0;
+    for (int64_t i = 0; i < k; ++i) meanDiag += h[i * k + i];
+    meanDiag /= static_cast<double>(k);
+    if (!(meanDiag > 0.0)) return std::nullopt;
+    for (int64_t i = 0; i < k; ++i)
+        if (h[i * k + i] == 0.0) h[i * k + i] = meanDiag;  // an input that never fired: no correlation known
+    for (double damp = 0.01; damp <= 1.0; damp *= 10.0) {
+        std::vector<double> l = h;
+        for (int64_t i = 0; i < k; ++i) l[i * k + i] += damp * meanDiag;
+        if (!cholesky(l, k)) continue;
+        // H^-1 = L^-T L^-1: invert the lower factor, then multiply.
+        std::vector<double> li(static_cast<size_t>(k * k), 0.0);
+        for (int64_t j = 0; j < k; ++j) {
+            li[j * k + j] = 1.0 / l[j * k + j];
+            for (int64_t i = j + 1; i < k; ++i) {
+                double s = 0.0;
+                for (int64_t p = j; p < i; ++p) s += l[i * k + p] * li[p * k + j];
+                li[i * k + j] = -s / l[i * k + i];
+            }
+        }
+        std::vector<double> inv(static_cast<size_t>(k * k), 0.0);
+        for (int64_t i = 0; i < k; ++i)
+            for (int64_t j = 0; j <= i; ++j) {
+                double s = 0.0;
+                for (int64_t p = i; p < k; ++p) s += li[p * k + i] * li[p * k + j];
+                inv[i * k + j] = inv[j * k + i] = s;
+            }
+        if (!cholesky(inv, k)) continue;
+        std::vector<double> u(static_cast<size_t>(k * k), 0.0);  // U = L_inv^T
+        for (int64_t i = 0; i < k; ++i)
+            for (int64_t j = i; j < k; ++j) u[i * k + j] = inv[j * k + i];
+        return u;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+InputCorrelations collectInputCorrelations(const Model& floatModel, const SampleSource& samples,
+                                           const CorrelationOptions& options) {
+    const Graph& g = floatModel.graph;
+    std::vector<PatchLayer> layers;
+    std::set<std::string> seen;
+    for (size_t i : g.topologicalOrder())
+        if (auto l = patchLayer(g.nodes[i], g, options.maxK); l && seen.insert(l->weight).second) layers.push_back(*l);
+    InputCorrelations out;
+    const size_t count = std::min(options.samples, samples.size());
+    if (layers.empty() || count == 0) return out;
+
+    struct Accum {
+        std::mutex mutex;
+        std::vector<double> h;
+        double patches = 0;
+    };
+    std::vector<std::unique_ptr<Accum>> accums;
+    std::vector<std::string> inputs;
+    for (const auto& l : layers) {
+        auto a = std::make_unique<Accum>();
+        a->h.assign(static_cast<size_t>(l.groups * l.k * l.k), 0.0);
+        accums.push_back(std::move(a));
+        inputs.push_back(l.input);
+    }
+    detail::SampleRunOptions run;
+    run.backend = options.backend;
+    run.threads = options.threads;
+    run.cancel = options.cancel;
+    run.progress = options.progress;
+    detail::forEachSample(detail::withExtraOutputs(floatModel, inputs), samples, count, run,
+                          [&](size_t, size_t, std::map<std::string, Tensor>& values) {
+        for (size_t i = 0; i < layers.size(); ++i) {
+            auto v = values.find(layers[i].input);
+            if (v == values.end() || v->second.dtype() != DType::F32) continue;
+            // About 16M multiply-adds per layer and sample: a depthwise layer's many groups take fewer positions.
+            const int64_t perPosition = std::max<int64_t>(1, layers[i].groups * layers[i].k * layers[i].k);
+            const size_t budget = std::clamp<size_t>(static_cast<size_t>((int64_t{1} << 24) / perPosition), 64,
+                                                     options.positionsPerSample);
+            std::vector<double> local(accums[i]->h.size(), 0.0);
+            const double patches = accumulate(layers[i], v->second, budget, local);
+            std::lock_guard lock(accums[i]->mutex);
+            for (size_t e = 0; e < local.size(); ++e) accums[i]->h[e] += local[e];
+            accums[i]->patches += patches;
+        }
+    });
+    for (size_t i = 0; i < layers.size(); ++i) {
+        auto c = std::make_shared<InputCorrelation>();
+        c->k = layers[i].k;
+        c->groups = layers[i].groups;
+        c->patches = accums[i]->patches;
+        c->h = std::move(accums[i]->h);
+        const int64_t k = c->k;
+        for (int64_t gi = 0; gi < c->groups; ++gi) {  // mirror the upper triangle, then the mean
+            double* m = c->h.data() + gi * k * k;
+            for (int64_t a = 0; a < k; ++a)
+                for (int64_t b = a; b < k; ++b) {
+                    const double v = c->patches > 0 ? m[a * k + b] / c->patches : 0.0;
+                    m[a * k + b] = m[b * k + a] = v;
+                }
+        }
+        out[layers[i].weight] = std::move(c);
+    }
+    return out;
+}
+
+std::vector<int8_t> roundWithFeedback(const float* weight, int64_t rows, int64_t k,
+                                      const std::function<float(int64_t, int64_t)>& scaleOf, int qmin, int qmax,
+                                      const InputCorrelation& h) {
+    std::vector<int8_t> q(static_cast<size_t>(rows * k));
+    auto nearest = [&](double v, float s) {
+        return static_cast<int8_t>(std::clamp(std::nearbyint(s > 0 ? v / s : 0.0), double(qmin), double(qmax)));
+    };
+    const int64_t groups = std::max<int64_t>(1, h.groups);
+    const int64_t rowsPerGroup = std::max<int64_t>(1, rows / groups);
+    std::vector<double> w(static_cast<size_t>(k));
+    for (int64_t g = 0; g < groups; ++g) {
+        const std::optional<std::vector<double>> u =
+            h.k == k && static_cast<int64_t>(h.h.size()) >= (g + 1) * k * k ? inverseFactor(h.h.data() + g * k * k, k)
+                                                                            : std::nullopt;
+        for (int64_t r = g * rowsPerGroup; r < std::min(rows, (g + 1) * rowsPerGroup); ++r) {
+            const float* src = weight + r * k;
+            int8_t* dst = q.data() + r * k;
+            if (!u) {
+                for (int64_t i = 0; i < k; ++i) dst[i] = nearest(src[i], scaleOf(r, i));
+                continue;
+            }
+            std::copy(src, src + k, w.begin());
+            for (int64_t i = 0; i < k; ++i) {
+                const float s = scaleOf(r, i);
+                dst[i] = nearest(w[static_cast<size_t>(i)], s);
+                const double err = (w[static_cast<size_t>(i)] - dst[i] * static_cast<double>(s)) / (*u)[i * k + i];
+                for (int64_t j = i + 1; j < k; ++j) w[static_cast<size_t>(j)] -= err * (*u)[i * k + j];
+            }
+        }
+    }
+    return q;
+}
+
+}  // namespace npuwb::quant

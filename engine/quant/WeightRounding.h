@@ -1,0 +1,63 @@
+#pragma once
+// Error-feedback weight rounding (GPTQ: Frantar et al. 2022, after Optimal Brain Quantization). Rounding each
+// weight to the nearest grid point ignores that a layer's inputs are correlated: with smooth image input, a 5x5
+// filter's 25 rounding errors add up in its DC gain. GPTQ rounds one weight of a row at a time and spreads its
+// error over the row's not yet rounded weights through the inverse input correlation H^-1 (H = E[x x^T] over the
+// layer's input patches), which minimises E[(dW x)^2] instead of |dW|^2.
+//
+//   nearest: q_k = round(w_k / s_k)
+//   gptq:    q_k = round(w_k / s_k); w_j -= (w_k - q_k s_k) * U_kj / U_kk  for j > k   (H^-1 = U^T U)
+//
+// Scales stay those of nearest rounding, so the export is the same standard QDQ graph; only integer weights move.
+// H comes from the float model on calibration samples (Conv with explicit pads, Gemm, MatMul with 2-D weights).
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/Graph.h"
+#include "quant/SampleSource.h"
+
+namespace npuwb::quant {
+
+enum class WeightRounding { Nearest, Gptq };
+std::string_view weightRoundingName(WeightRounding rounding);      // "nearest" | "gptq"
+WeightRounding weightRoundingFromName(std::string_view name);      // throws InvalidInput listing the choices
+
+/// E[x x^T] of one weighted layer's input patches, one K x K matrix per weight group (Conv groups; 1 otherwise).
+/// Row r of the weight viewed as [rows, K] (Conv: [Cout, Cin/group*kh*kw]; Gemm/MatMul: output-major) uses
+/// matrix r / (rows / groups).
+struct InputCorrelation {
+    int64_t k = 0;
+    int64_t groups = 1;
+    std::vector<double> h;  // groups * k * k, row-major
+    double patches = 0.0;   // patch vectors accumulated (per group)
+};
+using InputCorrelations = std::map<std::string, std::shared_ptr<const InputCorrelation>>;  // weight name ->
+
+struct CorrelationOptions {
+    size_t samples = 32;
+    int64_t maxK = 1024;            // larger layers keep nearest rounding (H is K x K doubles)
+    size_t positionsPerSample = 2048;  // output positions sampled per layer and sample
+    std::string backend = "auto";
+    int threads = 0;
+    const std::atomic<bool>* cancel = nullptr;
+    std::function<void(size_t done, size_t total)> progress;
+};
+
+/// Runs the float model on the first samples and accumulates H for every Conv / Gemm / MatMul with a constant
+/// weight it can read patches for.
+InputCorrelations collectInputCorrelations(const Model& floatModel, const SampleSource& samples,
+                                           const CorrelationOptions& options);
+
+/// Rounds rows of a weight ([rows, K], row-major) to integers in [qmin, qmax] with error feedback.
+/// scaleOf(row, k) is the grid step of element k of `row`. Rows without usable H (singular after damping) fall
+/// back to nearest rounding. Returns the integers, row-major.
+std::vector<int8_t> roundWithFeedback(const float* weight, int64_t rows, int64_t k,
+                                      const std::function<float(int64_t row, int64_t k)>& scaleOf, int qmin,
+                                      int qmax, const InputCorrelation& h);
+
+}  // namespace npuwb::quant
