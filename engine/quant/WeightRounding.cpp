@@ -6,6 +6,7 @@
 #include <cmath>
 #include <mutex>
 #include <optional>
+#include <set>
 
 #include "quant/QuantGraph.h"
 #include "util/Error.h"
