@@ -32,10 +32,11 @@ QString summaryOf(const QuantizeOutcome& o) {
     QStringList outputs;
     for (const AccuracyOutput& out : a.outputs)
         outputs << QStringLiteral("%1 %2").arg(QString::fromStdString(out.name)).arg(out.cosine, 0, 'f', 6);
-    QString text = MainWindow::tr("<b>%1</b>, %2 observer, %3 calibration samples, analysis on %4 · output cosine: %5 · "
-                                  "lowest entire cosine %6 (%7)")
+    QString text = MainWindow::tr("<b>%1</b>, %2 observer, %3 weight rounding, %4 calibration samples, analysis on %5 · "
+                                  "output cosine: %6 · lowest entire cosine %7 (%8)")
                        .arg(QString::fromStdString(a.scheme))
                        .arg(QString::fromStdString(std::string(quant::observerName(o.calibration.observer))))
+                       .arg(QString::fromStdString(std::string(quant::weightRoundingName(o.calibration.weightRounding))))
                        .arg(o.calibration.samples)
                        .arg(a.samples)
                        .arg(outputs.join(QStringLiteral(", ")))

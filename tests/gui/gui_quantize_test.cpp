@@ -197,6 +197,10 @@ void QuantizeGuiTest::gptqRoundingReachesTheExport() {
     QVERIFY(dialog->outcome());
     QCOMPARE(dialog->outcome()->quantModel->metadata.at("npuwb.quant.weight_rounding"), std::string("gptq"));
     QVERIFY(!dialog->outcome()->calibration.weightCorrelations.empty());
+    QVERIFY2(window_->accuracyView()->summaryLabel()->text().contains(QStringLiteral("gptq weight rounding")),
+             qPrintable(window_->accuracyView()->summaryLabel()->text()));
+    if (const QByteArray dir = qgetenv("NPUWB_SCREENSHOT_DIR"); !dir.isEmpty())
+        QVERIFY(window_->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/accuracy_gptq.png")));
     dialog->close();
 }
 
