@@ -36,7 +36,7 @@ fi
 # --- arm64 sysroot ----------------------------------------------------------------------------------------------
 # What the engine, the cpu-xnnpack plugin, the agent and the tests link against (dependencies come along).
 SYSROOT_PKGS="libc6-dev libstdc++-12-dev libonnx-dev libonnxifi libprotobuf-dev nlohmann-json3-dev libcli11-dev
-  libxnnpack-dev libpthreadpool-dev libgtest-dev libssl-dev"
+  libxnnpack-dev libpthreadpool-dev libgtest-dev libssl-dev libeigen3-dev"
 SYSROOT_PKGS="$(echo $SYSROOT_PKGS)"
 STAMP="$SYSROOT/.npuwb-sysroot"
 

@@ -8,7 +8,7 @@ PKGS=(
   libqcustomplot-dev libqcustomplot2.1-qt6
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   libdnnl-dev libxnnpack-dev libpthreadpool-dev
-  nlohmann-json3-dev libcli11-dev qtkeychain-qt6-dev libgtest-dev
+  nlohmann-json3-dev libcli11-dev qtkeychain-qt6-dev libgtest-dev libeigen3-dev
   libssh-dev libssl-dev openssh-server openssh-client
   graphviz xvfb xauth fonts-dejavu-core
   clang libclang-rt-14-dev

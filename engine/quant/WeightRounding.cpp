@@ -8,6 +8,9 @@
 #include <optional>
 #include <set>
 
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+
 #include "quant/QuantGraph.h"
 #include "util/Error.h"
 
@@ -124,59 +127,25 @@ double accumulate(const PatchLayer& l, const Tensor& x, size_t positionBudget, s
     return count;
 }
 
-/// Lower Cholesky factor of a symmetric positive definite matrix (in place); false when it is not.
-bool cholesky(std::vector<double>& a, int64_t k) {
-    for (int64_t j = 0; j < k; ++j) {
-        double s = a[j * k + j];
-        for (int64_t p = 0; p < j; ++p) s -= a[j * k + p] * a[j * k + p];
-        if (!(s > 0.0)) return false;
-        const double d = std::sqrt(s);
-        a[j * k + j] = d;
-        for (int64_t i = j + 1; i < k; ++i) {
-            double t = a[i * k + j];
-            for (int64_t p = 0; p < j; ++p) t -= a[i * k + p] * a[j * k + p];
-            a[i * k + j] = t / d;
-        }
-        for (int64_t i = 0; i < j; ++i) a[i * k + j] = 0.0;
-    }
-    return true;
-}
+/// U with H^-1 = U^T U (upper), from H with damping; nullopt when H stays singular. With J the reversal
+/// permutation and J H J = M M^T (Cholesky), H = R R^T for the upper R = J M J, so H^-1 = R^-T R^-1 and
+/// U = R^-1 = J M^-1 J: one factorization and one triangular inverse, no explicit H^-1.
+using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-/// U with H^-1 = U^T U (upper), from H with damping; nullopt when H stays singular.
-std::optional<std::vector<double>> inverseFactor(const double* hIn, int64_t k) {
-    std::vector<double> h(hIn, hIn + k * k);
-    double meanDiag = 0.0;
-    for (int64_t i = 0; i < k; ++i) meanDiag += h[i * k + i];
-    meanDiag /= static_cast<double>(k);
+std::optional<RowMajor> inverseFactor(const double* hIn, int64_t k) {
+    Eigen::MatrixXd h = Eigen::Map<const RowMajor>(hIn, k, k).reverse();
+    const double meanDiag = h.diagonal().mean();
     if (!(meanDiag > 0.0)) return std::nullopt;
     for (int64_t i = 0; i < k; ++i)
-        if (h[i * k + i] == 0.0) h[i * k + i] = meanDiag;  // an input that never fired: no correlation known
+        if (h(i, i) == 0.0) h(i, i) = meanDiag;  // an input that never fired: no correlation known
     for (double damp = 0.01; damp <= 1.0; damp *= 10.0) {
-        std::vector<double> l = h;
-        for (int64_t i = 0; i < k; ++i) l[i * k + i] += damp * meanDiag;
-        if (!cholesky(l, k)) continue;
-        // H^-1 = L^-T L^-1: invert the lower factor, then multiply.
-        std::vector<double> li(static_cast<size_t>(k * k), 0.0);
-        for (int64_t j = 0; j < k; ++j) {
-            li[j * k + j] = 1.0 / l[j * k + j];
-            for (int64_t i = j + 1; i < k; ++i) {
-                double s = 0.0;
-                for (int64_t p = j; p < i; ++p) s += l[i * k + p] * li[p * k + j];
-                li[i * k + j] = -s / l[i * k + i];
-            }
-        }
-        std::vector<double> inv(static_cast<size_t>(k * k), 0.0);
-        for (int64_t i = 0; i < k; ++i)
-            for (int64_t j = 0; j <= i; ++j) {
-                double s = 0.0;
-                for (int64_t p = i; p < k; ++p) s += li[p * k + i] * li[p * k + j];
-                inv[i * k + j] = inv[j * k + i] = s;
-            }
-        if (!cholesky(inv, k)) continue;
-        std::vector<double> u(static_cast<size_t>(k * k), 0.0);  // U = L_inv^T
-        for (int64_t i = 0; i < k; ++i)
-            for (int64_t j = i; j < k; ++j) u[i * k + j] = inv[j * k + i];
-        return u;
+        Eigen::MatrixXd damped = h;
+        damped.diagonal().array() += damp * meanDiag;
+        const Eigen::LLT<Eigen::MatrixXd> llt(damped);
+        if (llt.info() != Eigen::Success) continue;
+        const Eigen::MatrixXd inverse =
+            llt.matrixL().solve(Eigen::MatrixXd::Identity(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(k)));
+        return RowMajor(inverse.reverse());  // row-major: the rounding loop walks rows of U
     }
     return std::nullopt;
 }
@@ -188,8 +157,14 @@ InputCorrelations collectInputCorrelations(const Model& floatModel, const Sample
     const Graph& g = floatModel.graph;
     std::vector<PatchLayer> layers;
     std::set<std::string> seen;
+    size_t bytes = 0;
     for (size_t i : g.topologicalOrder())
-        if (auto l = patchLayer(g.nodes[i], g, options.maxK); l && seen.insert(l->weight).second) layers.push_back(*l);
+        if (auto l = patchLayer(g.nodes[i], g, options.maxK); l && seen.insert(l->weight).second) {
+            const size_t need = static_cast<size_t>(l->groups * l->k * l->k) * sizeof(double);
+            if (bytes + need > options.maxBytes) continue;
+            bytes += need;
+            layers.push_back(*l);
+        }
     InputCorrelations out;
     const size_t count = std::min(options.samples, samples.size());
     if (layers.empty() || count == 0) return out;
@@ -221,11 +196,17 @@ InputCorrelations collectInputCorrelations(const Model& floatModel, const Sample
             const int64_t perPosition = std::max<int64_t>(1, layers[i].groups * layers[i].k * layers[i].k);
             const size_t budget = std::clamp<size_t>(static_cast<size_t>((int64_t{1} << 24) / perPosition), 64,
                                                      options.positionsPerSample);
-            std::vector<double> local(accums[i]->h.size(), 0.0);
+            Accum& a = *accums[i];
+            if (a.h.size() > (size_t{1} << 20)) {  // a large H (over 8 MB): accumulate in place, not in a copy
+                std::lock_guard lock(a.mutex);
+                a.patches += accumulate(layers[i], v->second, budget, a.h);
+                continue;
+            }
+            std::vector<double> local(a.h.size(), 0.0);
             const double patches = accumulate(layers[i], v->second, budget, local);
-            std::lock_guard lock(accums[i]->mutex);
-            for (size_t e = 0; e < local.size(); ++e) accums[i]->h[e] += local[e];
-            accums[i]->patches += patches;
+            std::lock_guard lock(a.mutex);
+            for (size_t e = 0; e < local.size(); ++e) a.h[e] += local[e];
+            a.patches += patches;
         }
     });
     for (size_t i = 0; i < layers.size(); ++i) {
@@ -248,6 +229,25 @@ InputCorrelations collectInputCorrelations(const Model& floatModel, const Sample
     return out;
 }
 
+float leastSquaresAbsMax(const float* values, int64_t count, int qmax) {
+    float absMax = 0.0f;
+    for (int64_t i = 0; i < count; ++i) absMax = std::max(absMax, std::fabs(values[i]));
+    if (absMax == 0.0f) return 0.0f;
+    float best = absMax;
+    double bestError = -1.0;
+    for (int step = 0; step <= 20; ++step) {
+        const float bound = absMax * (1.0f - 0.02f * static_cast<float>(step));
+        const double scale = static_cast<double>(bound) / qmax;
+        double error = 0.0;
+        for (int64_t i = 0; i < count; ++i) {
+            const double q = std::clamp(std::nearbyint(values[i] / scale), double(-qmax - 1), double(qmax));
+            error += (values[i] - q * scale) * (values[i] - q * scale);
+        }
+        if (bestError < 0.0 || error < bestError) bestError = error, best = bound;
+    }
+    return best;
+}
+
 std::vector<int8_t> roundWithFeedback(const float* weight, int64_t rows, int64_t k,
                                       const std::function<float(int64_t, int64_t)>& scaleOf, int qmin, int qmax,
                                       const InputCorrelation& h) {
@@ -258,10 +258,20 @@ std::vector<int8_t> roundWithFeedback(const float* weight, int64_t rows, int64_t
     const int64_t groups = std::max<int64_t>(1, h.groups);
     const int64_t rowsPerGroup = std::max<int64_t>(1, rows / groups);
     std::vector<double> w(static_cast<size_t>(k));
+    std::vector<int64_t> order(static_cast<size_t>(k));
+    std::vector<double> permuted;
     for (int64_t g = 0; g < groups; ++g) {
-        const std::optional<std::vector<double>> u =
-            h.k == k && static_cast<int64_t>(h.h.size()) >= (g + 1) * k * k ? inverseFactor(h.h.data() + g * k * k, k)
-                                                                            : std::nullopt;
+        std::optional<RowMajor> u;
+        if (h.k == k && static_cast<int64_t>(h.h.size()) >= (g + 1) * k * k) {
+            // Act-order: permute H so the inputs with the most energy come first.
+            const double* hg = h.h.data() + g * k * k;
+            for (int64_t i = 0; i < k; ++i) order[static_cast<size_t>(i)] = i;
+            std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return hg[a * k + a] > hg[b * k + b]; });
+            permuted.resize(static_cast<size_t>(k * k));
+            for (int64_t a = 0; a < k; ++a)
+                for (int64_t b = 0; b < k; ++b) permuted[static_cast<size_t>(a * k + b)] = hg[order[a] * k + order[b]];
+            u = inverseFactor(permuted.data(), k);
+        }
         for (int64_t r = g * rowsPerGroup; r < std::min(rows, (g + 1) * rowsPerGroup); ++r) {
             const float* src = weight + r * k;
             int8_t* dst = q.data() + r * k;
@@ -269,12 +279,13 @@ std::vector<int8_t> roundWithFeedback(const float* weight, int64_t rows, int64_t
                 for (int64_t i = 0; i < k; ++i) dst[i] = nearest(src[i], scaleOf(r, i));
                 continue;
             }
-            std::copy(src, src + k, w.begin());
+            for (int64_t i = 0; i < k; ++i) w[static_cast<size_t>(i)] = src[order[static_cast<size_t>(i)]];
             for (int64_t i = 0; i < k; ++i) {
-                const float s = scaleOf(r, i);
-                dst[i] = nearest(w[static_cast<size_t>(i)], s);
-                const double err = (w[static_cast<size_t>(i)] - dst[i] * static_cast<double>(s)) / (*u)[i * k + i];
-                for (int64_t j = i + 1; j < k; ++j) w[static_cast<size_t>(j)] -= err * (*u)[i * k + j];
+                const int64_t at = order[static_cast<size_t>(i)];
+                const float s = scaleOf(r, at);
+                dst[at] = nearest(w[static_cast<size_t>(i)], s);
+                const double err = (w[static_cast<size_t>(i)] - dst[at] * static_cast<double>(s)) / (*u)(i, i);
+                for (int64_t j = i + 1; j < k; ++j) w[static_cast<size_t>(j)] -= err * (*u)(i, j);
             }
         }
     }

@@ -8,7 +8,11 @@
 //   nearest: q_k = round(w_k / s_k)
 //   gptq:    q_k = round(w_k / s_k); w_j -= (w_k - q_k s_k) * U_kj / U_kk  for j > k   (H^-1 = U^T U)
 //
-// Scales stay those of nearest rounding, so the export is the same standard QDQ graph; only integer weights move.
+// Weights are taken in order of decreasing input energy (H_kk, GPTQ's "act-order"): the taps that matter most are
+// rounded first, while the most weights remain to absorb their error.
+// The export is the same standard QDQ graph; only integer weights (and, for int4, group scales) change. int8 scales
+// stay max-abs; an int4 group's scale clips where the squared rounding error is least (leastSquaresAbsMax): with 16
+// levels one outlier otherwise coarsens the whole group (PP-OCRv4 rec w4a16: 74 -> 84 of 100 lines).
 // H comes from the float model on calibration samples (Conv with explicit pads, Gemm, MatMul with 2-D weights).
 #include <atomic>
 #include <functional>
@@ -40,7 +44,8 @@ using InputCorrelations = std::map<std::string, std::shared_ptr<const InputCorre
 
 struct CorrelationOptions {
     size_t samples = 32;
-    int64_t maxK = 1024;            // larger layers keep nearest rounding (H is K x K doubles)
+    int64_t maxK = 4096;               // larger layers keep nearest rounding (H is K x K doubles)
+    size_t maxBytes = size_t{768} << 20;  // all layers' H together; layers past it keep nearest rounding
     size_t positionsPerSample = 2048;  // output positions sampled per layer and sample
     std::string backend = "auto";
     int threads = 0;
@@ -52,6 +57,10 @@ struct CorrelationOptions {
 /// weight it can read patches for.
 InputCorrelations collectInputCorrelations(const Model& floatModel, const SampleSource& samples,
                                            const CorrelationOptions& options);
+
+/// The clipping bound (at most max |v|) whose symmetric grid of 2*qmax+1 levels has the least squared rounding
+/// error over the values: ratios 1.0, 0.98, ..., 0.6 of max |v| are tried.
+float leastSquaresAbsMax(const float* values, int64_t count, int qmax);
 
 /// Rounds rows of a weight ([rows, K], row-major) to integers in [qmin, qmax] with error feedback.
 /// scaleOf(row, k) is the grid step of element k of `row`. Rows without usable H (singular after damping) fall
