@@ -138,7 +138,10 @@ std::optional<RowMajor> inverseFactor(const double* hIn, int64_t k) {
     if (!(meanDiag > 0.0)) return std::nullopt;
     for (int64_t i = 0; i < k; ++i)
         if (h(i, i) == 0.0) h(i, i) = meanDiag;  // an input that never fired: no correlation known
-    for (double damp = 0.01; damp <= 1.0; damp *= 10.0) {
+    // Damping: a tenth of the mean input energy (GPTQ's paper uses a hundredth). Activations rounded to 8 bits add
+    // white noise the float correlation does not see; 0.1 measured better for int8 and int4 alike (BlazeFace LFW
+    // int8 over 16 calibration draws: mean gap 0.72 points against 1.06 at 0.01).
+    for (double damp = 0.1; damp <= 100.0; damp *= 10.0) {
         Eigen::MatrixXd damped = h;
         damped.diagonal().array() += damp * meanDiag;
         const Eigen::LLT<Eigen::MatrixXd> llt(damped);

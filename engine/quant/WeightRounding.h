@@ -43,7 +43,7 @@ struct InputCorrelation {
 using InputCorrelations = std::map<std::string, std::shared_ptr<const InputCorrelation>>;  // weight name ->
 
 struct CorrelationOptions {
-    size_t samples = 32;
+    size_t samples = 128;
     int64_t maxK = 4096;               // larger layers keep nearest rounding (H is K x K doubles)
     size_t maxBytes = size_t{768} << 20;  // all layers' H together; layers past it keep nearest rounding
     size_t positionsPerSample = 2048;  // output positions sampled per layer and sample

@@ -140,7 +140,7 @@ void QuantizeDialog::buildUi() {
     observer_ = combo(this, {QStringLiteral("minmax"), QStringLiteral("kl"), QStringLiteral("mmse"), QStringLiteral("percentile")});
     rounding_ = combo(this, {QStringLiteral("nearest"), QStringLiteral("gptq")});
     rounding_->setToolTip(tr("gptq: round integer weights with error feedback through the correlation of each "
-                             "layer's calibration inputs (one more pass over up to 32 samples); recovers most of "
+                             "layer's calibration inputs (one more pass over up to 128 samples); recovers most of "
                              "int4's loss"));
     perChannel_ = new QCheckBox(tr("per-channel weights (else per-tensor)"), this);
     perChannel_->setChecked(true);
