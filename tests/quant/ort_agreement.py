@@ -77,6 +77,8 @@ def main():
     ap.add_argument("--work-dir", required=True)
     ap.add_argument("--samples", type=int, default=3)
     ap.add_argument("--observer", default="minmax")
+    ap.add_argument("--scheme", default="w8a8")
+    ap.add_argument("--weight-rounding", default="nearest")
     ap.add_argument("--min-cosine", type=float, default=0.999)
     args = ap.parse_args()
     os.makedirs(args.work_dir, exist_ok=True)
@@ -96,7 +98,8 @@ def main():
         f.write("\n".join(lines[:-1]) + "\n")
     qdq = os.path.join(args.work_dir, "model_qdq.onnx")
     subprocess.run([args.cli, "quantize", args.model, "--dataset", os.path.join(args.work_dir, "dataset.txt"),
-                    "--observer", args.observer, "-o", qdq, "-q"], check=True)
+                    "--observer", args.observer, "--scheme", args.scheme, "--weight-rounding", args.weight_rounding,
+                    "-o", qdq, "-q"], check=True)
     held = lines[-1].split()
     inputs = [f"{name}={os.path.join(args.work_dir, held[i])}" for i, (name, _) in enumerate(specs)]
     ort_dir, ours_dir, float_dir = (os.path.join(args.work_dir, d) for d in ("ort", "ours", "float"))
