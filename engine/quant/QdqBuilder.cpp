@@ -292,8 +292,9 @@ private:
         std::vector<QuantParams> params;
         for (int64_t gi = 0; gi < groups; ++gi) {
             float m = 0.0f;
-            for (int64_t k = 0; k < group; ++k) m = std::max(m, std::fabs(src[gi * group + k]));
             if (cal_.weightRounding == WeightRounding::Gptq) m = leastSquaresAbsMax(src + gi * group, group, 7);
+            else
+                for (int64_t k = 0; k < group; ++k) m = std::max(m, std::fabs(src[gi * group + k]));
             params.push_back(symmetricParams(m, 7));
             scales[static_cast<size_t>(gi)] = params.back().scale;
         }

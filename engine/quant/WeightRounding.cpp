@@ -71,31 +71,28 @@ std::optional<PatchLayer> patchLayer(const Node& n, const Graph& g, int64_t maxK
     return p;
 }
 
-/// H += p p^T on the upper triangle.
-void addOuter(double* h, const double* p, int64_t k) {
-    for (int64_t a = 0; a < k; ++a) {
-        const double pa = p[a];
-        if (pa == 0.0) continue;
-        double* row = h + a * k;
-        for (int64_t b = a; b < k; ++b) row[b] += pa * p[b];
-    }
+using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+/// H += P P^T on the upper triangle (P: one patch per column), as one Eigen rank-n update.
+void addPatches(double* h, const Eigen::MatrixXd& patches) {
+    const Eigen::Index k = patches.rows();
+    Eigen::Map<RowMajor>(h, k, k).selfadjointView<Eigen::Upper>().rankUpdate(patches);
 }
 
 /// Accumulates patches of one input tensor into per-group upper triangles `h`; returns patches per group.
 double accumulate(const PatchLayer& l, const Tensor& x, size_t positionBudget, std::vector<double>& h) {
-    std::vector<double> patch(static_cast<size_t>(l.k));
     const float* d = x.data<float>();
     const int64_t kk = l.k * l.k;
     if (!l.conv) {
         if (x.rank() < 1 || x.dim(-1) != l.k) failInput("weight rounding: input '" + l.input + "' does not end in " + std::to_string(l.k));
         const int64_t rows = x.numel() / l.k;
         const int64_t step = std::max<int64_t>(1, rows / static_cast<int64_t>(positionBudget));
-        double count = 0;
-        for (int64_t r = 0; r < rows; r += step, ++count) {
-            for (int64_t i = 0; i < l.k; ++i) patch[static_cast<size_t>(i)] = d[r * l.k + i];
-            addOuter(h.data(), patch.data(), l.k);
-        }
-        return count;
+        const int64_t count = (rows + step - 1) / step;
+        Eigen::MatrixXd patches(l.k, count);
+        for (int64_t j = 0; j < count; ++j)
+            for (int64_t i = 0; i < l.k; ++i) patches(i, j) = d[j * step * l.k + i];
+        addPatches(h.data(), patches);
+        return static_cast<double>(count);
     }
     if (x.rank() != 4 || x.dim(1) != l.channelsPerGroup * l.groups)
         failInput("weight rounding: Conv input '" + l.input + "' is not [N, " +
@@ -106,32 +103,32 @@ double accumulate(const PatchLayer& l, const Tensor& x, size_t positionBudget, s
     if (oh <= 0 || ow <= 0) return 0;
     const int64_t positions = n * oh * ow;
     const int64_t step = std::max<int64_t>(1, positions / static_cast<int64_t>(positionBudget));
-    double count = 0;
-    for (int64_t pos = step / 2; pos < positions; pos += step, ++count) {
-        const int64_t b = pos / (oh * ow), oy = (pos / ow) % oh, ox = pos % ow;
-        for (int64_t g = 0; g < l.groups; ++g) {
-            size_t i = 0;
+    const int64_t count = (positions - step / 2 + step - 1) / step;
+    Eigen::MatrixXd patches(l.k, count);
+    for (int64_t g = 0; g < l.groups; ++g) {
+        for (int64_t j = 0; j < count; ++j) {
+            const int64_t pos = step / 2 + j * step;
+            const int64_t b = pos / (oh * ow), oy = (pos / ow) % oh, ox = pos % ow;
+            Eigen::Index i = 0;
             for (int64_t ci = 0; ci < l.channelsPerGroup; ++ci) {
                 const float* plane = d + ((b * c) + g * l.channelsPerGroup + ci) * ih * iw;
                 for (int64_t ky = 0; ky < l.kh; ++ky) {
                     const int64_t y = oy * l.strides[0] - l.pads[0] + ky * l.dilations[0];
                     for (int64_t kx = 0; kx < l.kw; ++kx, ++i) {
                         const int64_t xx = ox * l.strides[1] - l.pads[1] + kx * l.dilations[1];
-                        patch[i] = (y >= 0 && y < ih && xx >= 0 && xx < iw) ? plane[y * iw + xx] : 0.0;
+                        patches(i, j) = (y >= 0 && y < ih && xx >= 0 && xx < iw) ? plane[y * iw + xx] : 0.0;
                     }
                 }
             }
-            addOuter(h.data() + g * kk, patch.data(), l.k);
         }
+        addPatches(h.data() + g * kk, patches);
     }
-    return count;
+    return static_cast<double>(count);
 }
 
 /// U with H^-1 = U^T U (upper), from H with damping; nullopt when H stays singular. With J the reversal
 /// permutation and J H J = M M^T (Cholesky), H = R R^T for the upper R = J M J, so H^-1 = R^-T R^-1 and
 /// U = R^-1 = J M^-1 J: one factorization and one triangular inverse, no explicit H^-1.
-using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
 std::optional<RowMajor> inverseFactor(const double* hIn, int64_t k) {
     Eigen::MatrixXd h = Eigen::Map<const RowMajor>(hIn, k, k).reverse();
     const double meanDiag = h.diagonal().mean();
