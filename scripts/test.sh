@@ -8,7 +8,7 @@ bash scripts/install-deps.sh
 bash scripts/fetch-models.sh tests/data/models
 cmake --preset release
 cmake --build --preset release
-QT_QPA_PLATFORM=offscreen ctest --preset release -j2
+ctest --preset release -j2   # the preset sets QT_QPA_PLATFORM=offscreen and OMP_WAIT_POLICY=PASSIVE
 if [ "${NPUWB_SKIP_AARCH64:-0}" != "1" ]; then
   bash scripts/build-aarch64.sh --test
 fi

@@ -67,10 +67,9 @@ std::shared_ptr<Backend> loadBackend(const std::string& name) {
         if (!fs::is_regular_file(file, ec)) continue;
         // The handle is never closed: prepared segments, thread pools and atexit handlers of the backend's
         // libraries (OpenMP) may outlive any one Backend object.
-        // Backends built on OpenMP (oneDNN) would spin their idle workers while reference kernels and other
-        // processes need the cores; on a busy 2-core host that made 2 threads 3x slower than 1. The OpenMP runtime
-        // reads this when it loads, i.e. during this dlopen; a user's own setting wins.
-        setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+        // OpenMP's wait policy (oneDNN's idle workers spin, then sleep) is the user's OMP_WAIT_POLICY: it cannot be
+        // set from here, since Qt's libb2 loads libgomp, which reads it, before main(). Spinning gives the lowest
+        // latency on free cores; PASSIVE suits shared ones (the test presets set it).
         void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (!handle) failUnsupported("backend '" + name + "': cannot load " + file.string() + ": " + dlerror());
         using VersionFn = int (*)();
