@@ -19,7 +19,7 @@ namespace {
 struct QuantizeCliOptions {
     std::string model, dataset, preprocess, output, jsonPath, hybridFile, floatOutput;
     std::string scheme = "w8a8", observer = "minmax", chip = "rk3588", activations = "uint8", rounding = "nearest";
-    size_t roundingSamples = 128;
+    size_t roundingSamples = quant::kDefaultRoundingSamples;
     bool perTensor = false, quiet = false, baseline = false, noPrepare = false;
     int groupSize = 128;
     double autoHybrid = 0.0;

@@ -80,7 +80,7 @@ struct QuantizeOptions {
     /// Integer weights: nearest, or GPTQ error feedback through the layer inputs' correlation (WeightRounding.h),
     /// measured on the first `roundingSamples` samples during calibration.
     WeightRounding weightRounding = WeightRounding::Nearest;
-    size_t roundingSamples = 128;
+    size_t roundingSamples = kDefaultRoundingSamples;
 };
 
 /// Progress: (phase, done, total) with phase "calibrate" | "rounding" | "sensitivity" | "hybrid" (| "inference":

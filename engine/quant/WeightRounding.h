@@ -42,8 +42,11 @@ struct InputCorrelation {
 };
 using InputCorrelations = std::map<std::string, std::shared_ptr<const InputCorrelation>>;  // weight name ->
 
+/// Samples GPTQ measures input correlations on unless told otherwise (QuantizeOptions, CLI, Quantize dialog).
+inline constexpr size_t kDefaultRoundingSamples = 128;
+
 struct CorrelationOptions {
-    size_t samples = 128;
+    size_t samples = kDefaultRoundingSamples;
     int64_t maxK = 4096;               // larger layers keep nearest rounding (H is K x K doubles)
     size_t maxBytes = size_t{768} << 20;  // all layers' H together; layers past it keep nearest rounding
     size_t positionsPerSample = 2048;  // output positions sampled per layer and sample

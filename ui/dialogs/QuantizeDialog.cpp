@@ -140,8 +140,9 @@ void QuantizeDialog::buildUi() {
     observer_ = combo(this, {QStringLiteral("minmax"), QStringLiteral("kl"), QStringLiteral("mmse"), QStringLiteral("percentile")});
     rounding_ = combo(this, {QStringLiteral("nearest"), QStringLiteral("gptq")});
     rounding_->setToolTip(tr("gptq: round integer weights with error feedback through the correlation of each "
-                             "layer's calibration inputs (one more pass over up to 128 samples); recovers most of "
-                             "int4's loss"));
+                             "layer's calibration inputs (one more pass over up to %1 samples); recovers most of "
+                             "int4's loss")
+                              .arg(quant::kDefaultRoundingSamples));
     perChannel_ = new QCheckBox(tr("per-channel weights (else per-tensor)"), this);
     perChannel_->setChecked(true);
     groupSize_ = new QSpinBox(this);
