@@ -28,7 +28,7 @@
 #include <exception>
 
 #include "RecentFiles.h"
-#include "report/VendorPerfLog.h"
+#include "npuwb/VendorPerfLog.h"
 #include "jobs/AdviseJob.h"
 #include "jobs/EstimateJob.h"
 #include "jobs/ModelEditor.h"

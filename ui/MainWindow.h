@@ -5,8 +5,8 @@
 
 #include <memory>
 
-#include "ir/Graph.h"
-#include "report/Report.h"
+#include "npuwb/ir/Graph.h"
+#include "npuwb/Report.h"
 
 class QAction;
 class QComboBox;

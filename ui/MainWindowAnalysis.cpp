@@ -23,7 +23,7 @@
 #include "jobs/ModelLoadJob.h"
 #include "models/LayerSelection.h"
 #include "models/SuggestionTableModel.h"
-#include "onnx/OnnxIO.h"
+#include "npuwb/ModelIO.h"
 #include "views/EstimateView.h"
 #include "views/LayerTableView.h"
 #include "views/SuggestionsView.h"

@@ -15,8 +15,8 @@
 #include "jobs/QuantizeJob.h"
 #include "models/AccuracyModel.h"
 #include "models/LayerSelection.h"
-#include "report/Report.h"
-#include "util/Error.h"
+#include "npuwb/Report.h"
+#include "npuwb/Error.h"
 #include "views/AccuracyView.h"
 
 namespace npuwb::ui {

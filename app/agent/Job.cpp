@@ -4,8 +4,8 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
-#include "util/AtomicFile.h"
-#include "util/Error.h"
+#include "npuwb/AtomicFile.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::agent {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "BoardFiles.h"
-#include "ir/Tensor.h"
+#include "npuwb/ir/Tensor.h"
 
 namespace npuwb::agent {
 

@@ -12,10 +12,10 @@
 #include "Probe.h"
 #include "StopSignals.h"
 #include "Telemetry.h"
-#include "onnx/OnnxIO.h"
-#include "runtime/Profiler.h"
-#include "runtime/Session.h"
-#include "util/Error.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/Profiler.h"
+#include "npuwb/Session.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::agent {
 

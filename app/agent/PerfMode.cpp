@@ -10,7 +10,7 @@
 #include <map>
 
 #include "BoardState.h"
-#include "util/AtomicFile.h"
+#include "npuwb/AtomicFile.h"
 
 namespace npuwb::agent {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "BoardFiles.h"
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::agent {
 

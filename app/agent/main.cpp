@@ -13,7 +13,7 @@
 #include "PerfMode.h"
 #include "Probe.h"
 #include "StopSignals.h"
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace {
 

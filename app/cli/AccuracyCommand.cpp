@@ -8,13 +8,13 @@
 #include "BackendOption.h"
 #include "Commands.h"
 #include "DatasetOption.h"
-#include "analysis/ModelSummary.h"
-#include "quant/Accuracy.h"
-#include "quant/Quantizer.h"
-#include "report/Report.h"
-#include "runtime/Profiler.h"
-#include "runtime/Session.h"
-#include "util/AtomicFile.h"
+#include "npuwb/ModelSummary.h"
+#include "npuwb/Accuracy.h"
+#include "npuwb/Quantizer.h"
+#include "npuwb/Report.h"
+#include "npuwb/Profiler.h"
+#include "npuwb/Session.h"
+#include "npuwb/AtomicFile.h"
 
 namespace npuwb::cli {
 

@@ -7,10 +7,9 @@
 
 #include "Commands.h"
 #include "InputShapeOption.h"
-#include "advisor/Advisor.h"
-#include "advisor/RuleSupport.h"
-#include "perfmodel/CostModel.h"
-#include "util/Error.h"
+#include "npuwb/Advisor.h"
+#include "npuwb/CostModel.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::cli {
 
@@ -23,16 +22,8 @@ struct AdviseCliOptions {
     bool listRules = false;
 };
 
-void listRules() {
-    for (const auto& r : advisor::RuleRegistry::instance().createAll())
-        std::printf("%-20s %s\n", r->name().c_str(), r->description().c_str());
-}
-
-std::string evidenceText(const advisor::Finding& f) {
-    std::string s;
-    for (const auto& e : f.evidence)
-        s += (s.empty() ? "" : "; ") + e.label + " " + advisor::num(e.value) + (e.unit.empty() ? "" : " " + e.unit);
-    return s;
+void printRules() {
+    for (const auto& r : advisor::listRules()) std::printf("%-20s %s\n", r.name.c_str(), r.description.c_str());
 }
 
 void printFindings(const std::vector<advisor::Finding>& findings, const Report& estimate, size_t total) {
@@ -44,7 +35,7 @@ void printFindings(const std::vector<advisor::Finding>& findings, const Report& 
         byRule[f.rule].push_back(&f);
     }
     std::map<std::string, std::string> descriptions;
-    for (const auto& r : advisor::RuleRegistry::instance().createAll()) descriptions[r->name()] = r->description();
+    for (const auto& r : advisor::listRules()) descriptions[r.name] = r.description;
     for (const auto& rule : order) {
         const auto& list = byRule[rule];
         double sum = 0;
@@ -53,7 +44,7 @@ void printFindings(const std::vector<advisor::Finding>& findings, const Report& 
                     descriptions[rule].c_str());
         for (auto* f : list) {
             std::printf("  [%-6s] %9.1f us  %s\n", f->severity.c_str(), f->estimatedGainUs, f->hazard.c_str());
-            std::printf("  %27s evidence: %s\n", "", evidenceText(*f).c_str());
+            std::printf("  %27s evidence: %s\n", "", advisor::evidenceText(*f).c_str());
             std::printf("  %27s fix: %s%s%s\n", "", f->mitigation.c_str(),
                         f->pass.empty() ? "" : ("  [pass: " + f->pass + "]").c_str(),
                         f->seedReference.empty() ? "" : ("  [playbook " + f->seedReference + "]").c_str());
@@ -66,7 +57,7 @@ void printFindings(const std::vector<advisor::Finding>& findings, const Report& 
 }
 
 void runAdvise(const AdviseCliOptions& o) {
-    if (o.listRules) return listRules();
+    if (o.listRules) return printRules();
     if (o.model.empty() || o.target.empty()) failInput("advise needs MODEL and --target CHIP (see --list-rules)");
     ChipProfile chip = findChipProfile(o.target);
     auto loaded = loadModelWithInputShapes(o.model, o.inputShapes);

@@ -2,9 +2,8 @@
 
 #include <iostream>
 
-#include "backend/Backend.h"
-#include "runtime/Session.h"
-#include "util/Error.h"
+#include "npuwb/Session.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::cli {
 
@@ -18,15 +17,10 @@ void addBackendOptions(CLI::App* cmd, std::string& backend, int& threads) {
 }
 
 std::string usableBackend(const std::string& requested) {
-    const std::string name = resolveBackendName(requested);
-    if (name == "reference") return name;
-    try {
-        loadBackend(name);
-        return name;
-    } catch (const Error& e) {
-        std::cerr << "warning: " << e.what() << "; running on the reference executor\n";
-        return "reference";
-    }
+    std::string warning;
+    std::string name = usableBackendName(requested, warning);
+    if (!warning.empty()) std::cerr << "warning: " << warning << "\n";
+    return name;
 }
 
 }  // namespace npuwb::cli

@@ -6,7 +6,7 @@
 #include "BoardConnection.h"
 #include "Commands.h"
 #include "agent-client/AgentClient.h"
-#include "util/AtomicFile.h"
+#include "npuwb/AtomicFile.h"
 
 namespace npuwb::cli {
 

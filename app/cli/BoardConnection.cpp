@@ -8,7 +8,7 @@
 #include <iostream>
 
 #include "Commands.h"
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::cli {
 

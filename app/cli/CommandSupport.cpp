@@ -1,7 +1,7 @@
 #include <cstdio>
 
 #include "Commands.h"
-#include "onnx/OnnxIO.h"
+#include "npuwb/ModelIO.h"
 
 namespace npuwb::cli {
 

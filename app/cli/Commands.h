@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/Graph.h"
+#include "npuwb/ir/Graph.h"
 
 namespace npuwb::cli {
 

@@ -3,9 +3,9 @@
 #include <filesystem>
 #include <sstream>
 
-#include "quant/NpySampleSource.h"
-#include "util/AtomicFile.h"
-#include "util/Error.h"
+#include "npuwb/NpySampleSource.h"
+#include "npuwb/AtomicFile.h"
+#include "npuwb/Error.h"
 
 #if __has_include("imageio/DatasetSampleSource.h")
 #include "imageio/DatasetSampleSource.h"

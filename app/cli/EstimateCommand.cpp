@@ -6,8 +6,8 @@
 #include "Commands.h"
 #include "InputShapeOption.h"
 #include "PerfTable.h"
-#include "chips/ChipProfile.h"
-#include "perfmodel/CostModel.h"
+#include "npuwb/ChipProfile.h"
+#include "npuwb/CostModel.h"
 
 namespace npuwb::cli {
 

@@ -5,7 +5,7 @@
 
 #include "Commands.h"
 #include "PerfTable.h"
-#include "report/VendorPerfLog.h"
+#include "npuwb/VendorPerfLog.h"
 
 namespace npuwb::cli {
 

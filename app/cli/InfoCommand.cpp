@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "Commands.h"
-#include "analysis/ModelSummary.h"
-#include "util/AtomicFile.h"
+#include "npuwb/ModelSummary.h"
+#include "npuwb/AtomicFile.h"
 
 namespace npuwb::cli {
 

@@ -5,8 +5,8 @@
 
 #include "Commands.h"
 
-#include "onnx/OnnxIO.h"
-#include "util/Error.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::cli {
 

@@ -9,7 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "ir/Graph.h"
+#include "npuwb/ir/Graph.h"
 
 namespace npuwb::cli {
 

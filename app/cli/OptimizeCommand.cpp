@@ -10,12 +10,12 @@
 #include "BackendOption.h"
 #include "Commands.h"
 #include "InputShapeOption.h"
-#include "chips/ChipProfile.h"
-#include "onnx/OnnxIO.h"
-#include "passes/Optimizer.h"
-#include "util/AtomicFile.h"
-#include "util/Error.h"
-#include "util/Npy.h"
+#include "npuwb/ChipProfile.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/Optimizer.h"
+#include "npuwb/AtomicFile.h"
+#include "npuwb/Error.h"
+#include "npuwb/Npy.h"
 
 namespace npuwb::cli {
 
@@ -49,9 +49,9 @@ int64_t alignFromChip(const std::string& target) {
 }
 
 void listPasses() {
-    for (auto& p : passes::PassRegistry::instance().createAll())
-        std::printf("%-26s %-8s %s%s\n", p->name().c_str(), p->seedReference().empty() ? "-" : p->seedReference().c_str(),
-                    p->description().c_str(), p->runsByDefault() ? "" : " [optional]");
+    for (const auto& p : passes::listPasses())
+        std::printf("%-26s %-8s %s%s\n", p.name.c_str(), p.seedReference.empty() ? "-" : p.seedReference.c_str(),
+                    p.description.c_str(), p.runsByDefault ? "" : " [optional]");
 }
 
 void runOptimize(const OptimizeCliOptions& o) {

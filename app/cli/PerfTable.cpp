@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <map>
 
-#include "ir/Tensor.h"
+#include "npuwb/ir/Tensor.h"
 
 namespace npuwb::cli {
 

@@ -3,7 +3,7 @@
 // op-type ranking; shared by `estimate`, `import-log` and `run-rknn`.
 #include <string>
 
-#include "report/Report.h"
+#include "npuwb/Report.h"
 
 namespace npuwb::cli {
 

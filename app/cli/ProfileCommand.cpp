@@ -9,9 +9,9 @@
 #include "BoardProfile.h"
 #include "Commands.h"
 #include "InputShapeOption.h"
-#include "onnx/SchemaRegistryWarmUp.h"
-#include "runtime/Profiler.h"
-#include "util/Npy.h"
+#include "npuwb/SchemaWarmUp.h"
+#include "npuwb/Profiler.h"
+#include "npuwb/Npy.h"
 
 namespace npuwb::cli {
 

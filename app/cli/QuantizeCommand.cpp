@@ -9,9 +9,9 @@
 #include "BackendOption.h"
 #include "Commands.h"
 #include "DatasetOption.h"
-#include "onnx/OnnxIO.h"
-#include "quant/Quantizer.h"
-#include "util/AtomicFile.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/Quantizer.h"
+#include "npuwb/AtomicFile.h"
 
 namespace npuwb::cli {
 

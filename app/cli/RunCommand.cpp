@@ -5,9 +5,9 @@
 #include "BackendOption.h"
 #include "Commands.h"
 #include "InputShapeOption.h"
-#include "runtime/Profiler.h"
-#include "runtime/Session.h"
-#include "util/Npy.h"
+#include "npuwb/Profiler.h"
+#include "npuwb/Session.h"
+#include "npuwb/Npy.h"
 
 namespace npuwb::cli {
 

@@ -6,7 +6,7 @@
 
 #include "Commands.h"
 #include "PerfTable.h"
-#include "util/Error.h"
+#include "npuwb/Error.h"
 #ifdef NPUWB_HAVE_RKNPU
 #include "RknnRunner.h"
 #endif

@@ -2,9 +2,9 @@
 #include <iostream>
 
 #include "Commands.h"
-#include "onnx/SchemaRegistryWarmUp.h"
-#include "util/Error.h"
-#include "util/ProcessMemory.h"
+#include "npuwb/SchemaWarmUp.h"
+#include "npuwb/Error.h"
+#include "npuwb/ProcessMemory.h"
 
 int main(int argc, char** argv) {
     npuwb::returnLargeFreedBlocksToSystem();

@@ -8,9 +8,9 @@
 
 #include "MainWindow.h"
 #include "jobs/EstimateJob.h"
-#include "onnx/SchemaRegistryWarmUp.h"
+#include "npuwb/SchemaWarmUp.h"
 #include "views/TargetOptionsBar.h"
-#include "util/ProcessMemory.h"
+#include "npuwb/ProcessMemory.h"
 
 namespace {
 

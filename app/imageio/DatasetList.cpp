@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <sstream>
 
-#include "util/AtomicFile.h"
-#include "util/Error.h"
+#include "npuwb/AtomicFile.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::imageio {
 

@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "util/AtomicFile.h"
-#include "util/Error.h"
-#include "util/Npy.h"
+#include "npuwb/AtomicFile.h"
+#include "npuwb/Error.h"
+#include "npuwb/Npy.h"
 
 namespace npuwb::imageio {
 

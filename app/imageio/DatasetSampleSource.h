@@ -9,7 +9,7 @@
 
 #include "imageio/DatasetList.h"
 #include "imageio/Preprocessing.h"
-#include "quant/SampleSource.h"
+#include "npuwb/SampleSource.h"
 
 class QImage;
 

@@ -8,8 +8,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "util/AtomicFile.h"
-#include "util/Error.h"
+#include "npuwb/AtomicFile.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::imageio {
 

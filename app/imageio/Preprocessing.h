@@ -9,7 +9,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "ir/Graph.h"
+#include "npuwb/ir/Graph.h"
 
 class QImage;
 

@@ -1,11 +1,11 @@
-#include "advisor/Advisor.h"
+#include "advisor/Rule.h"
 
 #include <algorithm>
 
 #include "advisor/RuleSupport.h"
-#include "perfmodel/CostModel.h"
+#include "npuwb/CostModel.h"
 #include "perfmodel/LayerShapes.h"
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::advisor {
 
@@ -116,6 +116,20 @@ Suggestion toSuggestion(const Finding& finding) {
     s.nodes = finding.nodes;
     s.estimatedGainUs = finding.estimatedGainUs;
     s.pass = finding.pass;
+    return s;
+}
+
+std::vector<RuleInfo> listRules() {
+    std::vector<RuleInfo> out;
+    for (const auto& r : RuleRegistry::instance().createAll()) out.push_back({r->name(), r->description()});
+    std::sort(out.begin(), out.end(), [](const RuleInfo& a, const RuleInfo& b) { return a.name < b.name; });
+    return out;
+}
+
+std::string evidenceText(const Finding& finding) {
+    std::string s;
+    for (const Evidence& e : finding.evidence)
+        s += (s.empty() ? "" : "; ") + e.label + " " + num(e.value) + (e.unit.empty() ? "" : " " + e.unit);
     return s;
 }
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "advisor/Advisor.h"
+#include "advisor/Rule.h"
 #include "passes/Pass.h"
 
 namespace npuwb::advisor {

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "advisor/RuleSupport.h"
-#include "perfmodel/CostModel.h"
+#include "npuwb/CostModel.h"
 
 namespace npuwb::advisor {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "advisor/Advisor.h"
+#include "advisor/Rule.h"
 
 namespace npuwb::advisor {
 

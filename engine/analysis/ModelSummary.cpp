@@ -1,4 +1,4 @@
-#include "analysis/ModelSummary.h"
+#include "npuwb/ModelSummary.h"
 
 #include <filesystem>
 

@@ -7,8 +7,9 @@
 #include <filesystem>
 #include <sstream>
 
-#include "backend/Backend.h"
-#include "util/Error.h"
+#include "backend/BackendLoader.h"
+#include "npuwb/Session.h"
+#include "npuwb/Error.h"
 
 namespace npuwb {
 
@@ -108,6 +109,19 @@ std::vector<std::string> availableBackends() {
     }
     std::sort(names.begin(), names.end());
     return names;
+}
+
+std::string usableBackendName(const std::string& requested, std::string& warning) {
+    warning.clear();
+    const std::string name = resolveBackendName(requested);
+    if (name == "reference") return name;
+    try {
+        loadBackend(name);
+        return name;
+    } catch (const Error& e) {
+        warning = std::string(e.what()) + "; running on the reference executor";
+        return "reference";
+    }
 }
 
 }  // namespace npuwb

@@ -1,8 +1,8 @@
-#include "backend/QdqParams.h"
+#include "npuwb/sdk/QdqParams.h"
 
 #include <cmath>
 
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb {
 

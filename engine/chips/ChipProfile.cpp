@@ -1,4 +1,4 @@
-#include "chips/ChipProfile.h"
+#include "npuwb/ChipProfile.h"
 
 #include <unistd.h>
 
@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "chips/ProfileFields.h"
-#include "util/AtomicFile.h"
-#include "util/Error.h"
+#include "npuwb/AtomicFile.h"
+#include "npuwb/Error.h"
 
 namespace npuwb {
 

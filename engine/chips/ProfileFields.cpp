@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb {
 

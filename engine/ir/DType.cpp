@@ -1,4 +1,4 @@
-#include "ir/DType.h"
+#include "npuwb/ir/DType.h"
 
 #include <array>
 

@@ -1,4 +1,4 @@
-#include "ir/Graph.h"
+#include "npuwb/ir/Graph.h"
 
 #include <algorithm>
 #include <set>

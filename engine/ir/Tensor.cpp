@@ -1,4 +1,4 @@
-#include "ir/Tensor.h"
+#include "npuwb/ir/Tensor.h"
 
 #include <unistd.h>
 

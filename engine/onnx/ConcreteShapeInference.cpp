@@ -1,4 +1,4 @@
-#include "onnx/OnnxIO.h"
+#include "npuwb/ModelIO.h"
 
 #include "onnx/IsolatedShapeInference.h"
 #include "onnx/OnnxModelProto.h"

@@ -3,7 +3,7 @@
 #include <onnx/shape_inference/implementation.h>
 #include <string>
 
-#include "onnx/SchemaRegistryWarmUp.h"
+#include "npuwb/SchemaWarmUp.h"
 #include "util/ForkedCall.h"
 
 namespace npuwb::onnxconv {

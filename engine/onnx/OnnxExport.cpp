@@ -1,9 +1,9 @@
 // IR -> ONNX ModelProto. Tensors are written as raw_data; the result reloads to an identical IR.
 #include "onnx/IsolatedShapeInference.h"
-#include "onnx/OnnxIO.h"
+#include "npuwb/ModelIO.h"
 #include "onnx/OnnxModelProto.h"
 #include "onnx/OnnxTensor.h"
-#include "util/AtomicFile.h"
+#include "npuwb/AtomicFile.h"
 
 namespace npuwb {
 

@@ -10,11 +10,11 @@
 #include <filesystem>
 
 #include "onnx/IsolatedShapeInference.h"
-#include "onnx/SchemaRegistryWarmUp.h"
-#include "onnx/OnnxIO.h"
+#include "npuwb/SchemaWarmUp.h"
+#include "npuwb/ModelIO.h"
 #include "onnx/OnnxTensor.h"
 #include "ops/Kernel.h"
-#include "util/AtomicFile.h"
+#include "npuwb/AtomicFile.h"
 
 namespace npuwb {
 

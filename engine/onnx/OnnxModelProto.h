@@ -3,7 +3,7 @@
 // protobuf form (shape inference with other input shapes).
 #include <onnx/onnx_pb.h>
 
-#include "ir/Graph.h"
+#include "npuwb/ir/Graph.h"
 
 namespace npuwb::onnxconv {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "ir/Graph.h"
+#include "npuwb/ir/Graph.h"
 
 namespace npuwb::onnxconv {
 

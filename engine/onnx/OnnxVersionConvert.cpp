@@ -8,9 +8,9 @@
 #include <set>
 #include <string>
 
-#include "onnx/OnnxIO.h"
-#include "onnx/SchemaRegistryWarmUp.h"
-#include "util/Error.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/SchemaWarmUp.h"
+#include "npuwb/Error.h"
 #include "util/ForkedCall.h"
 
 namespace npuwb {

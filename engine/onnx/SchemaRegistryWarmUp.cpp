@@ -1,4 +1,4 @@
-#include "onnx/SchemaRegistryWarmUp.h"
+#include "npuwb/SchemaWarmUp.h"
 
 #include <onnx/defs/schema.h>
 

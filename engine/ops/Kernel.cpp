@@ -1,5 +1,7 @@
 #include "ops/Kernel.h"
 
+#include "npuwb/sdk/ReferenceKernels.h"
+
 #include <algorithm>
 
 namespace npuwb {
@@ -72,6 +74,14 @@ std::vector<std::string> KernelRegistry::opTypes() const {
     for (const auto& e : entries_) out.push_back(e.key);
     std::sort(out.begin(), out.end());
     return out;
+}
+
+std::vector<Value> runReferenceNode(const Node& node, int64_t opset, const std::vector<const Value*>& inputs) {
+    KernelFn kernel = KernelRegistry::instance().find(node.domain, node.opType);
+    if (!kernel) failUnsupported("no reference kernel for " + node.label());
+    KernelContext ctx(node, opset, inputs, nullptr);
+    kernel(ctx);
+    return std::move(ctx.outputs());
 }
 
 }  // namespace npuwb

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "ir/Graph.h"
-#include "ir/Value.h"
+#include "npuwb/ir/Graph.h"
+#include "npuwb/ir/Value.h"
 
 namespace npuwb {
 

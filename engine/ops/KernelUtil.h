@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ir/Tensor.h"
+#include "npuwb/ir/Tensor.h"
 
 namespace npuwb {
 

@@ -3,8 +3,8 @@
 #include <memory>
 #include <set>
 
-#include "runtime/Session.h"
-#include "util/Error.h"
+#include "npuwb/Session.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::passes {
 

@@ -8,7 +8,7 @@
 #include "passes/ConstEval.h"
 #include "passes/GraphEdit.h"
 #include "passes/Pass.h"
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::passes {
 namespace {

@@ -6,7 +6,7 @@
 // What the chain does is found by running it on a tensor of element indices, so any such rearrangement counts.
 #include "passes/ConstEval.h"
 #include "passes/PatternPass.h"
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::passes {
 namespace {

@@ -1,4 +1,6 @@
-#include "passes/Optimizer.h"
+#include "npuwb/Optimizer.h"
+#include "passes/Pass.h"
+#include "passes/Proof.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,11 +8,11 @@
 #include <random>
 #include <set>
 
-#include "onnx/OnnxIO.h"
+#include "npuwb/ModelIO.h"
 #include "passes/GraphEdit.h"
-#include "runtime/Profiler.h"
-#include "runtime/Session.h"
-#include "util/Error.h"
+#include "npuwb/Profiler.h"
+#include "npuwb/Session.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::passes {
 

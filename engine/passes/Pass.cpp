@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::passes {
 
@@ -37,6 +37,13 @@ std::vector<std::unique_ptr<Pass>> PassRegistry::createAll() const {
     std::vector<std::unique_ptr<Pass>> out;
     for (Factory f : factories_) out.push_back(f());
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a->name() < b->name(); });
+    return out;
+}
+
+std::vector<PassInfo> listPasses() {
+    std::vector<PassInfo> out;
+    for (const auto& p : PassRegistry::instance().createAll())
+        out.push_back({p->name(), p->description(), p->seedReference(), p->runsByDefault()});
     return out;
 }
 

@@ -10,29 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "ir/Graph.h"
-#include "runtime/Session.h"
+#include "npuwb/Optimizer.h"
+#include "npuwb/ir/Graph.h"
+#include "npuwb/Session.h"
 
 namespace npuwb::passes {
-
-/// One place where a pass applies (or almost applies).
-struct Match {
-    std::vector<std::string> nodes;  // node names involved; nodes[0] is the anchor the rewrite starts from
-    std::string explanation;         // what would be rewritten, in one line
-    std::string nearMissReason;      // empty for a real match; for a near miss: what breaks it
-    bool applicable() const { return nearMissReason.empty(); }
-};
-
-/// Settings some passes need (e.g. the chip's channel alignment); passes ignore what they do not use.
-struct PassConfig {
-    int64_t channelAlign = 0;  // pad_channels: pad conv channels up to a multiple of this (0 = off)
-    int64_t opset = 13;        // the model's ai.onnx opset: decides attribute-vs-input forms and new ops
-    int64_t targetOpset = 0;   // upgrade_opset: the opset to move the model to (0 = stay)
-    /// The proof's concrete shapes for inputs with symbolic dims, for passes that run the model (upgrade_opset).
-    std::map<std::string, Shape> inputShapes;
-    int64_t symbolicDimValue = 1;
-    SessionOptions executor{};  // what such passes run the model on (the proof's, ProofOptions::executor)
-};
 
 class Pass {
 public:

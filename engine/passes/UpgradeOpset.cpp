@@ -11,11 +11,13 @@
 // converter failure rolls it back with an error naming the op the converter could not adapt.
 #include <memory>
 
-#include "onnx/OnnxIO.h"
+#include "npuwb/ModelIO.h"
 #include "passes/GraphEdit.h"
-#include "passes/Optimizer.h"
-#include "runtime/ExecutionObserver.h"
-#include "runtime/Session.h"
+#include "npuwb/Optimizer.h"
+#include "passes/Pass.h"
+#include "passes/Proof.h"
+#include "npuwb/ExecutionObserver.h"
+#include "npuwb/Session.h"
 
 namespace npuwb::passes {
 namespace {

@@ -1,10 +1,10 @@
-#include "perfmodel/CostModel.h"
+#include "npuwb/CostModel.h"
 
 #include <cmath>
 
-#include "analysis/ModelSummary.h"
+#include "npuwb/ModelSummary.h"
 #include "perfmodel/LayerPlanner.h"
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb {
 
@@ -16,6 +16,11 @@ LayerRow rowFor(const PlannedLayer& layer, int64_t id) {
     const Node& n = *anchor.node;
     row.id = id;
     row.fullName = n.name.empty() ? (n.outputs.empty() ? n.opType : n.outputs[0]) : n.name;
+    for (size_t i = 1; i < layer.nodes.size(); ++i) {
+        const Node& fused = *layer.nodes[i]->node;
+        row.fusedNodes.push_back(fused.name.empty() ? (fused.outputs.empty() ? fused.opType : fused.outputs[0])
+                                                    : fused.name);
+    }
     row.inputShapes = anchor.inputs;
     row.outputShapes = layer.nodes.back()->outputs;
     return row;

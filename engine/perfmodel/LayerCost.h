@@ -7,8 +7,8 @@
 // rounded up to the H*W alignment and to a minimum stripe, depthwise using one of the array's input lanes.
 #include <cstdint>
 
-#include "chips/ChipProfile.h"
-#include "ir/Tensor.h"
+#include "npuwb/ChipProfile.h"
+#include "npuwb/ir/Tensor.h"
 
 namespace npuwb {
 

@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "analysis/ModelSummary.h"
+#include "npuwb/ModelSummary.h"
 
 namespace npuwb {
 

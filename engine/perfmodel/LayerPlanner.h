@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "chips/ChipProfile.h"
+#include "npuwb/ChipProfile.h"
 #include "perfmodel/LayerCost.h"
 #include "perfmodel/LayerShapes.h"
 

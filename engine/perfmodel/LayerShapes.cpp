@@ -4,9 +4,9 @@
 #include <optional>
 #include <set>
 
-#include "runtime/ExecutionObserver.h"
-#include "runtime/Profiler.h"
-#include "runtime/Session.h"
+#include "npuwb/ExecutionObserver.h"
+#include "npuwb/Profiler.h"
+#include "npuwb/Session.h"
 
 namespace npuwb {
 

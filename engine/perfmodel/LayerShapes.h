@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ir/Graph.h"
+#include "npuwb/ir/Graph.h"
 
 namespace npuwb {
 

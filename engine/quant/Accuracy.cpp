@@ -1,7 +1,7 @@
 // Per-layer accuracy analysis: float and QDQ model run side by side per sample (every compared value is an extra
 // output, so backend segments cannot hide it); "single" re-runs each quantized node alone on the reference
 // kernels with the float model's values as its inputs.
-#include "quant/Accuracy.h"
+#include "npuwb/Accuracy.h"
 
 #include <cmath>
 #include <cstdio>
@@ -11,7 +11,7 @@
 
 #include "quant/QuantGraph.h"
 #include "runtime/BackendPlan.h"
-#include "runtime/Session.h"
+#include "npuwb/Session.h"
 
 namespace npuwb::quant {
 

@@ -11,14 +11,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "chips/ChipProfile.h"
-#include "onnx/OnnxIO.h"
-#include "util/Error.h"
-#include "perfmodel/CostModel.h"
-#include "quant/Accuracy.h"
+#include "npuwb/ChipProfile.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/Error.h"
+#include "npuwb/CostModel.h"
+#include "npuwb/Accuracy.h"
 #include "quant/QuantGraph.h"
-#include "quant/Quantizer.h"
-#include "runtime/Session.h"
+#include "npuwb/Quantizer.h"
+#include "npuwb/Session.h"
 
 namespace npuwb::quant {
 

@@ -13,10 +13,11 @@
 #include "quant/Observer.h"
 #include "quant/QuantGraph.h"
 #include "quant/StreamingHistogram.h"
-#include "quant/Quantizer.h"
+#include "npuwb/Quantizer.h"
+#include "quant/WeightRounding.h"
 #include "runtime/BackendPlan.h"
-#include "runtime/Session.h"
-#include "util/ProcessMemory.h"
+#include "npuwb/Session.h"
+#include "npuwb/ProcessMemory.h"
 
 namespace npuwb::quant {
 

@@ -1,14 +1,14 @@
-#include "quant/NpySampleSource.h"
+#include "npuwb/NpySampleSource.h"
 
 #include <filesystem>
 #include <memory>
 #include <sstream>
 
-#include "runtime/Session.h"
-#include "util/AtomicFile.h"
-#include "util/Error.h"
-#include "util/Npy.h"
-#include "util/Sha256.h"
+#include "npuwb/Session.h"
+#include "npuwb/AtomicFile.h"
+#include "npuwb/Error.h"
+#include "npuwb/Npy.h"
+#include "npuwb/Sha256.h"
 
 namespace npuwb::quant {
 

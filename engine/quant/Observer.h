@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "ir/DType.h"
+#include "npuwb/ir/DType.h"
 
 namespace npuwb::quant {
 

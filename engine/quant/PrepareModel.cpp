@@ -3,9 +3,9 @@
 // instead of four elementwise ops) at an opset with per-channel QuantizeLinear. See Quantizer.h for the passes.
 #include <nlohmann/json.hpp>
 
-#include "passes/Optimizer.h"
-#include "quant/Quantizer.h"
-#include "util/Error.h"
+#include "npuwb/Optimizer.h"
+#include "npuwb/Quantizer.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::quant {
 

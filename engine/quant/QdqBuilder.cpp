@@ -7,11 +7,12 @@
 #include <optional>
 #include <set>
 
-#include "onnx/OnnxIO.h"
+#include "npuwb/ModelIO.h"
 #include "passes/GraphEdit.h"
 #include "quant/Observer.h"
 #include "quant/QuantGraph.h"
-#include "quant/Quantizer.h"
+#include "npuwb/Quantizer.h"
+#include "quant/WeightRounding.h"
 #include "runtime/BackendPlan.h"
 
 namespace npuwb::quant {

@@ -6,8 +6,8 @@
 #include <set>
 #include <thread>
 
-#include "runtime/Session.h"
-#include "util/Error.h"
+#include "npuwb/Session.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::quant::detail {
 

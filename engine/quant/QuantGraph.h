@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "ir/Graph.h"
-#include "quant/SampleSource.h"
-#include "runtime/Session.h"
+#include "npuwb/ir/Graph.h"
+#include "npuwb/SampleSource.h"
+#include "npuwb/Session.h"
 
 namespace npuwb::quant::detail {
 

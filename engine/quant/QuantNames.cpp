@@ -3,9 +3,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "quant/Quantizer.h"
-#include "util/AtomicFile.h"
-#include "util/Error.h"
+#include "npuwb/Quantizer.h"
+#include "npuwb/AtomicFile.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::quant {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>

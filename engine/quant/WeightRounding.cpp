@@ -12,7 +12,7 @@
 #include <Eigen/Core>
 
 #include "quant/QuantGraph.h"
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::quant {
 

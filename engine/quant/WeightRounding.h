@@ -22,14 +22,11 @@
 #include <string_view>
 #include <vector>
 
-#include "ir/Graph.h"
-#include "quant/SampleSource.h"
+#include "npuwb/ir/Graph.h"
+#include "npuwb/Quantizer.h"
+#include "npuwb/SampleSource.h"
 
 namespace npuwb::quant {
-
-enum class WeightRounding { Nearest, Gptq };
-std::string_view weightRoundingName(WeightRounding rounding);      // "nearest" | "gptq"
-WeightRounding weightRoundingFromName(std::string_view name);      // throws InvalidInput listing the choices
 
 /// E[x x^T] of one weighted layer's input patches, one K x K matrix per weight group (Conv groups; 1 otherwise).
 /// Row r of the weight viewed as [rows, K] (Conv: [Cout, Cin/group*kh*kw]; Gemm/MatMul: output-major) uses
@@ -40,10 +37,6 @@ struct InputCorrelation {
     std::vector<double> h;  // groups * k * k, row-major
     double patches = 0.0;   // patch vectors accumulated (per group)
 };
-using InputCorrelations = std::map<std::string, std::shared_ptr<const InputCorrelation>>;  // weight name ->
-
-/// Samples GPTQ measures input correlations on unless told otherwise (QuantizeOptions, CLI, Quantize dialog).
-inline constexpr size_t kDefaultRoundingSamples = 128;
 
 struct CorrelationOptions {
     size_t samples = kDefaultRoundingSamples;

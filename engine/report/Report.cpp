@@ -1,12 +1,12 @@
-#include "report/Report.h"
+#include "npuwb/Report.h"
 
 #include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <nlohmann/json.hpp>
 
-#include "util/AtomicFile.h"
-#include "util/Error.h"
+#include "npuwb/AtomicFile.h"
+#include "npuwb/Error.h"
 
 namespace npuwb {
 
@@ -145,6 +145,7 @@ json toJson(const Report& r) {
                           {"cycles", {{"ddr", optionalJson(l.cyclesDdr)}, {"npu", optionalJson(l.cyclesNpu)},
                                       {"total", optionalJson(l.cyclesTotal)}}},
                           {"macUsagePercent", optionalJson(l.macUsagePercent)}});
+        if (!l.fusedNodes.empty()) layers.back()["fusedNodes"] = l.fusedNodes;
     }
     json tensors = json::array();
     for (const auto& t : r.memory.tensors)
@@ -242,6 +243,7 @@ Report reportFromJson(const json& j) {
                 row.cyclesTotal = optionalFrom<int64_t>(l.at("cycles"), "total");
             }
             row.macUsagePercent = optionalFrom<double>(l, "macUsagePercent");
+            row.fusedNodes = l.value("fusedNodes", std::vector<std::string>{});
             r.layers.push_back(std::move(row));
         }
         const json& mem = j.at("memory");

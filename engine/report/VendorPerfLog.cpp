@@ -1,4 +1,4 @@
-#include "report/VendorPerfLog.h"
+#include "npuwb/VendorPerfLog.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,8 +9,8 @@
 #include <regex>
 #include <sstream>
 
-#include "util/AtomicFile.h"
-#include "util/Error.h"
+#include "npuwb/AtomicFile.h"
+#include "npuwb/Error.h"
 
 namespace npuwb {
 

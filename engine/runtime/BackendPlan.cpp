@@ -5,7 +5,7 @@
 #include <optional>
 #include <set>
 
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb {
 

@@ -8,9 +8,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "backend/Backend.h"
-#include "ir/Value.h"
-#include "runtime/ExecutionObserver.h"
+#include "npuwb/sdk/Backend.h"
+#include "npuwb/ir/Value.h"
+#include "npuwb/ExecutionObserver.h"
 
 namespace npuwb {
 
@@ -26,7 +26,7 @@ struct BackendPlan {
     /// nodes are not run again and backends see their outputs as constants (e.g. Identity of a shared bias).
     std::map<std::string, Tensor> folded;
     std::vector<SegmentPlan> segments;
-    std::vector<Fallback> fallbacks;
+    std::vector<FallbackRow> fallbacks;
     std::vector<PlanStep> steps;
     std::unordered_map<std::string, size_t> positionOfNode;  // node display name -> position in the order
 };

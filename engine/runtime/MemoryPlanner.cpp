@@ -1,4 +1,4 @@
-#include "runtime/MemoryPlanner.h"
+#include "npuwb/sdk/MemoryPlanner.h"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "runtime/Profiler.h"
+#include "npuwb/Profiler.h"
 
 #include <sys/resource.h>
 #include <sys/utsname.h>
@@ -11,8 +11,8 @@
 #include <thread>
 #include <unordered_map>
 
-#include "analysis/ModelSummary.h"
-#include "runtime/MemoryPlanner.h"
+#include "npuwb/ModelSummary.h"
+#include "npuwb/sdk/MemoryPlanner.h"
 
 namespace npuwb {
 

@@ -1,4 +1,5 @@
-#include "runtime/Session.h"
+#include "backend/BackendLoader.h"
+#include "npuwb/Session.h"
 
 #include <algorithm>
 #include <fstream>
@@ -7,10 +8,10 @@
 #include <thread>
 #include <unordered_map>
 
-#include "onnx/OnnxIO.h"
+#include "npuwb/ModelIO.h"
 #include "ops/Kernel.h"
 #include "runtime/BackendPlan.h"
-#include "util/ProcessMemory.h"
+#include "npuwb/ProcessMemory.h"
 
 namespace npuwb {
 
@@ -401,10 +402,10 @@ Session::~Session() = default;
 
 std::string Session::backendName() const { return backend_ ? backend_->backend->name() : "reference"; }
 
-std::vector<Fallback> Session::fallbacks() const {
+std::vector<FallbackRow> Session::fallbacks() const {
     if (!backend_) return {};
     std::lock_guard lock(backend_->mutex);
-    return backend_->plan ? backend_->plan->fallbacks : std::vector<Fallback>{};
+    return backend_->plan ? backend_->plan->fallbacks : std::vector<FallbackRow>{};
 }
 
 std::map<std::string, Value> Session::run(const std::map<std::string, Value>& inputs, const RunControl& control) const {

@@ -1,4 +1,4 @@
-#include "util/AtomicFile.h"
+#include "npuwb/AtomicFile.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb {
 

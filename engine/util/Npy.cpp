@@ -1,11 +1,11 @@
-#include "util/Npy.h"
+#include "npuwb/Npy.h"
 
 #include <bit>
 #include <cctype>
 #include <cstring>
 
-#include "util/AtomicFile.h"
-#include "util/Error.h"
+#include "npuwb/AtomicFile.h"
+#include "npuwb/Error.h"
 
 namespace npuwb {
 namespace {

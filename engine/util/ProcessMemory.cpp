@@ -1,4 +1,4 @@
-#include "util/ProcessMemory.h"
+#include "npuwb/ProcessMemory.h"
 
 #include <cstdlib>  // defines __GLIBC__ on glibc systems
 #include <mutex>

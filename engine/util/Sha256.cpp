@@ -1,11 +1,11 @@
-#include "util/Sha256.h"
+#include "npuwb/Sha256.h"
 
 #include <openssl/evp.h>
 
 #include <fstream>
 #include <vector>
 
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb {
 

@@ -17,7 +17,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include "backend/QdqParams.h"
+#include "npuwb/sdk/QdqParams.h"
 
 namespace npuwb::onednn {
 

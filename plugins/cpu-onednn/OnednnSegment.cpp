@@ -13,9 +13,9 @@
 #include "OnednnQuant.h"
 #include "OnednnSupport.h"
 #include "StridedLayout.h"
-#include "ops/Kernel.h"
-#include "runtime/MemoryPlanner.h"
-#include "util/Error.h"
+#include "npuwb/sdk/ReferenceKernels.h"
+#include "npuwb/sdk/MemoryPlanner.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::onednn {
 

@@ -9,7 +9,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include "backend/Backend.h"
+#include "npuwb/sdk/Backend.h"
 
 namespace npuwb::onednn {
 

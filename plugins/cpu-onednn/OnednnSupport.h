@@ -3,7 +3,7 @@
 // segment builder so both agree.
 #include <optional>
 
-#include "backend/Backend.h"
+#include "npuwb/sdk/Backend.h"
 
 namespace npuwb::onednn {
 

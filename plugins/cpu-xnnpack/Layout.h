@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "ir/Tensor.h"
+#include "npuwb/ir/Tensor.h"
 
 namespace npuwb::xnn {
 

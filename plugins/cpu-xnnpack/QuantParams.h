@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/QdqParams.h"
+#include "npuwb/sdk/QdqParams.h"
 
 namespace npuwb::xnn {
 

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "ir/Graph.h"
+#include "npuwb/ir/Graph.h"
 
 namespace npuwb::xnn {
 

@@ -5,7 +5,7 @@
 
 #include "Layout.h"
 #include "QuantParams.h"
-#include "runtime/MemoryPlanner.h"
+#include "npuwb/sdk/MemoryPlanner.h"
 
 namespace npuwb::xnn {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/Backend.h"
+#include "npuwb/sdk/Backend.h"
 
 namespace npuwb::xnn {
 

@@ -7,7 +7,7 @@
 #include <memory>
 #include <set>
 
-#include "backend/Backend.h"
+#include "npuwb/sdk/Backend.h"
 
 namespace npuwb::xnn {
 

@@ -4,8 +4,8 @@
 #include <numeric>
 
 #include "RknnRunner.h"
-#include "report/VendorPerfLog.h"
-#include "util/Error.h"
+#include "npuwb/VendorPerfLog.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::rknpu {
 

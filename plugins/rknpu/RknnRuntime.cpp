@@ -7,8 +7,8 @@
 
 #include "RknnApi.h"
 #include "RknnRunner.h"
-#include "util/AtomicFile.h"
-#include "util/Error.h"
+#include "npuwb/AtomicFile.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::rknpu {
 

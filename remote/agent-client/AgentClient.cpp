@@ -2,7 +2,7 @@
 
 #include "ssh/ShellQuote.h"
 #include "ssh/SshSession.h"
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::remote {
 

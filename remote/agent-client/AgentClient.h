@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "deploy/Deployer.h"
-#include "report/Report.h"
+#include "npuwb/Report.h"
 
 namespace npuwb::remote {
 

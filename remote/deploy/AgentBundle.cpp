@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::remote {
 

@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "util/AtomicFile.h"
-#include "util/Error.h"
+#include "npuwb/AtomicFile.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::remote {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ssh/SshSession.h"
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::remote {
 

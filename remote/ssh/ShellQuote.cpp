@@ -1,6 +1,6 @@
 #include "ssh/ShellQuote.h"
 
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::remote {
 

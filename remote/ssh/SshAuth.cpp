@@ -10,7 +10,7 @@
 
 #include "ssh/SshSession.h"
 #include "ssh/SshUtil.h"
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::remote {
 

@@ -11,7 +11,7 @@
 
 #include "ssh/SftpClient.h"
 #include "ssh/SshUtil.h"
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::remote {
 

@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::remote {
 

@@ -6,8 +6,8 @@
 #include "BoardFiles.h"
 #include "BoardState.h"
 #include "Job.h"
-#include "report/Report.h"
-#include "util/Error.h"
+#include "npuwb/Report.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::agent {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "runtime/Session.h"
-#include "util/Error.h"
+#include "npuwb/Session.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::difftest {
 

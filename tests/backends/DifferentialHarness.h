@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "ir/Graph.h"
-#include "runtime/ExecutionObserver.h"
-#include "runtime/Session.h"
+#include "npuwb/ir/Graph.h"
+#include "npuwb/ExecutionObserver.h"
+#include "npuwb/Session.h"
 
 namespace npuwb::difftest {
 

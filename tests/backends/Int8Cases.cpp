@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "backend/Backend.h"
-#include "runtime/ExecutionObserver.h"
-#include "runtime/Session.h"
+#include "npuwb/sdk/Backend.h"
+#include "npuwb/ExecutionObserver.h"
+#include "npuwb/Session.h"
 
 namespace npuwb::int8test {
 

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "DifferentialHarness.h"
-#include "backend/Backend.h"
+#include "npuwb/sdk/Backend.h"
 
 using namespace npuwb;
 

@@ -2,9 +2,10 @@
 
 #include <cstdlib>
 
-#include "backend/Backend.h"
-#include "runtime/Session.h"
-#include "util/Error.h"
+#include "backend/BackendLoader.h"
+#include "npuwb/sdk/Backend.h"
+#include "npuwb/Session.h"
+#include "npuwb/Error.h"
 
 using namespace npuwb;
 

@@ -12,9 +12,9 @@
 #include <random>
 
 #include "Int8Cases.h"
-#include "backend/Backend.h"
-#include "runtime/ExecutionObserver.h"
-#include "runtime/Session.h"
+#include "npuwb/sdk/Backend.h"
+#include "npuwb/ExecutionObserver.h"
+#include "npuwb/Session.h"
 
 using namespace npuwb;
 using namespace npuwb::int8test;

@@ -7,10 +7,10 @@
 #include <set>
 
 #include "DifferentialHarness.h"
-#include "backend/Backend.h"
-#include "onnx/OnnxIO.h"
-#include "runtime/ExecutionObserver.h"
-#include "runtime/Session.h"
+#include "npuwb/sdk/Backend.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/ExecutionObserver.h"
+#include "npuwb/Session.h"
 
 using namespace npuwb;
 using namespace npuwb::difftest;

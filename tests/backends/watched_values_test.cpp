@@ -8,8 +8,8 @@
 #include <random>
 
 #include "DifferentialHarness.h"
-#include "backend/Backend.h"
-#include "runtime/Session.h"
+#include "npuwb/sdk/Backend.h"
+#include "npuwb/Session.h"
 
 using namespace npuwb;
 using namespace npuwb::difftest;

@@ -2,7 +2,8 @@
 
 #include <cmath>
 
-#include "runtime/Session.h"
+#include "backend/BackendLoader.h"
+#include "npuwb/Session.h"
 
 namespace npuwb::test {
 
@@ -83,7 +84,7 @@ void GraphBuilder::output(const std::string& name) {
 
 std::string DiffResult::fallbackText() const {
     std::string s;
-    for (const Fallback& f : fallbacks) s += f.node + " (" + f.opType + "): " + f.reason + "\n";
+    for (const FallbackRow& f : fallbacks) s += f.node + " (" + f.opType + "): " + f.reason + "\n";
     return s;
 }
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/Backend.h"
+#include "npuwb/sdk/Backend.h"
 
 namespace npuwb::test {
 
@@ -43,7 +43,7 @@ private:
 struct DiffResult {
     size_t segments = 0;
     size_t segmentNodes = 0;
-    std::vector<Fallback> fallbacks;
+    std::vector<FallbackRow> fallbacks;
     double worstError = 0;  // max over outputs of |got - ref| / max(|ref|, 1)
     std::string worstWhere;
     std::string fallbackText() const;

@@ -10,11 +10,11 @@
 #include <set>
 
 #include "Int8Cases.h"
-#include "backend/Backend.h"
-#include "onnx/OnnxIO.h"
-#include "runtime/ExecutionObserver.h"
-#include "runtime/Profiler.h"
-#include "runtime/Session.h"
+#include "npuwb/sdk/Backend.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/ExecutionObserver.h"
+#include "npuwb/Profiler.h"
+#include "npuwb/Session.h"
 
 using namespace npuwb;
 using namespace npuwb::int8test;
@@ -82,7 +82,7 @@ TEST(XnnpackInt8, QdqResnet18MatchesReference) {
     control.observer = &coverage;
     const auto got = fast.runTensors(inputs, control);
 
-    for (const Fallback& f : fast.fallbacks())
+    for (const FallbackRow& f : fast.fallbacks())
         ADD_FAILURE() << "fallback " << f.node << " (" << f.opType << "): " << f.reason;
     // Every Conv/Gemm runs as one int8 kernel together with its QuantizeLinear.
     std::set<size_t> int8Anchors;

@@ -2,7 +2,7 @@
 // row-major), fusion across a chain, fallbacks with reasons, thread-count independence and per-kernel timing.
 #include <gtest/gtest.h>
 
-#include "runtime/Session.h"
+#include "npuwb/Session.h"
 #include "xnnpack_harness.h"
 
 using namespace npuwb;

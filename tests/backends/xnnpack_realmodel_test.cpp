@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <random>
 
-#include "onnx/OnnxIO.h"
-#include "runtime/Profiler.h"
-#include "runtime/Session.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/Profiler.h"
+#include "npuwb/Session.h"
 
 using namespace npuwb;
 
@@ -52,7 +52,7 @@ TEST_P(XnnRealModel, MatchesReferenceThroughSession) {
         ms = std::min(ms, std::chrono::duration<double, std::milli>(Clock::now() - start).count());
     }
     size_t fallbackCompute = 0;
-    for (const Fallback& f : fast.fallbacks()) {
+    for (const FallbackRow& f : fast.fallbacks()) {
         if (f.opType == "Conv" || f.opType == "Gemm") ++fallbackCompute;
         std::cout << "  fallback " << f.node << " (" << f.opType << "): " << f.reason << "\n";
     }

@@ -11,8 +11,8 @@
 #include <regex>
 #include <set>
 
-#include "onnx/OnnxIO.h"
-#include "runtime/Session.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/Session.h"
 
 namespace fs = std::filesystem;
 using namespace npuwb;

@@ -7,9 +7,9 @@
 #include <memory>
 #include <string>
 
-#include "analysis/ModelSummary.h"
-#include "onnx/OnnxIO.h"
-#include "runtime/Session.h"
+#include "npuwb/ModelSummary.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/Session.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {

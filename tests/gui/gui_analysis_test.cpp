@@ -19,7 +19,7 @@
 #include "models/LayerSelection.h"
 #include "models/LayerTableModel.h"
 #include "models/SuggestionTableModel.h"
-#include "onnx/OnnxIO.h"
+#include "npuwb/ModelIO.h"
 #include "views/CyclesChart.h"
 #include "views/EstimateTimeChart.h"
 #include "views/EstimateView.h"

@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "chips/ChipProfile.h"
-#include "onnx/OnnxIO.h"
-#include "perfmodel/CostModel.h"
-#include "util/AtomicFile.h"
+#include "npuwb/ChipProfile.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/CostModel.h"
+#include "npuwb/AtomicFile.h"
 
 int main(int argc, char** argv) {
     CLI::App app("cost-model calibration: predicted vs published FPS");

@@ -5,8 +5,8 @@
 #include <set>
 
 #include "Metrics.h"
-#include "onnx/OnnxIO.h"
-#include "runtime/Session.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/Session.h"
 
 namespace npuwb::realmodels {
 namespace {

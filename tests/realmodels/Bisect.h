@@ -7,7 +7,7 @@
 #include <string>
 
 #include "OrtProcess.h"
-#include "ir/Graph.h"
+#include "npuwb/ir/Graph.h"
 
 namespace npuwb::realmodels {
 

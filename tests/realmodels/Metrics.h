@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "ir/Tensor.h"
+#include "npuwb/ir/Tensor.h"
 
 namespace npuwb::realmodels {
 

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "util/Npy.h"
+#include "npuwb/Npy.h"
 
 namespace npuwb::realmodels {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/Tensor.h"
+#include "npuwb/ir/Tensor.h"
 
 namespace npuwb::realmodels {
 

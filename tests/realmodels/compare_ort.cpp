@@ -13,9 +13,9 @@
 #include "Metrics.h"
 #include "ModelCase.h"
 #include "OrtProcess.h"
-#include "onnx/OnnxIO.h"
-#include "runtime/Session.h"
-#include "util/Npy.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/Session.h"
+#include "npuwb/Npy.h"
 
 namespace fs = std::filesystem;
 using namespace npuwb;

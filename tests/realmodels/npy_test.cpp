@@ -3,8 +3,8 @@
 
 #include <filesystem>
 
-#include "util/Error.h"
-#include "util/Npy.h"
+#include "npuwb/Error.h"
+#include "npuwb/Npy.h"
 
 using namespace npuwb;
 

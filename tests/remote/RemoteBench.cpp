@@ -17,8 +17,8 @@
 #include "ssh/SftpClient.h"
 #include "ssh/ShellQuote.h"
 #include "ssh/SshSession.h"
-#include "util/Error.h"
-#include "util/Sha256.h"
+#include "npuwb/Error.h"
+#include "npuwb/Sha256.h"
 
 using namespace npuwb::remote;
 using Clock = std::chrono::steady_clock;

@@ -8,10 +8,10 @@
 #include "agent-client/AgentClient.h"
 #include "deploy/Deployer.h"
 #include "ssh/SftpClient.h"
-#include "onnx/OnnxIO.h"
-#include "runtime/Profiler.h"
-#include "util/Error.h"
-#include "util/Sha256.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/Profiler.h"
+#include "npuwb/Error.h"
+#include "npuwb/Sha256.h"
 
 using namespace npuwb::remote;
 using namespace npuwb::remote::testing;

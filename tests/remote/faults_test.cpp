@@ -13,8 +13,8 @@
 #include "RemoteTestSupport.h"
 #include "agent-client/AgentClient.h"
 #include "deploy/Deployer.h"
-#include "util/Error.h"
-#include "util/Sha256.h"
+#include "npuwb/Error.h"
+#include "npuwb/Sha256.h"
 
 using namespace npuwb::remote;
 using namespace npuwb::remote::testing;

@@ -8,8 +8,8 @@
 #include "ssh/HostKeys.h"
 #include "ssh/ShellQuote.h"
 #include "ssh/Target.h"
-#include "util/Error.h"
-#include "util/Sha256.h"
+#include "npuwb/Error.h"
+#include "npuwb/Sha256.h"
 
 using namespace npuwb::remote;
 using namespace npuwb::remote::testing;

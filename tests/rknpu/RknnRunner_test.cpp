@@ -7,8 +7,8 @@
 #include <filesystem>
 
 #include "RknnRunner.h"
-#include "util/AtomicFile.h"
-#include "util/Error.h"
+#include "npuwb/AtomicFile.h"
+#include "npuwb/Error.h"
 
 using namespace npuwb;
 using namespace npuwb::rknpu;

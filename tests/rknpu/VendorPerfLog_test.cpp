@@ -8,9 +8,9 @@
 #include <random>
 #include <regex>
 
-#include "report/VendorPerfLog.h"
-#include "util/AtomicFile.h"
-#include "util/Error.h"
+#include "npuwb/VendorPerfLog.h"
+#include "npuwb/AtomicFile.h"
+#include "npuwb/Error.h"
 
 using namespace npuwb;
 

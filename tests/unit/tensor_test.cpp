@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "ir/Tensor.h"
+#include "npuwb/ir/Tensor.h"
 #include "ops/KernelUtil.h"
 
 using namespace npuwb;

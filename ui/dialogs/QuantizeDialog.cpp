@@ -24,8 +24,8 @@
 #include <exception>
 
 #include "imageio/DatasetSampleSource.h"
-#include "onnx/OnnxIO.h"
-#include "util/Error.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::ui {
 

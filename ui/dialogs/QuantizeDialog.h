@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "ir/Graph.h"
+#include "npuwb/ir/Graph.h"
 #include "jobs/QuantizeJob.h"
 
 class QCheckBox;

@@ -4,7 +4,7 @@
 
 #include <exception>
 
-#include "chips/ChipProfile.h"
+#include "npuwb/ChipProfile.h"
 
 namespace npuwb::ui {
 

@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "advisor/Advisor.h"
+#include "npuwb/Advisor.h"
 #include "jobs/EstimateJob.h"
 
 namespace npuwb::ui {

@@ -10,7 +10,7 @@
 #include "deploy/Deployer.h"
 #include "jobs/BoardPrompter.h"
 #include "models/Format.h"
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::ui {
 

@@ -14,7 +14,7 @@
 #include "Keychain.h"
 #include "dialogs/HostKeyDialog.h"
 #include "dialogs/SecretDialog.h"
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::ui {
 

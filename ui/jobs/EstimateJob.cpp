@@ -4,20 +4,12 @@
 
 #include <exception>
 
-#include "chips/ChipProfile.h"
-#include "perfmodel/CostModel.h"
-#include "perfmodel/LayerPlanner.h"
-#include "perfmodel/LayerShapes.h"
+#include "npuwb/ChipProfile.h"
+#include "npuwb/CostModel.h"
 
 namespace npuwb::ui {
 
 namespace {
-
-QString nodeName(const Node& node) {
-    // As the cost model names its rows, so an estimate row and its first covered node agree.
-    return QString::fromStdString(node.name.empty() ? (node.outputs.empty() ? node.opType : node.outputs[0])
-                                                    : node.name);
-}
 
 std::shared_ptr<const EstimateResult> estimate(const Model& model, const TargetOptions& target) {
     const ChipProfile chip = findChipProfile(target.chip.toStdString());
@@ -27,15 +19,10 @@ std::shared_ptr<const EstimateResult> estimate(const Model& model, const TargetO
     auto result = std::make_shared<EstimateResult>();
     result->target = target;
     result->report = estimateModel(model, chip, options);
-    // The report names only each layer's anchor node; the plan (the same one estimateModel made) knows the
-    // nodes fused into it, so selecting a fused layer can highlight all of them.
-    const std::vector<NodeShapes> shapes = resolveLayerShapes(model, options.symbolicDimValue);
-    const std::vector<PlannedLayer> plan = planLayers(shapes, model.graph, chip, options.dtype);
-    for (size_t i = 0; i < result->report.layers.size(); ++i) {
-        QStringList names;
-        if (plan.size() == result->report.layers.size())
-            for (const NodeShapes* n : plan[i].nodes) names << nodeName(*n->node);
-        if (names.isEmpty()) names << QString::fromStdString(result->report.layers[i].fullName);
+    // Selecting a fused layer highlights every node it covers.
+    for (const LayerRow& row : result->report.layers) {
+        QStringList names{QString::fromStdString(row.fullName)};
+        for (const std::string& fused : row.fusedNodes) names << QString::fromStdString(fused);
         result->layerNodes.push_back(names);
     }
     return result;

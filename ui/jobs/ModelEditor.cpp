@@ -5,7 +5,7 @@
 
 #include <exception>
 
-#include "passes/Optimizer.h"
+#include "npuwb/Optimizer.h"
 
 namespace npuwb::ui {
 

@@ -4,8 +4,8 @@
 
 #include <exception>
 
-#include "analysis/ModelSummary.h"
-#include "onnx/OnnxIO.h"
+#include "npuwb/ModelSummary.h"
+#include "npuwb/ModelIO.h"
 
 namespace npuwb::ui {
 

@@ -8,8 +8,8 @@
 #include <memory>
 #include <vector>
 
-#include "ir/Graph.h"
-#include "report/Report.h"
+#include "npuwb/ir/Graph.h"
+#include "npuwb/Report.h"
 
 namespace npuwb::ui {
 

@@ -5,7 +5,7 @@
 
 #include <exception>
 
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::ui {
 

@@ -8,9 +8,9 @@
 #include <atomic>
 #include <memory>
 
-#include "ir/Graph.h"
-#include "report/Report.h"
-#include "runtime/Profiler.h"
+#include "npuwb/ir/Graph.h"
+#include "npuwb/Report.h"
+#include "npuwb/Profiler.h"
 
 namespace npuwb::ui {
 

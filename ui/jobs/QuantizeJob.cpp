@@ -7,8 +7,8 @@
 #include <exception>
 
 #include "imageio/DatasetSampleSource.h"
-#include "quant/Accuracy.h"
-#include "util/Error.h"
+#include "npuwb/Accuracy.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::ui {
 

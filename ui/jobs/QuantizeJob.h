@@ -11,8 +11,8 @@
 #include <memory>
 
 #include "imageio/Preprocessing.h"
-#include "quant/Quantizer.h"
-#include "report/Report.h"
+#include "npuwb/Quantizer.h"
+#include "npuwb/Report.h"
 
 namespace npuwb::ui {
 

@@ -11,9 +11,9 @@
 #include "deploy/Deployer.h"
 #include "jobs/BoardPrompter.h"
 #include "models/Format.h"
-#include "onnx/OnnxIO.h"
+#include "npuwb/ModelIO.h"
 #include "ssh/SshSession.h"
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::ui {
 

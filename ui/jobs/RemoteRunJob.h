@@ -12,9 +12,9 @@
 #include <memory>
 
 #include "BoardSettings.h"
-#include "ir/Graph.h"
-#include "report/Report.h"
-#include "runtime/Profiler.h"
+#include "npuwb/ir/Graph.h"
+#include "npuwb/Report.h"
+#include "npuwb/Profiler.h"
 #include "views/TelemetryChart.h"
 
 namespace npuwb::remote {

@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "report/Report.h"
+#include "npuwb/Report.h"
 
 namespace npuwb::ui {
 

@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "report/Report.h"
+#include "npuwb/Report.h"
 
 namespace npuwb::ui {
 

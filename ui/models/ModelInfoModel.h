@@ -3,7 +3,7 @@
 // last run's timing and memory once there is one.
 #include <QStandardItemModel>
 
-#include "report/Report.h"
+#include "npuwb/Report.h"
 
 namespace npuwb::ui {
 

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "advisor/Advisor.h"
+#include "npuwb/Advisor.h"
 
 namespace npuwb::ui {
 

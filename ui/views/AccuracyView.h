@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 
-#include "report/Report.h"
+#include "npuwb/Report.h"
 
 class QCustomPlot;
 class QCPGraph;

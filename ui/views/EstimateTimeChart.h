@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "report/Report.h"
+#include "npuwb/Report.h"
 
 class QCustomPlot;
 class QCPBars;

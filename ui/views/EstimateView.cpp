@@ -5,7 +5,7 @@
 #include <QVBoxLayout>
 
 #include "models/Format.h"
-#include "perfmodel/CostModel.h"
+#include "npuwb/CostModel.h"
 #include "views/CyclesChart.h"
 #include "views/EstimateTimeChart.h"
 

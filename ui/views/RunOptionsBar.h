@@ -2,7 +2,7 @@
 // The run toolbar: Run/Cancel actions (added by the window) and the options of a local profiling run.
 #include <QToolBar>
 
-#include "runtime/Profiler.h"
+#include "npuwb/Profiler.h"
 
 class QSpinBox;
 

@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "advisor/Advisor.h"
+#include "npuwb/Advisor.h"
 
 class QLabel;
 class QSortFilterProxyModel;

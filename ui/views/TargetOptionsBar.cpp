@@ -6,7 +6,7 @@
 
 #include <exception>
 
-#include "chips/ChipProfile.h"
+#include "npuwb/ChipProfile.h"
 
 namespace npuwb::ui {
 

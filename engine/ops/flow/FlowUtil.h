@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ir/Tensor.h"
+#include "npuwb/ir/Tensor.h"
 
 namespace npuwb::flow {
 

@@ -7,7 +7,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "ir/Tensor.h"
+#include "npuwb/ir/Tensor.h"
 
 namespace npuwb::nn {
 

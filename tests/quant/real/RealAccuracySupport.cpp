@@ -3,10 +3,10 @@
 #include <filesystem>
 #include <memory>
 
-#include "onnx/OnnxIO.h"
-#include "runtime/Session.h"
-#include "util/AtomicFile.h"
-#include "util/Error.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/Session.h"
+#include "npuwb/AtomicFile.h"
+#include "npuwb/Error.h"
 
 namespace npuwb::realquant {
 

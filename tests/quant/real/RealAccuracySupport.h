@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "ir/Graph.h"
-#include "quant/SampleSource.h"
+#include "npuwb/ir/Graph.h"
+#include "npuwb/SampleSource.h"
 
 namespace npuwb::realquant {
 

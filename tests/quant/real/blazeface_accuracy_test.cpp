@@ -19,8 +19,8 @@
 
 #include "RealAccuracySupport.h"
 #include "imageio/DatasetSampleSource.h"
-#include "quant/Quantizer.h"
-#include "util/Npy.h"
+#include "npuwb/Quantizer.h"
+#include "npuwb/Npy.h"
 
 using namespace npuwb;
 using namespace npuwb::realquant;

@@ -12,8 +12,8 @@
 #include <thread>
 
 #include "imageio/DatasetSampleSource.h"
-#include "util/Error.h"
-#include "util/Npy.h"
+#include "npuwb/Error.h"
+#include "npuwb/Npy.h"
 
 namespace fs = std::filesystem;
 using namespace npuwb;

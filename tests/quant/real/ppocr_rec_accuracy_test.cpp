@@ -21,9 +21,9 @@
 
 #include "RealAccuracySupport.h"
 #include "imageio/DatasetSampleSource.h"
-#include "onnx/OnnxIO.h"
-#include "quant/Accuracy.h"
-#include "quant/Quantizer.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/Accuracy.h"
+#include "npuwb/Quantizer.h"
 
 using namespace npuwb;
 using namespace npuwb::realquant;

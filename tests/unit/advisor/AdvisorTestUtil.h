@@ -5,9 +5,9 @@
 #include <filesystem>
 
 #include "../passes/PassTestUtil.h"
-#include "advisor/Advisor.h"
-#include "chips/ChipProfile.h"
-#include "perfmodel/CostModel.h"
+#include "advisor/Rule.h"
+#include "npuwb/ChipProfile.h"
+#include "npuwb/CostModel.h"
 
 namespace npuwb::advisor::testing {
 
@@ -15,7 +15,7 @@ using passes::testing::ModelBuilder;
 
 inline ChipProfile chip(const std::string& name) {
     namespace fs = std::filesystem;
-    fs::path root = fs::path(__FILE__).parent_path().parent_path().parent_path().parent_path();
+    const fs::path root(NPUWB_SOURCE_DIR);
     return loadChipProfile((root / "resources" / "chips" / (name + ".json")).string());
 }
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "util/Error.h"
+#include "npuwb/Error.h"
 
 using namespace npuwb;
 using namespace npuwb::advisor;

@@ -3,8 +3,8 @@
 
 #include <map>
 
-#include "backend/QdqParams.h"
-#include "util/Error.h"
+#include "npuwb/sdk/QdqParams.h"
+#include "npuwb/Error.h"
 
 using namespace npuwb;
 

@@ -1,8 +1,8 @@
 // Bad input never crashes: each malformed model gives an Error whose message names the problem.
 #include <gtest/gtest.h>
 
-#include "onnx/OnnxIO.h"
-#include "runtime/Session.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/Session.h"
 
 using namespace npuwb;
 

@@ -4,9 +4,10 @@
 
 #include <random>
 
-#include "onnx/OnnxIO.h"
+#include "npuwb/ModelIO.h"
 #include "passes/GraphEdit.h"
-#include "passes/Optimizer.h"
+#include "npuwb/Optimizer.h"
+#include "passes/Proof.h"
 
 namespace npuwb::passes::testing {
 

@@ -7,16 +7,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "chips/ChipProfile.h"
-#include "util/AtomicFile.h"
-#include "util/Error.h"
+#include "npuwb/ChipProfile.h"
+#include "npuwb/AtomicFile.h"
+#include "npuwb/Error.h"
 
 using namespace npuwb;
 namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kChipsDir = fs::path(__FILE__).parent_path().parent_path().parent_path().parent_path() / "resources" / "chips";
+const fs::path kChipsDir = fs::path(NPUWB_SOURCE_DIR) / "resources" / "chips";
 
 std::string errorOf(const std::function<void()>& f) {
     try {

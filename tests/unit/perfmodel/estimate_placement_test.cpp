@@ -3,16 +3,16 @@
 
 #include <filesystem>
 
-#include "chips/ChipProfile.h"
-#include "onnx/OnnxIO.h"
-#include "perfmodel/CostModel.h"
+#include "npuwb/ChipProfile.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/CostModel.h"
 
 using namespace npuwb;
 namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kChipsDir = fs::path(__FILE__).parent_path().parent_path().parent_path().parent_path() / "resources" / "chips";
+const fs::path kChipsDir = fs::path(NPUWB_SOURCE_DIR) / "resources" / "chips";
 
 ValueInfo tensorInfo(const std::string& name, std::vector<int64_t> dims) {
     ValueInfo vi{name, {}};

@@ -3,9 +3,9 @@
 
 #include <filesystem>
 
-#include "chips/ChipProfile.h"
-#include "onnx/OnnxIO.h"
-#include "perfmodel/CostModel.h"
+#include "npuwb/ChipProfile.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/CostModel.h"
 #include "perfmodel/LayerCost.h"
 
 using namespace npuwb;

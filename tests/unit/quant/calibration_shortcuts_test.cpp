@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <random>
 
-#include "onnx/OnnxIO.h"
-#include "quant/NpySampleSource.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/NpySampleSource.h"
 #include "quant/QuantGraph.h"
-#include "quant/Quantizer.h"
+#include "npuwb/Quantizer.h"
 #include "quant/StreamingHistogram.h"
-#include "runtime/Session.h"
+#include "npuwb/Session.h"
 
 using namespace npuwb;
 using namespace npuwb::quant;

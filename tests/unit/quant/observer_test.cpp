@@ -4,12 +4,12 @@
 #include <cmath>
 #include <random>
 
-#include "onnx/OnnxIO.h"
-#include "quant/Accuracy.h"
-#include "quant/NpySampleSource.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/Accuracy.h"
+#include "npuwb/NpySampleSource.h"
 #include "quant/Observer.h"
-#include "quant/Quantizer.h"
-#include "runtime/Session.h"
+#include "npuwb/Quantizer.h"
+#include "npuwb/Session.h"
 
 using namespace npuwb;
 using namespace npuwb::quant;

@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "quant/NpySampleSource.h"
+#include "npuwb/NpySampleSource.h"
 #include "quant/Observer.h"
-#include "quant/Quantizer.h"
+#include "npuwb/Quantizer.h"
 
 using namespace npuwb;
 using namespace npuwb::quant;

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <random>
 
-#include "quant/NpySampleSource.h"
-#include "quant/Quantizer.h"
+#include "npuwb/NpySampleSource.h"
+#include "npuwb/Quantizer.h"
 #include "quant/WeightRounding.h"
 
 using namespace npuwb;

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "runtime/MemoryPlanner.h"
+#include "npuwb/sdk/MemoryPlanner.h"
 
 using namespace npuwb;
 

@@ -3,9 +3,9 @@
 #include <atomic>
 #include <nlohmann/json.hpp>
 
-#include "onnx/OnnxIO.h"
-#include "runtime/Profiler.h"
-#include "runtime/Session.h"
+#include "npuwb/ModelIO.h"
+#include "npuwb/Profiler.h"
+#include "npuwb/Session.h"
 
 using namespace npuwb;
 

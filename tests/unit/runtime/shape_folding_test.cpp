@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/BackendPlan.h"
-#include "runtime/Session.h"
+#include "npuwb/Session.h"
 
 using namespace npuwb;
 

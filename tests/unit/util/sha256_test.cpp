@@ -8,8 +8,8 @@
 
 #include <unistd.h>
 
-#include "util/Error.h"
-#include "util/Sha256.h"
+#include "npuwb/Error.h"
+#include "npuwb/Sha256.h"
 
 using namespace npuwb;
 

@@ -55,6 +55,8 @@ struct LayerRow {
     double timePercent = 0.0;
     std::optional<int64_t> cyclesDdr, cyclesNpu, cyclesTotal;  // estimates / board logs only
     std::optional<double> macUsagePercent;
+    /// Nodes fused into this layer after the anchor (fullName), in graph order; empty for a single node.
+    std::vector<std::string> fusedNodes;
     double rwKB() const { return double(bytesRead + bytesWritten) / 1024.0; }
 };
 

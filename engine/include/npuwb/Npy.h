@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "ir/Tensor.h"
+#include "npuwb/ir/Tensor.h"
 
 namespace npuwb {
 

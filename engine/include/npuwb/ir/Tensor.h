@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/DType.h"
+#include "npuwb/ir/DType.h"
 
 namespace npuwb {
 

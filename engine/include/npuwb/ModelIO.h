@@ -3,8 +3,8 @@
 #include <map>
 #include <string>
 
-#include "ir/Graph.h"
-#include "ir/Value.h"
+#include "npuwb/ir/Graph.h"
+#include "npuwb/ir/Value.h"
 
 namespace npuwb {
 

@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
-#include "chips/ChipProfile.h"
-#include "ir/Graph.h"
-#include "report/Report.h"
+#include "npuwb/ChipProfile.h"
+#include "npuwb/ir/Graph.h"
+#include "npuwb/Report.h"
 
 namespace npuwb {
 

@@ -9,9 +9,9 @@
 #include <functional>
 #include <string>
 
-#include "ir/Graph.h"
-#include "quant/SampleSource.h"
-#include "report/Report.h"
+#include "npuwb/ir/Graph.h"
+#include "npuwb/SampleSource.h"
+#include "npuwb/Report.h"
 
 namespace npuwb::quant {
 

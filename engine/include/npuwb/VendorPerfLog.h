@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "report/Report.h"
+#include "npuwb/Report.h"
 
 namespace npuwb {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "ir/Graph.h"
-#include "report/Report.h"
+#include "npuwb/ir/Graph.h"
+#include "npuwb/Report.h"
 
 namespace npuwb {
 

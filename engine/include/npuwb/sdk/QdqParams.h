@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/Backend.h"
+#include "npuwb/sdk/Backend.h"
 
 namespace npuwb {
 

@@ -2,10 +2,12 @@
 // Observers watch the executor without changing it: the profiler, progress reporting and accuracy analysis
 // all hook in here.
 #include <cstddef>
+#include <span>
+#include <string>
 #include <vector>
 
-#include "ir/Graph.h"
-#include "ir/Value.h"
+#include "npuwb/ir/Graph.h"
+#include "npuwb/ir/Value.h"
 
 namespace npuwb {
 
@@ -26,6 +28,16 @@ public:
     /// session then learns its plan from inferred shapes without running heavy nodes on the reference kernels.
     /// Observers that read values keep the default, and such a session runs the reference kernels once.
     virtual bool acceptsPlaceholderOutputs() const { return false; }
+};
+
+/// Sees watched float values as a run produces them, for statistics that ignore element order (calibration's
+/// min/max and histograms). `elements` holds every element of the value exactly once, in whatever order the
+/// producer keeps them (a backend passes a blocked layout without padding as is, so nothing is copied); it is
+/// valid during the call only. Called on the running thread.
+class ValueObserver {
+public:
+    virtual ~ValueObserver() = default;
+    virtual void observe(const std::string& value, std::span<const float> elements) = 0;
 };
 
 }  // namespace npuwb

@@ -26,17 +26,28 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "ir/Graph.h"
-#include "quant/SampleSource.h"
-#include "quant/WeightRounding.h"
-#include "runtime/Session.h"
+#include "npuwb/ir/Graph.h"
+#include "npuwb/SampleSource.h"
+#include "npuwb/Session.h"
 
 namespace npuwb::quant {
+
+enum class WeightRounding { Nearest, Gptq };
+std::string_view weightRoundingName(WeightRounding rounding);      // "nearest" | "gptq"
+WeightRounding weightRoundingFromName(std::string_view name);      // throws InvalidInput listing the choices
+
+/// Samples GPTQ measures input correlations on unless told otherwise (QuantizeOptions, CLI, Quantize dialog).
+inline constexpr size_t kDefaultRoundingSamples = 128;
+
+/// Input correlation of one weighted layer (GPTQ; defined by the quantizer), by weight name.
+struct InputCorrelation;
+using InputCorrelations = std::map<std::string, std::shared_ptr<const InputCorrelation>>;
 
 enum class Scheme { W8A8, W8A16, W4A16, FP16 };
 /// MinMax: the observed range. KL: TensorRT's entropy threshold on |x|, never clipping more than 0.01% of the
@@ -77,7 +88,7 @@ struct QuantizeOptions {
     size_t evalSamples = 4;                       // samples auto-hybrid evaluates cosine on
     /// Pre-quantization optimization (prepareForQuantization) before calibration; off: the model as given.
     bool prepare = true;
-    /// Integer weights: nearest, or GPTQ error feedback through the layer inputs' correlation (WeightRounding.h),
+    /// Integer weights: nearest, or GPTQ error feedback through the layer inputs' correlation (GPTQ),
     /// measured on the first `roundingSamples` samples during calibration.
     WeightRounding weightRounding = WeightRounding::Nearest;
     size_t roundingSamples = kDefaultRoundingSamples;

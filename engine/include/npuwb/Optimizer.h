@@ -7,11 +7,30 @@
 #include <string>
 #include <vector>
 
-#include "ir/Graph.h"
-#include "passes/Pass.h"
-#include "runtime/Session.h"
+#include "npuwb/ir/Graph.h"
+#include "npuwb/Session.h"
 
 namespace npuwb::passes {
+
+/// One place where a pass applies (or almost applies).
+struct Match {
+    std::vector<std::string> nodes;  // node names involved; nodes[0] is the anchor the rewrite starts from
+    std::string explanation;         // what would be rewritten, in one line
+    std::string nearMissReason;      // empty for a real match; for a near miss: what breaks it
+    bool applicable() const { return nearMissReason.empty(); }
+};
+
+/// Settings some passes need (e.g. the chip's channel alignment); passes ignore what they do not use.
+struct PassConfig {
+    int64_t channelAlign = 0;  // pad_channels: pad conv channels up to a multiple of this (0 = off)
+    int64_t opset = 13;        // the model's ai.onnx opset: decides attribute-vs-input forms and new ops
+    int64_t targetOpset = 0;   // upgrade_opset: the opset to move the model to (0 = stay)
+    /// The proof's concrete shapes for inputs with symbolic dims, for passes that run the model (upgrade_opset).
+    std::map<std::string, Shape> inputShapes;
+    int64_t symbolicDimValue = 1;
+    SessionOptions executor{};  // what such passes run the model on (the proof's, ProofOptions::executor)
+};
+
 
 struct ProofOptions {
     /// Accepted when max|after - before| <= tolerance * max(1, max|before|) over every output element.
@@ -71,18 +90,18 @@ struct OptimizeResult {
     int rounds = 0;
 };
 
+/// A registered pass as --list-passes and the GUI show it.
+struct PassInfo {
+    std::string name;
+    std::string description;
+    std::string seedReference;
+    bool runsByDefault = true;
+};
+/// Every registered pass, sorted by name.
+std::vector<PassInfo> listPasses();
+
 /// Throws InvalidInput when the original model cannot run on the proof inputs (nothing could be proven).
 OptimizeResult optimize(const Model& model, const OptimizerOptions& options);
 
-/// Runs `model` on every input set; used by the proof and exposed for tests.
-std::vector<std::map<std::string, Tensor>> runOnSets(const Model& model,
-                                                     const std::vector<std::map<std::string, Tensor>>& sets,
-                                                     const SessionOptions& executor = {});
-/// Input sets for the proof: seeded random sets plus the calibration sets.
-std::vector<std::map<std::string, Tensor>> proofInputs(const Model& model, const ProofOptions& options);
-Proof compareOutputs(const std::vector<std::map<std::string, Tensor>>& reference,
-                     const std::vector<std::map<std::string, Tensor>>& candidate, double tolerance);
-
-std::map<std::string, int> opHistogram(const Graph& graph);
 
 }  // namespace npuwb::passes

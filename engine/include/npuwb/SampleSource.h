@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "ir/Tensor.h"
+#include "npuwb/ir/Tensor.h"
 
 namespace npuwb::quant {
 

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "ir/Graph.h"
-#include "backend/Backend.h"
-#include "ir/Value.h"
-#include "runtime/ExecutionObserver.h"
+#include "npuwb/ir/Graph.h"
+#include "npuwb/Report.h"
+#include "npuwb/ir/Value.h"
+#include "npuwb/ExecutionObserver.h"
 
 namespace npuwb {
 
@@ -57,7 +57,7 @@ public:
     std::string backendName() const;
     int threads() const { return threads_; }
     /// Nodes the backend left to the reference kernels (empty before the first run, or without a backend).
-    std::vector<Fallback> fallbacks() const;
+    std::vector<FallbackRow> fallbacks() const;
 
     const Model& model() const { return *model_; }
     /// Graph inputs the caller must provide (inputs with an initializer of the same name are optional).
@@ -91,6 +91,12 @@ private:
 
 /// Physical cores of this machine (at least 1).
 int physicalCoreCount();
+/// Names of the backend plugins found: $NPUWB_PLUGIN_PATH (colon-separated), the folder `plugins` next to the
+/// engine library's folder (`<prefix>/lib/npuwb/plugins` when installed) and the build tree.
+std::vector<std::string> availableBackends();
+/// `requested` resolved ("auto": the best plugin) and loaded once to check it runs here. When it cannot load,
+/// "reference" and `warning` says why (otherwise `warning` is left empty).
+std::string usableBackendName(const std::string& requested, std::string& warning);
 /// "auto" resolved: the best plugin found for this machine, or "reference".
 std::string resolveBackendName(const std::string& requested);
 

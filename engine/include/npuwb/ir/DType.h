@@ -6,8 +6,8 @@
 #include <string_view>
 #include <type_traits>
 
-#include "ir/Half.h"
-#include "util/Error.h"
+#include "npuwb/ir/Half.h"
+#include "npuwb/Error.h"
 
 namespace npuwb {
 

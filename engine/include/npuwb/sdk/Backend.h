@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "ir/Graph.h"
+#include "npuwb/ExecutionObserver.h"
+#include "npuwb/Report.h"
+#include "npuwb/ir/Graph.h"
 
 namespace npuwb {
 
@@ -44,16 +46,6 @@ class KernelTimingSink {
 public:
     virtual ~KernelTimingSink() = default;
     virtual void kernelTimed(const std::vector<std::string>& nodeNames, double microseconds) = 0;
-};
-
-/// Sees watched float values as a run produces them, for statistics that ignore element order (calibration's
-/// min/max and histograms). `elements` holds every element of the value exactly once, in whatever order the
-/// producer keeps them (a backend passes a blocked layout without padding as is, so nothing is copied); it is
-/// valid during the call only. Called on the running thread.
-class ValueObserver {
-public:
-    virtual ~ValueObserver() = default;
-    virtual void observe(const std::string& value, std::span<const float> elements) = 0;
 };
 
 /// What a segment run reports to, besides its outputs.
@@ -100,15 +92,10 @@ struct GraphQuery {
 /// The NodeQuery for node `nodeIndex` built from the graph query's value descriptions (helper for compile()).
 NodeQuery makeNodeQuery(const GraphQuery& query, size_t nodeIndex);
 
-struct Fallback {
-    std::string node;    // node name (or first output when unnamed)
-    std::string opType;
-    std::string reason;  // from the capability query
-};
 
 struct CompileResult {
     std::vector<SegmentPlan> segments;
-    std::vector<Fallback> fallbacks;  // nodes left to the reference kernels, with the reason
+    std::vector<FallbackRow> fallbacks;  // nodes left to the reference kernels, with the reason
 };
 
 class Backend {
@@ -123,11 +110,5 @@ public:
     virtual CompileResult compile(const GraphQuery& query) = 0;
 };
 
-/// Loads a backend by name ("cpu-onednn") from the plugin folders: $NPUWB_PLUGIN_PATH (colon-separated), the
-/// folder `plugins` next to the engine library's folder (`<prefix>/lib/npuwb/plugins` when installed) and the
-/// build tree. Throws Error(Unsupported) naming every place it looked, or the version mismatch.
-std::shared_ptr<Backend> loadBackend(const std::string& name);
-/// Names of the plugins found in those folders (for --help and the GUI).
-std::vector<std::string> availableBackends();
 
 }  // namespace npuwb

@@ -2,7 +2,7 @@
 // A runtime value: what flows along a graph edge. Almost always a tensor; sequence and optional ops need the rest.
 #include <vector>
 
-#include "ir/Tensor.h"
+#include "npuwb/ir/Tensor.h"
 
 namespace npuwb {
 

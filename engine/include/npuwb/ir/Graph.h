@@ -8,7 +8,7 @@
 #include <variant>
 #include <vector>
 
-#include "ir/Tensor.h"
+#include "npuwb/ir/Tensor.h"
 
 namespace npuwb {
 

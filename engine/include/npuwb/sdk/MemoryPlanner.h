@@ -3,7 +3,7 @@
 // and reports the planned arena size next to the lower bound (the most bytes live at any one step).
 #include <vector>
 
-#include "report/Report.h"
+#include "npuwb/Report.h"
 
 namespace npuwb {
 

@@ -7,9 +7,9 @@
 #include <memory>
 #include <string>
 
-#include "ir/Graph.h"
-#include "report/Report.h"
-#include "runtime/Session.h"
+#include "npuwb/ir/Graph.h"
+#include "npuwb/Report.h"
+#include "npuwb/Session.h"
 
 namespace npuwb {
 
