@@ -18,7 +18,7 @@
 #include <random>
 
 #include "RealAccuracySupport.h"
-#include "imageio/DatasetSampleSource.h"
+#include "npuwb/DatasetSampleSource.h"
 #include "npuwb/Quantizer.h"
 #include "npuwb/Npy.h"
 
