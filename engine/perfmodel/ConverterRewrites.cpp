@@ -28,8 +28,12 @@ std::vector<int64_t> reducedAxes(const NodeShapes& ns, const Graph& graph) {
 
 ConvertedNode convertNode(const NodeShapes& ns, const Graph& graph) {
     const Node& n = *ns.node;
-    ConvertedNode c{n.opType, {}, false};
-    if (n.opType == "Div" && ns.inputIsConstant.size() > 1 && ns.inputIsConstant[1] && !ns.inputIsConstant[0]) {
+    ConvertedNode c{n.opType, {}, false, false};
+    if (n.opType == "BatchNormalization" && !ns.inputs.empty() && ns.inputs[0].size() == 4) {
+        c.opType = "Conv";
+        c.channelScale = true;
+        c.rewrite = "BatchNormalization -> 1x1 depthwise Convolution";
+    } else if (n.opType == "Div" && ns.inputIsConstant.size() > 1 && ns.inputIsConstant[1] && !ns.inputIsConstant[0]) {
         c.opType = "Mul";
         c.rewrite = "Div by a constant -> Mul by its reciprocal";
     } else if ((n.opType == "ReduceMean" || n.opType == "ReduceSum") && !ns.inputs.empty() &&

@@ -4,6 +4,8 @@
 //   * a Div by a constant becomes a Mul by its reciprocal (Div itself runs on the NPU in float16 only);
 //   * ReduceMean / ReduceSum over H and W become a global average pool; over the channels a 1x1 convolution
 //     with one output channel (vendor perf logs name such layers "ReduceSum_2conv");
+//   * a BatchNormalization that no convolution before it absorbs (pre-activation blocks) becomes a 1x1 depthwise
+//     convolution (per-channel scale and bias), which a following Relu fuses into;
 //   * x * Sigmoid(x) becomes one Swish (fused into the preceding convolution as ConvolutionSwish, "ConvExSwish"
 //     in perf logs, or a standalone exSwish);
 //   * a Transpose right after a graph input or right before a graph output becomes the input/output layout the
@@ -21,6 +23,7 @@ struct ConvertedNode {
     std::string opType;             // ONNX op type after the rewrite (unchanged when no rewrite applies)
     std::string rewrite;            // what the converter did, for notes ("Div by a constant -> Mul"); empty if none
     bool channelReduction = false;  // a reduction over channels run as a 1x1 convolution
+    bool channelScale = false;      // a per-channel scale and bias run as a 1x1 depthwise convolution
 };
 
 ConvertedNode convertNode(const NodeShapes& node, const Graph& graph);

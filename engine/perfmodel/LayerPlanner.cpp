@@ -112,6 +112,7 @@ private:
         if (!n.domain.empty() && n.domain != "ai.onnx") return {};
         const ConvertedNode converted = convertNode(ns, graph_);
         if (converted.channelReduction) return "Convolution";
+        if (converted.channelScale) return "Depthwise Convolution";
         if (swish_.count(size_t(&ns - nodes_.data())) && chip_.npuOp("exSwish")) return "exSwish";
         if (n.opType == "Conv") {
             int64_t group = n.attrInt("group", 1);
@@ -222,7 +223,7 @@ private:
         for (const NodeShapes* ns : layer.nodes)
             for (size_t i = 0; i < ns->inputs.size(); ++i) {
                 bool producedInLayer = ns != &a && i < ns->node->inputs.size() && producedBy(layer, ns->node->inputs[i]);
-                if (producedInLayer || ns->inputs[i].empty() || ns->node->opType == "BatchNormalization") continue;
+                if (producedInLayer || ns->inputs[i].empty() || (ns != &a && ns->node->opType == "BatchNormalization")) continue;
                 if (!ns->inputIsConstant[i]) w.activationReadBytes += npuActivationBytes(ns->inputs[i], rates_);
                 else if (ns == &a) w.weightBytes += elements(ns->inputs[i]) * (isBias(n, i) ? 4 : rates_.bytes);
             }
@@ -230,7 +231,15 @@ private:
         for (const Shape& s : last.outputs) w.writeBytes += npuActivationBytes(s, rates_);
         for (const NodeShapes* ns : layer.nodes)
             if (isLookupTableActivation(ns->node->opType) && !ns->outputs.empty()) w.lutElements += elements(ns->outputs[0]);
-        if (convertNode(a, graph_).channelReduction) {
+        if (convertNode(a, graph_).channelScale) {
+            w.kind = NpuWorkKind::DepthwiseConv;
+            w.conv.batch = a.inputs[0][0];
+            w.conv.inChannelsPerGroup = 1;
+            w.conv.outChannels = w.conv.groups = a.inputs[0][1];
+            w.conv.outH = a.inputs[0][2];
+            w.conv.outW = a.inputs[0][3];
+            w.macs = elements(a.inputs[0]);
+        } else if (convertNode(a, graph_).channelReduction) {
             w.kind = NpuWorkKind::Conv;
             w.conv.inChannelsPerGroup = a.inputs[0][1];
             w.conv.outChannels = 1;
