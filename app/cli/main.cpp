@@ -3,11 +3,13 @@
 
 #include "Commands.h"
 #include "npuwb/SchemaWarmUp.h"
+#include "npuwb/AtomicFile.h"
 #include "npuwb/Error.h"
 #include "npuwb/ProcessMemory.h"
 
 int main(int argc, char** argv) {
     npuwb::returnLargeFreedBlocksToSystem();
+    npuwb::removeTemporaryFilesOnSignals();  // Ctrl+C during a write leaves no hidden temporary file behind
     // ONNX's operator schemas (about 10 ms) build on a second thread while the arguments parse and a backend
     // plugin loads; most commands load a model, whose shape inference needs them.
     npuwb::onnxconv::SchemaRegistryWarmUpScope schemas;

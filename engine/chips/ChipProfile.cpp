@@ -137,7 +137,7 @@ ChipProfile chipProfileFromJson(const nlohmann::json& j, const std::string& labe
 ChipProfile loadChipProfile(const std::string& path) {
     std::string text;
     try {
-        text = readFile(path);
+        text = readFile(path, 16 << 20);  // a chip profile is a few KB
     } catch (const Error& e) {
         fail(ErrorKind::Io, "chip profile '" + path + "': cannot be read: " + e.what());
     }

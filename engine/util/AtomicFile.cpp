@@ -1,18 +1,62 @@
 #include "npuwb/AtomicFile.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
+#include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "npuwb/Error.h"
+#include "npuwb/Limits.h"
 
 namespace npuwb {
+
+namespace {
+
+// Temporary files being written, for the signal handler: fixed slots of malloc'ed paths, swapped atomically, so
+// the handler only loads pointers and calls unlink (both async-signal-safe).
+std::array<std::atomic<char*>, 32> pendingTemporaries{};
+
+size_t rememberTemporary(const std::string& path) {
+    char* copy = ::strdup(path.c_str());
+    for (size_t i = 0; copy && i < pendingTemporaries.size(); ++i) {
+        char* expected = nullptr;
+        if (pendingTemporaries[i].compare_exchange_strong(expected, copy)) return i;
+    }
+    std::free(copy);  // more writes under way than slots: that one is not cleaned on a signal
+    return pendingTemporaries.size();
+}
+
+void forgetTemporary(size_t slot) {
+    if (slot < pendingTemporaries.size()) std::free(pendingTemporaries[slot].exchange(nullptr));
+}
+
+extern "C" void removeTemporariesAndExit(int signal) {
+    for (auto& slot : pendingTemporaries)
+        if (char* path = slot.load()) ::unlink(path);
+    struct sigaction sa {};
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(signal, &sa, nullptr);
+    ::raise(signal);
+}
+
+std::string describeFileType(mode_t mode) {
+    if (S_ISDIR(mode)) return "a folder";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+}
+
+}  // namespace
 
 void writeFileAtomically(const std::string& path, std::string_view contents) {
     std::filesystem::path target(path);
@@ -23,48 +67,92 @@ void writeFileAtomically(const std::string& path, std::string_view contents) {
     std::string tmpl = (dir / tmpName).string();
     int fd = mkstemp(tmpl.data());
     if (fd < 0) fail(ErrorKind::Io, "cannot write '" + path + "': " + std::strerror(errno));
+    const size_t slot = rememberTemporary(tmpl);
+    auto failAndClean = [&](const std::string& what, int err) {
+        ::unlink(tmpl.c_str());
+        forgetTemporary(slot);
+        fail(ErrorKind::Io, what + " '" + path + "': " + std::strerror(err));
+    };
     size_t written = 0;
     while (written < contents.size()) {
         ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
-            int err = errno;
+            int err = n == 0 ? ENOSPC : errno;
             ::close(fd);
-            ::unlink(tmpl.c_str());
-            fail(ErrorKind::Io, "cannot write '" + path + "': " + std::strerror(err));
+            failAndClean("cannot write", err);
         }
         written += static_cast<size_t>(n);
     }
     ::fchmod(fd, 0644);
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    if (::fsync(fd) != 0) {
         int err = errno;
-        ::unlink(tmpl.c_str());
-        fail(ErrorKind::Io, "cannot write '" + path + "': " + std::strerror(err));
+        ::close(fd);
+        failAndClean("cannot write", err);
     }
-    if (::rename(tmpl.c_str(), path.c_str()) != 0) {
-        int err = errno;
-        ::unlink(tmpl.c_str());
-        fail(ErrorKind::Io, "cannot replace '" + path + "': " + std::strerror(err));
-    }
+    if (::close(fd) != 0) failAndClean("cannot write", errno);
+    if (::rename(tmpl.c_str(), path.c_str()) != 0) failAndClean("cannot replace", errno);
+    forgetTemporary(slot);
 }
 
-std::string readFile(const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) fail(ErrorKind::Io, "'" + path + "' is a folder, not a file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) fail(ErrorKind::Io, "cannot open '" + path + "': " + std::strerror(errno));
-    // Read straight into the result: a stringstream would hold a second copy of a 100 MB model.
-    std::string bytes;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (!ec) {
-        bytes.resize(static_cast<size_t>(size));
-        in.read(bytes.data(), static_cast<std::streamsize>(size));
-        bytes.resize(static_cast<size_t>(in.gcount()));
+int openRegularFile(const std::string& path, uint64_t& size) {
+    // O_NONBLOCK: opening a FIFO without a writer would block; it is refused below instead.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) fail(ErrorKind::Io, "cannot open '" + path + "': " + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        const int err = errno;
+        ::close(fd);
+        fail(ErrorKind::Io, "cannot read '" + path + "': " + std::strerror(err));
     }
-    char chunk[65536];  // whatever is left (a file that grew, or a pipe without a size)
-    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) bytes.append(chunk, static_cast<size_t>(in.gcount()));
-    if (in.bad()) fail(ErrorKind::Io, "cannot read '" + path + "'");
+    if (!S_ISREG(st.st_mode)) {
+        ::close(fd);
+        fail(ErrorKind::Io, "'" + path + "' is " + describeFileType(st.st_mode) + ", not a regular file");
+    }
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    size = static_cast<uint64_t>(st.st_size);
+    return fd;
+}
+
+std::string readFile(const std::string& path, uint64_t maxBytes) {
+    uint64_t size = 0;
+    const int fd = openRegularFile(path, size);
+    const uint64_t limit = maxBytes ? maxBytes : memoryBudgetBytes();
+    if (size > limit) {
+        ::close(fd);
+        fail(ErrorKind::Io, "'" + path + "' has " + formatBytes(size) + ", more than the " + formatBytes(limit) +
+                                " this reader takes");
+    }
+    // Read straight into the result: a stringstream would hold a second copy of a 100 MB model.
+    std::string bytes(static_cast<size_t>(size), '\0');
+    size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int err = errno;
+            ::close(fd);
+            fail(ErrorKind::Io, "cannot read '" + path + "': " + std::strerror(err));
+        }
+        if (n == 0) break;  // the file shrank while being read
+        done += static_cast<size_t>(n);
+    }
+    ::close(fd);
+    bytes.resize(done);
     return bytes;
+}
+
+void removeTemporaryFilesOnSignals() {
+    struct sigaction sa {};
+    sa.sa_handler = removeTemporariesAndExit;
+    sigemptyset(&sa.sa_mask);
+    for (int s : {SIGINT, SIGTERM, SIGHUP}) {
+        struct sigaction old {};
+        sigaction(s, nullptr, &old);
+        if (old.sa_handler == SIG_IGN) continue;  // nohup'ed or backgrounded: stay ignored
+        sigaction(s, &sa, nullptr);
+    }
 }
 
 }  // namespace npuwb

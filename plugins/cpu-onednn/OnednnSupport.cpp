@@ -217,6 +217,11 @@ Capability supportsNode(const NodeQuery& q) {
         if (q.inputShapes.size() < 2 || !q.constants[1]) return Capability::no("weights are not a constant initializer");
         if (q.inputShapes.size() > 2 && !q.node.inputs[2].empty() && !q.constants[2])
             return Capability::no("bias is not a constant initializer");
+        // Parameters that do not have one value per channel go to the reference kernel, which refuses (or
+        // broadcasts) them as the spec says; oneDNN would read past their end.
+        if (q.inputShapes.size() > 2 && !q.node.inputs[2].empty() &&
+            (q.inputShapes[1].empty() || shapeNumel(q.inputShapes[2]) != q.inputShapes[1][0]))
+            return Capability::no("bias does not have one value per output channel");
         return windowed(q, 2);
     }
     if (op == "ConvTranspose") {
@@ -229,6 +234,8 @@ Capability supportsNode(const NodeQuery& q) {
         if (group < 1 || x.size() != 4 || w.size() != 4 || y.size() != 4 || x[1] % group != 0 || w[0] != x[1] ||
             w[1] * group != y[1])
             return Capability::no("weights do not match the channels and group");
+        if (q.inputShapes.size() > 2 && !q.node.inputs[2].empty() && shapeNumel(q.inputShapes[2]) != y[1])
+            return Capability::no("bias does not have one value per output channel");
         std::string why;
         if (!resolveDeconvWindow(q.node, q.inputShapes[0], q.inputShapes[1], q.outputShapes[0], why))
             return Capability::no(why);
@@ -314,6 +321,9 @@ Capability supportsNode(const NodeQuery& q) {
         for (size_t i = 1; i < 5; ++i)
             if (i >= q.constants.size() || !q.constants[i]) return Capability::no("scale/bias/mean/var are not constants");
         if (q.inputShapes[0].size() < 2 || q.inputShapes[0].size() > 5) return Capability::no("ranks 2-5 supported");
+        for (size_t i = 1; i < 5; ++i)  // as for Conv's bias: the reference kernel judges other sizes
+            if (shapeNumel(q.inputShapes[i]) != q.inputShapes[0][1])
+                return Capability::no("scale/bias/mean/var do not have one value per channel");
         return Capability::yes();
     }
     if (kReshapes.count(op)) {
