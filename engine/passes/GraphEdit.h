@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "npuwb/ir/Graph.h"
@@ -58,6 +59,8 @@ std::string addConstant(Graph& graph, const std::string& base, const Tensor& ten
 
 /// Makes every reader of `from` read `to` instead (top-level nodes and subgraph bodies).
 void replaceUses(Graph& graph, const std::string& from, const std::string& to);
+/// Every read of a key of `renames` reads its value instead (subgraphs included), in one walk.
+void replaceUses(Graph& graph, const std::unordered_map<std::string, std::string>& renames);
 /// Removes `node`, whose output `out` becomes the value `in`. When `out` is a graph output and `in` is produced
 /// by a node that nothing else reads, that producer is renamed to write `out` directly. Returns false (graph
 /// untouched) when neither is possible.
