@@ -1,5 +1,7 @@
 // npuwb-cli: the headless face of NPU Workbench. Exit codes: 0 ok, 1 user error, 2 internal error.
+#include <filesystem>
 #include <iostream>
+#include <new>
 
 #include "Commands.h"
 #include "npuwb/SchemaWarmUp.h"
@@ -10,6 +12,7 @@
 int main(int argc, char** argv) {
     npuwb::returnLargeFreedBlocksToSystem();
     npuwb::removeTemporaryFilesOnSignals();  // Ctrl+C during a write leaves no hidden temporary file behind
+    npuwb::guardInputsAgainstOverwrite();     // `-o` or `--json` naming an input (or each other) is refused
     // ONNX's operator schemas (about 10 ms) build on a second thread while the arguments parse and a backend
     // plugin loads; most commands load a model, whose shape inference needs them.
     npuwb::onnxconv::SchemaRegistryWarmUpScope schemas;
@@ -25,6 +28,13 @@ int main(int argc, char** argv) {
     } catch (const npuwb::Error& e) {
         std::cerr << "error: " << e.what() << "\n";
         return e.kind() == npuwb::ErrorKind::Internal ? 2 : 1;
+    } catch (const std::filesystem::filesystem_error& e) {  // an output folder that is a file, or read-only
+        std::cerr << "error: cannot use '" << e.path1().string() << "': " << e.code().message() << "\n";
+        return 1;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "error: out of memory (lower the memory budget with NPUWB_MEMORY_BUDGET to be stopped "
+                     "earlier, with the node named)\n";
+        return 1;
     } catch (const std::exception& e) {
         std::cerr << "internal error: " << e.what() << "\n";
         return 2;

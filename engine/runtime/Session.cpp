@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 #include <optional>
+#include <stdexcept>
 #include <set>
 #include <thread>
 #include <unordered_map>
@@ -243,6 +244,8 @@ struct GraphRunner {
             throw Error(e.kind(), "node " + node.label() + ": " + msg);
         } catch (const std::bad_alloc&) {
             failInput("node " + node.label() + ": out of memory");
+        } catch (const std::length_error&) {  // a container asked for more elements than it can hold
+            failInput("node " + node.label() + ": its inputs ask for a size too large to hold");
         } catch (const std::exception& e) {
             fail(ErrorKind::Internal, "node " + node.label() + ": " + e.what());
         }

@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <mutex>
 
 #include "npuwb/Error.h"
 #include "npuwb/Limits.h"
@@ -47,6 +49,22 @@ extern "C" void removeTemporariesAndExit(int signal) {
     ::raise(signal);
 }
 
+// guardInputsAgainstOverwrite: files read and written, by device and inode, with the path first seen.
+struct FileIdentity {
+    dev_t device;
+    ino_t inode;
+    auto operator<=>(const FileIdentity&) const = default;
+};
+std::atomic<bool> guardOn{false};
+std::mutex guardMutex;
+std::map<FileIdentity, std::string> inputsRead, outputsWritten;
+
+void remember(const struct stat& st, const std::string& path) {
+    if (!guardOn.load(std::memory_order_relaxed)) return;
+    std::lock_guard lock(guardMutex);
+    inputsRead.emplace(FileIdentity{st.st_dev, st.st_ino}, path);
+}
+
 std::string describeFileType(mode_t mode) {
     if (S_ISDIR(mode)) return "a folder";
     if (S_ISFIFO(mode)) return "a FIFO";
@@ -56,9 +74,43 @@ std::string describeFileType(mode_t mode) {
     return "not a regular file";
 }
 
+/// Refuses a target that must not be replaced: not a regular file, or (guard on) an input or an earlier output.
+void checkTarget(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return;  // a new file (or a dangling link, which rename replaces)
+    if (!S_ISREG(st.st_mode))
+        failInput("cannot write '" + path + "': it is " + describeFileType(st.st_mode) +
+                  ", not a regular file (it would be replaced by one)");
+    if (!guardOn.load(std::memory_order_relaxed)) return;
+    std::lock_guard lock(guardMutex);
+    const FileIdentity id{st.st_dev, st.st_ino};
+    if (auto it = inputsRead.find(id); it != inputsRead.end())
+        failInput("cannot write '" + path + "': it is an input of this command ('" + it->second +
+                  "'); writing it would destroy that input, choose another output");
+    if (auto it = outputsWritten.find(id); it != outputsWritten.end())
+        failInput("cannot write '" + path + "': this command already wrote another output there ('" + it->second +
+                  "'); give each output its own file");
+}
+
+void rememberOutput(const std::string& path) {
+    if (!guardOn.load(std::memory_order_relaxed)) return;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return;
+    std::lock_guard lock(guardMutex);
+    outputsWritten.emplace(FileIdentity{st.st_dev, st.st_ino}, path);
+}
+
 }  // namespace
 
+void guardInputsAgainstOverwrite() { guardOn.store(true); }
+
+void rememberInputFile(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) remember(st, path);
+}
+
 void writeFileAtomically(const std::string& path, std::string_view contents) {
+    checkTarget(path);
     std::filesystem::path target(path);
     std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
     std::string tmpName = ".";  // built by appending: GCC 12 warns falsely (-Wrestrict) on "." + std::string
@@ -93,6 +145,7 @@ void writeFileAtomically(const std::string& path, std::string_view contents) {
     if (::close(fd) != 0) failAndClean("cannot write", errno);
     if (::rename(tmpl.c_str(), path.c_str()) != 0) failAndClean("cannot replace", errno);
     forgetTemporary(slot);
+    rememberOutput(path);
 }
 
 int openRegularFile(const std::string& path, uint64_t& size) {
@@ -109,6 +162,7 @@ int openRegularFile(const std::string& path, uint64_t& size) {
         ::close(fd);
         fail(ErrorKind::Io, "'" + path + "' is " + describeFileType(st.st_mode) + ", not a regular file");
     }
+    remember(st, path);
     const int flags = ::fcntl(fd, F_GETFL);
     if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
     size = static_cast<uint64_t>(st.st_size);

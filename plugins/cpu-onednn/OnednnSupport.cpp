@@ -187,6 +187,12 @@ std::string resizeUnsupportedReason(const NodeQuery& q) {
     if (q.opset < 11) return "Resize before opset 11 not supported";
     if (x.size() != 4 || y.size() != 4 || x[0] != y[0] || x[1] != y[1]) return "only 4-D spatial resizing supported";
     if (shapeNumel(x) == 0) return "empty input";
+    // The reference refuses scales that are not positive (an empty output); so does this claim, leaving the
+    // verdict to it.
+    if (shapeNumel(y) == 0) return "empty output";
+    if (q.constants.size() > 2 && q.constants[2] && q.constants[2]->dtype() == DType::F32)
+        for (float s : q.constants[2]->values<float>())
+            if (!(s > 0)) return "scales must be positive";
     const std::string mode = q.node.attrString("mode", "nearest");
     const std::string ctm = q.node.attrString("coordinate_transformation_mode", "half_pixel");
     if (q.node.attrInt("exclude_outside", 0)) return "exclude_outside not supported";

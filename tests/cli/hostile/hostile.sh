@@ -65,6 +65,56 @@ for backend in reference cpu-onednn cpu-xnnpack; do
     expect "$m-$backend" 1 "$node" -- "$CLI" profile $m.onnx --runs 1 --warmup 0 --backend $backend
   done
 done
+# Outputs never destroy an input (the model, its external data, a data set list) or another output, never
+# replace a device, and an output folder that is a file is named, not a library's words. Inputs keep their bytes.
+cp x.npy y.npy  # good.onnx's output is y: run --output-dir . would write y.npy over this input
+sums() { sha256sum good.onnx ext_ok.onnx weights.bin dataset.txt x.npy y.npy; }
+before=$(sums)
+expect out-info-model    1 "is an input of this command" -- "$CLI" info good.onnx --json good.onnx
+expect out-profile-model 1 "is an input of this command" -- "$CLI" profile good.onnx --runs 1 --warmup 0 --json good.onnx
+expect out-estimate-model 1 "is an input of this command" -- "$CLI" estimate good.onnx --target rk3588 --json ./good.onnx
+expect out-optimize-self 1 "is an input of this command" -- "$CLI" optimize good.onnx -o good.onnx
+expect out-optimize-ext  1 "is an input of this command" -- "$CLI" optimize ext_ok.onnx -o weights.bin
+expect out-quantize-list 1 "is an input of this command" -- "$CLI" quantize good.onnx --dataset dataset.txt -o dataset.txt
+expect out-run-input     1 "is an input of this command" -- "$CLI" run good.onnx --input x=y.npy --output-dir .
+ln -sfn good.onnx alias.onnx
+expect out-symlink-alias 1 "is an input of this command" -- "$CLI" info good.onnx --json alias.onnx
+expect out-two-outputs   1 "already wrote another output" -- "$CLI" quantize good.onnx --dataset dataset.txt -o "$WORK/q2.onnx" --json "$WORK/q2.onnx"
+after=$(sums)
+if [ "$before" = "$after" ]; then echo "ok   inputs unchanged"; passed=$((passed + 1));
+else echo "FAIL an input changed:"; diff <(echo "$before") <(echo "$after"); failures=$((failures + 1)); fi
+expect out-dir-is-file   1 "cannot use"                  -- "$CLI" run good.onnx --input x=x.npy --output-dir good.onnx/sub
+if [ "$(id -u)" = 0 ] && mknod "$WORK/nulldev" c 1 3 2>/dev/null; then
+  expect out-char-device 1 "is a character device"       -- "$CLI" info good.onnx --json "$WORK/nulldev"
+  if [ -c "$WORK/nulldev" ]; then echo "ok   device kept"; passed=$((passed + 1));
+  else echo "FAIL the device was replaced"; failures=$((failures + 1)); fi
+else
+  expect out-fifo        1 "is a FIFO"                   -- "$CLI" info good.onnx --json "$WORK/log.fifo"
+fi
+# Backend verdicts: on odd attributes and shapes, each backend says what the reference says: the same error (exit
+# 1 naming the node) or, where the reference accepts or broadcasts, the same output.
+for m in verdict/*.onnx; do
+  name=$(basename "$m" .onnx); verdicts=""
+  for backend in reference cpu-onednn cpu-xnnpack; do
+    rm -rf "verdict/out-$backend"
+    msg=$(timeout -s KILL 60 "$CLI" run "$m" --input x=verdict/x.npy --backend $backend --output-dir "verdict/out-$backend" 2>&1 >/dev/null)
+    rc=$?
+    [ "$rc" -eq 1 ] && msg=$(grep -o "node '[^']*'" <<<"$msg" | head -1)
+    [ "$rc" -eq 0 ] && msg=""
+    verdicts+="$backend=$rc $msg;"
+  done
+  ref=$(sed 's/;.*//;s/^reference=//' <<<"$verdicts")
+  same=1
+  for backend in cpu-onednn cpu-xnnpack; do
+    got=$(grep -o "$backend=[^;]*" <<<"$verdicts" | sed "s/^$backend=//")
+    [ "$got" = "$ref" ] || same=0
+    if [ "$same" = 1 ] && [ "${ref%% *}" = 0 ]; then
+      /usr/bin/python3 -c "import numpy as np, sys; a = np.load(sys.argv[1]); b = np.load(sys.argv[2]); sys.exit(0 if a.shape == b.shape and np.allclose(a, b, rtol=1e-4, atol=1e-5) else 1)"         "verdict/out-reference/y.npy" "verdict/out-$backend/y.npy" || same=0
+    fi
+  done
+  if [ "$same" = 1 ] && [ "${ref%% *}" -le 1 ]; then echo "ok   verdict $name: $verdicts"; passed=$((passed + 1));
+  else echo "FAIL verdict $name: $verdicts"; failures=$((failures + 1)); fi
+done
 # Deep but valid nesting loads.
 if out=$(timeout 60 "$CLI" info nested_if_40.onnx 2>&1); then echo "ok   nested-if-40 loads"; passed=$((passed + 1));
 else echo "FAIL nested-if-40: $out"; failures=$((failures + 1)); fi

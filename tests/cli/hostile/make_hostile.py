@@ -161,3 +161,49 @@ def npy_with_header(name, header, data):
 npy_with_header("declared_huge.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (32768, 32768), }", b"\0" * 16)
 npy_with_header("overflow.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 8), }",
                 b"\0" * 16)
+
+# Odd attributes and shapes for the backend verdict test: every backend must give the reference's verdict (the
+# same error, or the same output when the reference accepts or broadcasts). Written to verdict/.
+vd = os.path.join(out, "verdict")
+os.makedirs(vd, exist_ok=True)
+
+
+def verdict(name, nodes, inputs, outputs, inits):
+    model = helper.make_model(helper.make_graph(nodes, name, inputs, outputs, initializer=inits),
+                              opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    with open(os.path.join(vd, name + ".onnx"), "wb") as f:
+        f.write(model.SerializeToString())
+
+
+x8 = [vi("x", [1, 8, 4, 4])]
+y8 = [vi("y", None)]
+arr = numpy_helper.from_array
+verdict("conv_bias_one", [helper.make_node("Conv", ["x", "w", "b"], ["y"], name="conv_b1")], x8, y8,
+        [arr(np.ones((8, 8, 1, 1), np.float32), "w"), arr(np.full(1, 0.5, np.float32), "b")])
+verdict("conv_bias_short", [helper.make_node("Conv", ["x", "w", "b"], ["y"], name="conv_b3")], x8, y8,
+        [arr(np.ones((8, 8, 1, 1), np.float32), "w"), arr(np.zeros(3, np.float32), "b")])
+verdict("conv_group_mismatch", [helper.make_node("Conv", ["x", "w"], ["y"], name="conv_g3", group=3)], x8, y8,
+        [arr(np.ones((6, 2, 1, 1), np.float32), "w")])
+verdict("convtranspose_bias_short", [helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], name="deconv_b")],
+        x8, y8, [arr(np.ones((8, 4, 2, 2), np.float32), "w"), arr(np.zeros(2, np.float32), "b")])
+verdict("bn_params_one", [helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], name="bn_one")],
+        x8, y8, [arr(np.ones(1, np.float32), n) for n in "sbmv"])
+verdict("bn_params_short", [helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], name="bn_two")],
+        x8, y8, [arr(np.ones(2, np.float32), n) for n in "sbmv"])
+verdict("softmax_axis_out_of_range", [helper.make_node("Softmax", ["x"], ["y"], name="softmax_ax", axis=7)], x8, y8, [])
+verdict("concat_axis_out_of_range", [helper.make_node("Concat", ["x", "x"], ["y"], name="concat_ax", axis=9)], x8, y8, [])
+verdict("maxpool_kernel_too_big", [helper.make_node("MaxPool", ["x"], ["y"], name="pool_big", kernel_shape=[8, 8])],
+        x8, y8, [])
+verdict("gemm_c_short", [helper.make_node("Flatten", ["x"], ["f"], name="flat"),
+                         helper.make_node("Gemm", ["f", "gb", "gc"], ["y"], name="gemm_c", transB=1)], x8, y8,
+        [arr(np.ones((4, 128), np.float32), "gb"), arr(np.zeros(3, np.float32), "gc")])
+verdict("resize_zero_scale", [helper.make_node("Resize", ["x", "", "sc"], ["y"], name="resize_0", mode="linear")],
+        x8, y8, [arr(np.array([1, 1, 0, 2], np.float32), "sc")])
+verdict("transpose_bad_perm", [helper.make_node("Transpose", ["x"], ["y"], name="transpose_p", perm=[0, 0, 1, 2])],
+        x8, y8, [])
+verdict("prelu_slope_one", [helper.make_node("PRelu", ["x", "sl"], ["y"], name="prelu_1")], x8, y8,
+        [arr(np.full((1,), 0.25, np.float32), "sl")])
+verdict("add_broadcast_bad", [helper.make_node("Add", ["x", "ab"], ["y"], name="add_bad")], x8, y8,
+        [arr(np.ones((3, 1, 1), np.float32), "ab")])
+np.save(os.path.join(vd, "x.npy"), np.random.default_rng(1).standard_normal((1, 8, 4, 4)).astype(np.float32))
