@@ -151,7 +151,7 @@ void checkRunLimits() {
         std::lock_guard lock(processDeadlineMutex);
         if (processDeadline && timeNow() >= *processDeadline)
             fail(ErrorKind::Cancelled, "stopped: the time limit of " + secondsText(processTimeoutSeconds) +
-                                           " s (--timeout) ran out");
+                                           " s ran out");
     }
 }
 

@@ -36,13 +36,13 @@ std::string formatBytes(uint64_t bytes);
 
 struct RunLimits {
     const std::atomic<bool>* cancel = nullptr;
-    std::optional<std::chrono::steady_clock::time_point> deadline;
+    std::optional<std::chrono::steady_clock::time_point> deadline{};
     double timeoutSeconds = 0;  // for the message only
     /// Loop iterations allowed in one run over all Loop nodes (0: unbounded). Estimation sets one: it must
     /// never execute an unbounded loop to learn shapes.
     int64_t maxLoopIterations = 0;
     /// Why the loop cap exists, for its message ("estimation learns shapes with one reference run").
-    std::string loopCapReason;
+    std::string loopCapReason{};
 };
 
 /// Installs limits for the current thread while it lives (nested scopes: the innermost wins for the cap, but

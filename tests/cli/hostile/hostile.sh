@@ -52,6 +52,10 @@ expect resize-huge-dnnl  1 "resize_big"                 -- "$CLI" profile resize
 # Estimation never executes an unbounded loop.
 expect loop-estimate     1 "loop iterations"            -- "$CLI" estimate loop_forever.onnx --target rk3588
 expect loop-advise       1 "loop iterations"            -- "$CLI" advise loop_huge_trips.onnx --target rk3588
+# A time limit bounds local work everywhere, inside Loop bodies too.
+expect timeout-profile   1 "time limit of 2 s"          -- env NPUWB_TIMEOUT=2 "$CLI" profile loop_forever.onnx --runs 1 --warmup 0
+expect timeout-optimize  1 "time limit of 2 s"          -- env NPUWB_TIMEOUT=2 "$CLI" optimize loop_huge_trips.onnx -o "$WORK/lo.onnx"
+expect timeout-quantize  1 "time limit of 2 s"          -- env NPUWB_TIMEOUT=2 "$CLI" quantize loop_forever.onnx --dataset dataset.txt -o "$WORK/lq.onnx"
 # Validation: the ONNX spec on load, parameters shorter than channels in every backend.
 expect complex64         1 "complex"                    -- "$CLI" run complex.onnx --output-dir "$WORK/out"
 expect bad-opset         1 "opset"                      -- "$CLI" info bad_opset.onnx
