@@ -144,7 +144,7 @@ ChipProfile loadChipProfile(const std::string& path) {
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for numbers too large
         failInput("chip profile '" + path + "': not valid JSON: " + e.what());
     }
     return chipProfileFromJson(j, path);

@@ -8,6 +8,7 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -21,27 +22,39 @@ namespace npuwb {
 
 namespace {
 
-// Temporary files being written, for the signal handler: fixed slots of malloc'ed paths, swapped atomically, so
-// the handler only loads pointers and calls unlink (both async-signal-safe).
-std::array<std::atomic<char*>, 32> pendingTemporaries{};
+// Temporary files being written, for the signal handler: fixed slots whose name mkstemp writes in place, so a
+// signal at any moment sees either no file yet or its full name; the handler only reads flags and names and calls
+// unlink (async-signal-safe).
+struct TemporarySlot {
+    std::atomic<bool> used{false};
+    char path[PATH_MAX]{};
+};
+std::array<TemporarySlot, 32> pendingTemporaries{};
 
-size_t rememberTemporary(const std::string& path) {
-    char* copy = ::strdup(path.c_str());
-    for (size_t i = 0; copy && i < pendingTemporaries.size(); ++i) {
-        char* expected = nullptr;
-        if (pendingTemporaries[i].compare_exchange_strong(expected, copy)) return i;
+/// Creates the temporary file from `tmpl` (mkstemp), registered for the signal handler before it exists.
+int makeTemporary(std::string& tmpl, size_t& slot) {
+    slot = pendingTemporaries.size();
+    for (size_t i = 0; i < pendingTemporaries.size() && tmpl.size() < PATH_MAX; ++i) {
+        bool expected = false;
+        if (!pendingTemporaries[i].used.compare_exchange_strong(expected, true)) continue;
+        slot = i;
+        break;
     }
-    std::free(copy);  // more writes under way than slots: that one is not cleaned on a signal
-    return pendingTemporaries.size();
+    if (slot == pendingTemporaries.size()) return mkstemp(tmpl.data());  // all slots busy: not cleaned on a signal
+    char* path = pendingTemporaries[slot].path;
+    std::memcpy(path, tmpl.c_str(), tmpl.size() + 1);
+    const int fd = mkstemp(path);
+    tmpl = path;
+    return fd;
 }
 
 void forgetTemporary(size_t slot) {
-    if (slot < pendingTemporaries.size()) std::free(pendingTemporaries[slot].exchange(nullptr));
+    if (slot < pendingTemporaries.size()) pendingTemporaries[slot].used.store(false);
 }
 
 extern "C" void removeTemporariesAndExit(int signal) {
     for (auto& slot : pendingTemporaries)
-        if (char* path = slot.load()) ::unlink(path);
+        if (slot.used.load()) ::unlink(slot.path);
     struct sigaction sa {};
     sa.sa_handler = SIG_DFL;
     sigemptyset(&sa.sa_mask);
@@ -117,9 +130,13 @@ void writeFileAtomically(const std::string& path, std::string_view contents) {
     tmpName += target.filename().string();
     tmpName += ".tmp-XXXXXX";
     std::string tmpl = (dir / tmpName).string();
-    int fd = mkstemp(tmpl.data());
-    if (fd < 0) fail(ErrorKind::Io, "cannot write '" + path + "': " + std::strerror(errno));
-    const size_t slot = rememberTemporary(tmpl);
+    size_t slot = 0;
+    int fd = makeTemporary(tmpl, slot);
+    if (fd < 0) {
+        const int err = errno;
+        forgetTemporary(slot);
+        fail(ErrorKind::Io, "cannot write '" + path + "': " + std::strerror(err));
+    }
     auto failAndClean = [&](const std::string& what, int err) {
         ::unlink(tmpl.c_str());
         forgetTemporary(slot);

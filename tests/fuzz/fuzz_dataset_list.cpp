@@ -1,10 +1,8 @@
 // libFuzzer target: a calibration list (dataset.txt: one sample per line, a model's inputs separated by spaces,
 // paths relative to the list) read by NpySampleSource for a two-input model, then every sample it lists loaded.
 // The list lives in a private temporary folder beside two real .npy files the list may name.
-#include <unistd.h>
-
-#include <filesystem>
 #include <string>
+#include <vector>
 
 #include "FuzzSupport.h"
 #include "npuwb/AtomicFile.h"
@@ -13,13 +11,12 @@
 #include "npuwb/NpySampleSource.h"
 
 namespace {
-std::string folder() {
+const std::string& folder() {
     static const std::string dir = [] {
-        std::string tmpl = (std::filesystem::temp_directory_path() / "npuwb-fuzz-dataset-XXXXXX").string();
-        if (!mkdtemp(tmpl.data())) __builtin_trap();
-        npuwb::writeNpy(tmpl + "/a.npy", npuwb::Tensor::fromVector<float>({1, 2}, {1.0f, 2.0f}));
-        npuwb::writeNpy(tmpl + "/b.npy", npuwb::Tensor::fromVector<int64_t>({3}, {1, 2, 3}));
-        return tmpl;
+        const std::string d = npuwb::fuzz::scratchFolder();
+        npuwb::writeNpy(d + "/a.npy", npuwb::Tensor::fromVector<float>({1, 2}, {1.0f, 2.0f}));
+        npuwb::writeNpy(d + "/b.npy", npuwb::Tensor::fromVector<int64_t>({3}, {1, 2, 3}));
+        return d;
     }();
     return dir;
 }
@@ -30,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string list = folder() + "/dataset.txt";
     npuwb::writeFileAtomically(list, npuwb::fuzz::bytesOf(data, size));
     try {
-        npuwb::NpySampleSource source(list, {"x", "y"});
+        npuwb::quant::NpySampleSource source(list, std::vector<std::string>{"x", "y"});
         for (size_t i = 0; i < source.size(); ++i) (void)source.load(i);
         (void)source.contentHash();
     } catch (const npuwb::Error&) {

@@ -14,9 +14,11 @@
 #include <thread>
 
 #include "npuwb/AtomicFile.h"
+#include "npuwb/ChipProfile.h"
 #include "npuwb/Error.h"
 #include "npuwb/Limits.h"
 #include "npuwb/Npy.h"
+#include "npuwb/Report.h"
 
 namespace fs = std::filesystem;
 using namespace npuwb;
@@ -164,4 +166,19 @@ TEST(Hardening, InterruptedWriteLeavesNoTemporaryFile) {
     }
     fs::remove_all(dir);
     GTEST_SKIP() << "every write finished before the signal arrived";
+}
+
+TEST(Hardening, JsonReadersNameNumbersTooLargeInsteadOfThrowingTheLibrarysError) {
+    // fuzz_agent_job's finding, in every JSON reader: nlohmann throws out_of_range (not parse_error) for a number
+    // too large for a double; it escaped the readers as an internal error.
+    fs::path dir = freshFolder("json");
+    const std::string file = (dir / "big.json").string();
+    std::ofstream(file) << R"({"schemaVersion": 1E7777777777777777777777777777777})";
+    ErrorKind kind = ErrorKind::Internal;
+    EXPECT_NE(errorOf([&] { loadReport(file); }, &kind).find("big.json"), std::string::npos);
+    EXPECT_EQ(kind, ErrorKind::InvalidInput);
+    kind = ErrorKind::Internal;
+    EXPECT_NE(errorOf([&] { loadChipProfile(file); }, &kind).find("big.json"), std::string::npos);
+    EXPECT_NE(kind, ErrorKind::Internal);
+    fs::remove_all(dir);
 }
