@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The test suite under AddressSanitizer + UndefinedBehaviorSanitizer (cmake preset asan: RelWithDebInfo,
 # -fsanitize=address,undefined, UBSan errors fatal), with LeakSanitizer where it works.
-#   bash scripts/asan-suite.sh            CI's subset (below), about 25 min on 2 cores from a cold ccache
-#   bash scripts/asan-suite.sh --full     everything, GUI included (by hand: over an hour)
+#   bash scripts/asan-suite.sh            the CI subset (below); scripts/test.sh runs it with NPUWB_ASAN=1
+#   bash scripts/asan-suite.sh --full     everything, GUI included (by hand)
+# The script prints the build and test times; they decide whether CI runs the subset on every submission.
 # CI's subset: every unit test (engine internals, ops, passes, runtime, quant, util), the backend differential and
 # int8 tests on cpu-onednn and cpu-xnnpack, the CLI tests (hostile inputs included), passes, perfmodel, rknpu
 # (vendor logs, fake runtime) and agent tests, and the ONNX conformance suite. Left to --full: the real-model

@@ -17,3 +17,6 @@ if [ "${NPUWB_SKIP_FUZZ:-0}" != "1" ]; then
   cmake --build --preset fuzz --target fuzz_all
   ctest --test-dir build/fuzz -L fuzz --output-on-failure   # every reader's fuzzer, 25 s each (tests/fuzz)
 fi
+if [ "${NPUWB_ASAN:-0}" = "1" ]; then  # the sanitizer subset (scripts/asan-suite.sh says which tests and why)
+  bash scripts/asan-suite.sh
+fi

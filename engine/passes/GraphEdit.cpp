@@ -32,17 +32,28 @@ void renameInGraph(Graph& g, const std::string& from, const std::string& to) {
 
 GraphIndex::GraphIndex(const Graph& graph) {
     for (const auto& o : graph.outputs) graphOutputs_.insert(o.name);
+    byName_.reserve(graph.nodes.size());
+    producer_.reserve(graph.nodes.size());
+    consumers_.reserve(graph.nodes.size());
+    auto addConsumer = [&](const std::string& value, const Node* n) {
+        if (value.empty()) return;
+        auto& list = consumers_[value];
+        if (list.empty() || list.back() != n) list.push_back(n);  // a node reading a value twice appears once
+    };
     for (const auto& n : graph.nodes) {
         if (!n.name.empty()) byName_[n.name] = &n;
         for (const auto& o : n.outputs)
             if (!o.empty()) producer_[o] = &n;
-        std::set<std::string> reads(n.inputs.begin(), n.inputs.end());
+        for (const auto& in : n.inputs) addConsumer(in, &n);
+        bool hasBodies = false;
+        for (const auto& [an, a] : n.attributes) hasBodies = hasBodies || a.g || !a.graphs.empty();
+        if (!hasBodies) continue;
+        std::set<std::string> reads;  // values the bodies read from this scope
         for (const auto& [an, a] : n.attributes) {
             if (a.g) collectSubgraphReads(*a.g, reads);
             for (const auto& sg : a.graphs) collectSubgraphReads(*sg, reads);
         }
-        for (const auto& r : reads)
-            if (!r.empty()) consumers_[r].push_back(&n);
+        for (const auto& r : reads) addConsumer(r, &n);
     }
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "npuwb/ir/Graph.h"
@@ -27,10 +28,12 @@ public:
     const Node* singleConsumer(const std::string& value) const;
 
 private:
-    std::map<std::string, const Node*> producer_;
-    std::map<std::string, const Node*> byName_;
-    std::map<std::string, std::vector<const Node*>> consumers_;
-    std::set<std::string> graphOutputs_;
+    // Hashed: the optimizer builds an index per pass and round, and ordered maps of every name were most of the
+    // time of a 100,000-node optimize.
+    std::unordered_map<std::string, const Node*> producer_;
+    std::unordered_map<std::string, const Node*> byName_;
+    std::unordered_map<std::string, std::vector<const Node*>> consumers_;
+    std::unordered_set<std::string> graphOutputs_;
 };
 
 /// The initializer named `value` (not overridable by a graph input), else nullptr.
