@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Quick start 2: install everything, build the release preset and run the whole CTest suite
 # (unit, ONNX conformance, real models vs ONNX Runtime, CLI, GUI offscreen, remote over a real sshd,
-# quantization), then the board build (aarch64 cross, its tests under qemu-user) and the 60 s import fuzzer.
+# quantization), then the board build (aarch64 cross, its tests under qemu-user) and the fuzzers (25 s each).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -14,6 +14,9 @@ if [ "${NPUWB_SKIP_AARCH64:-0}" != "1" ]; then
 fi
 if [ "${NPUWB_SKIP_FUZZ:-0}" != "1" ]; then
   cmake --preset fuzz >/dev/null
-  cmake --build --preset fuzz --target fuzz_onnx_import
-  ctest --test-dir build/fuzz -R fuzz_onnx_import --output-on-failure
+  cmake --build --preset fuzz --target fuzz_all
+  ctest --test-dir build/fuzz -L fuzz --output-on-failure   # every reader's fuzzer, 25 s each (tests/fuzz)
+fi
+if [ "${NPUWB_ASAN:-0}" = "1" ]; then  # the sanitizer subset (scripts/asan-suite.sh says which tests and why)
+  bash scripts/asan-suite.sh
 fi

@@ -8,6 +8,7 @@
 
 #include "MainWindow.h"
 #include "jobs/EstimateJob.h"
+#include "npuwb/AtomicFile.h"
 #include "npuwb/SchemaWarmUp.h"
 #include "views/TargetOptionsBar.h"
 #include "npuwb/ProcessMemory.h"
@@ -27,6 +28,7 @@ void grabAndQuit(npuwb::ui::MainWindow* window, const QString& file) {
 
 int main(int argc, char** argv) {
     npuwb::returnLargeFreedBlocksToSystem();
+    npuwb::removeTemporaryFilesOnSignals();  // a killed save leaves no hidden temporary file
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("npuwb"));
     QApplication::setApplicationName(QStringLiteral("npuwb"));

@@ -188,14 +188,14 @@ ChipProfile chipProfileFromJson(const nlohmann::json& j, const std::string& labe
 ChipProfile loadChipProfile(const std::string& path) {
     std::string text;
     try {
-        text = readFile(path);
+        text = readFile(path, 16 << 20);  // a chip profile is a few KB
     } catch (const Error& e) {
         fail(ErrorKind::Io, "chip profile '" + path + "': cannot be read: " + e.what());
     }
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for numbers too large
         failInput("chip profile '" + path + "': not valid JSON: " + e.what());
     }
     return chipProfileFromJson(j, path);

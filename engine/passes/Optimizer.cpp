@@ -201,10 +201,8 @@ OptimizeResult optimize(const Model& model, const OptimizerOptions& options) {
         out = base;
         done.clear();
         try {
-            for (const auto& m : matches) {
-                done.push_back(m);  // a rewrite that throws is reported and rolled back, not silently dropped
-                if (!pass.applyToModel(out, m)) done.pop_back();
-            }
+            done = matches;  // a rewrite that throws is reported and rolled back, not silently dropped
+            done = pass.applyAll(out, matches);
             if (done.empty()) return p;
             out = finalize(out);
             outputs = runOnSets(out, sets, options.proof.executor);

@@ -1,6 +1,7 @@
 #include "quant/QuantGraph.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <exception>
 #include <mutex>
 #include <set>
@@ -29,8 +30,27 @@ const std::set<std::string> kActivationOps = {"Add",       "Sub",         "Mul",
                                               "LeakyRelu", "MatMul"};
 
 const Node* producerOf(const Graph& g, const std::string& value) {
+    // Asked once per activation input: a walk each time made quantizing a 20,000-node chain quadratic. The index
+    // is a hint: a hit is verified, a miss (graph inputs, constants, an edited graph) takes the exact walk.
+    // Positions, not pointers: appended nodes (QDQ insertion) only extend it.
+    thread_local struct {
+        const Graph* graph = nullptr;
+        size_t size = 0;
+        std::unordered_map<std::string, size_t> at;
+    } index;
+    if (index.graph != &g || index.size > g.nodes.size()) {
+        index.graph = &g;
+        index.size = 0;
+        index.at.clear();
+    }
+    for (; index.size < g.nodes.size(); ++index.size)
+        for (const auto& o : g.nodes[index.size].outputs) index.at.emplace(o, index.size);
+    auto has = [&](const Node& n) { return std::find(n.outputs.begin(), n.outputs.end(), value) != n.outputs.end(); };
+    if (auto it = index.at.find(value); it != index.at.end() && it->second < g.nodes.size() && has(g.nodes[it->second]))
+        return &g.nodes[it->second];
+    if (g.initializers.count(value)) return nullptr;  // a constant has no producer (the common miss)
     for (const auto& n : g.nodes)
-        if (std::find(n.outputs.begin(), n.outputs.end(), value) != n.outputs.end()) return &n;
+        if (has(n)) return &n;
     return nullptr;
 }
 

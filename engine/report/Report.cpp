@@ -301,7 +301,7 @@ Report loadReport(const std::string& path) {
     json j;
     try {
         j = json::parse(readFile(path));
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers too large
         failInput(path + ": not valid JSON: " + e.what());
     }
     try {
