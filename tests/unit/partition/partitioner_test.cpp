@@ -6,8 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "npuwb/ChipProfile.h"
+#include "npuwb/CostModel.h"
 #include "npuwb/DeviceProfile.h"
 #include "npuwb/Error.h"
+#include "npuwb/ModelIO.h"
 #include "npuwb/Partition.h"
 #include "partition/Partitioner.h"
 #include "partition/Schedule.h"
@@ -208,4 +211,30 @@ TEST(Partition, ReportCarriesThePlanAndRoundTrips) {
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("no unit 'C' (units: A, B)"), std::string::npos) << e.what();
     }
+}
+
+TEST(Partition, RockchipNpuCostsComeFromTheChipProfile) {
+    const std::string root = NPUWB_SOURCE_DIR;
+    auto model = std::make_shared<const Model>(loadModel(root + "/resources/samples/tiny_mobilenet.onnx"));
+    DeviceProfile rk = loadDeviceProfile(root + "/resources/devices/rk3588.json");
+    WorkGraph w = buildWorkGraph(model, rk, {"NPU", "GPU", "CPU-big"}, 1);
+    fillModelledCosts(w, rk);
+    Report estimate = estimateModel(*model, findChipProfile("rk3588"));
+    double npuSum = 0, estimateSum = 0;
+    for (const auto& n : w.nodes) npuSum += std::isinf(n.costUs[0]) ? 0 : n.costUs[0];
+    for (const auto& row : estimate.layers)
+        if (row.target == "NPU") estimateSum += row.timeUs;
+    EXPECT_NEAR(npuSum, estimateSum, 1e-6 * estimateSum);
+    PartitionOptions o;
+    o.frames = 10;
+    Report r = partitionModel(model, rk, o);
+    int convOnNpu = 0, convs = 0;
+    for (const auto& a : r.partition->assignments)
+        if (a.opType == "Conv") {
+            ++convs;
+            convOnNpu += a.unit == "NPU";
+        }
+    EXPECT_GT(convs, 0);
+    EXPECT_GT(convOnNpu, convs / 2);  // the NPU is far faster at convolutions than a Mali or four A76 cores
+    EXPECT_EQ(scheduleResult(r, "single").units, (std::vector<std::string>{"NPU"}));
 }

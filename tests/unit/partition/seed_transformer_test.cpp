@@ -120,8 +120,6 @@ TEST(SeedTransformer, ThreeSchedulesWithin15PercentOfTheArticle) {
                 single, serial, articlePipelined, pipelined, msPerFrame(balanced, "serial"));
     for (const auto& u : balanced.partition->units) std::printf("  balanced load %s %.2f ms\n", u.name.c_str(), u.loadUs / 1000);
     for (const auto& n : balanced.partition->notes) std::printf("  note: %s\n", n.c_str());
-    for (const auto& st : balanced.partition->stages) std::printf("  %s %.2f\n", st.name.c_str(), st.predictedUs / 1000);
-    std::printf("cuts %zu\n", balanced.partition->cuts.size());
     EXPECT_GT(serial, single);
     EXPECT_LT(pipelined, single);
     EXPECT_NEAR(single, 28.5, 28.5 * 0.15);
