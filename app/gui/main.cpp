@@ -1,6 +1,6 @@
 // npuwb: the NPU Workbench GUI.
-// `npuwb [MODEL] [--run] [--view NAME] [--target CHIP] [--screenshot FILE.png] [--quantize-dataset LIST]
-//        [--accuracy-json REPORT]`; NAME is any registered view (npuwb --help lists them).
+// `npuwb [MODEL] [--run [--report FILE.json]] [--view NAME] [--target CHIP] [--screenshot FILE.png]
+//        [--quantize-dataset LIST] [--accuracy-json REPORT]`; NAME is any registered view (npuwb --help lists them).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTextStream>
@@ -12,6 +12,7 @@
 #include "npuwb/ProcessMemory.h"
 #include "npuwb/SchemaWarmUp.h"
 #include "run/RunController.h"
+#include "shell/FileActions.h"
 #include "shell/MainWindow.h"
 #include "views/accuracy/AccuracyView.h"
 
@@ -61,6 +62,11 @@ int main(int argc, char** argv) {
         QStringLiteral("Show this tab: %1. A view with work of its own (estimate, suggestions) starts it right after "
                        "loading (and --screenshot waits for it).").arg(viewNames),
         QStringLiteral("VIEW"));
+    const QCommandLineOption reportOption(
+        QStringLiteral("report"),
+        QStringLiteral("With --run: write the run's report (JSON, as File > Export Report) to FILE when it finishes; "
+                       "without --screenshot, quit then."),
+        QStringLiteral("FILE"));
     const QCommandLineOption targetOption(QStringLiteral("target"),
                                           QStringLiteral("Chip profile for Estimate and Suggestions, e.g. rk3588."),
                                           QStringLiteral("CHIP"));
@@ -72,7 +78,7 @@ int main(int argc, char** argv) {
     const QCommandLineOption accuracyOption(
         QStringLiteral("accuracy-json"),
         QStringLiteral("Show an accuracy report (npuwb-cli accuracy --json) in the Accuracy view."), QStringLiteral("REPORT"));
-    parser.addOptions({quantizeOption, accuracyOption, viewOption, targetOption, runOption, screenshotOption});
+    parser.addOptions({quantizeOption, accuracyOption, viewOption, targetOption, runOption, reportOption, screenshotOption});
     parser.process(app);
     // ONNX's operator schemas build on a second thread while the window comes up: the first model opens sooner.
     npuwb::onnxconv::SchemaRegistryWarmUpScope schemas;
@@ -84,6 +90,8 @@ int main(int argc, char** argv) {
     const QString quantizeDataset = parser.value(quantizeOption);
     if (model.isEmpty() && (run || !quantizeDataset.isEmpty()))
         return fail(QStringLiteral("--%1 needs a MODEL").arg(run ? QStringLiteral("run") : QStringLiteral("quantize-dataset")));
+    const QString reportFile = parser.value(reportOption);
+    if (!reportFile.isEmpty() && !run) return fail(QStringLiteral("--report needs --run"));
 
     MainWindow window;
     Workbench* workbench = window.workbench();
@@ -115,11 +123,16 @@ int main(int argc, char** argv) {
         if (!quantizeDataset.isEmpty()) {
             shootWhen(accuracy, &npuwb::ui::WorkbenchView::resultShown);
             accuracy->quantizeWithDataset(quantizeDataset);
-        } else if (view && view->startFromCommandLine()) {
-            shootWhen(view, &npuwb::ui::WorkbenchView::resultShown);
         } else if (run) {
+            if (!reportFile.isEmpty())
+                QObject::connect(window.runner(), &npuwb::ui::RunController::runFinished, &window, [&] {
+                    if (!window.files()->exportReport(reportFile)) return;  // operationFailed quits with 1
+                    if (screenshot.isEmpty()) QApplication::exit(0);
+                }, Qt::SingleShotConnection);
             shootWhen(window.runner(), &npuwb::ui::RunController::runFinished);
             window.runner()->startRun();
+        } else if (view && view->startFromCommandLine()) {
+            shootWhen(view, &npuwb::ui::WorkbenchView::resultShown);
         } else if (!screenshot.isEmpty()) {
             grabAndQuit(&window, screenshot);
         }
@@ -127,6 +140,8 @@ int main(int argc, char** argv) {
     if (!screenshot.isEmpty()) {
         window.resize(1400, 900);  // the same picture on every machine, whatever geometry was saved
         if (model.isEmpty()) QTimer::singleShot(0, &window, [&window, screenshot] { grabAndQuit(&window, screenshot); });
+    }
+    if (!screenshot.isEmpty() || !reportFile.isEmpty()) {
         // A failure would otherwise leave an unattended run waiting on a message box forever.
         QObject::connect(workbench, &Workbench::operationFailed, &window, [](const QString& message) {
             QTextStream(stderr) << "npuwb: " << message << '\n';

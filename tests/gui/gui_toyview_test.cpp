@@ -1,7 +1,7 @@
 // A view added by one folder and one registration (toyview/: it shows the model's node count) shows up in the
 // window without any edit to the window: as a tab after the built-in ones, in the View menu with its shortcut, with
 // its action in the Analyze menu, and on npuwb's own command line (`--view toy`, `--help`), run through the real
-// main() linked with the toy view (gui_toy_app). Runs offscreen.
+// main() linked with the toy view (gui_toy_app), which also checks main()'s `--run --report`. Runs offscreen.
 #include <QAction>
 #include <QImage>
 #include <QLabel>
@@ -17,6 +17,8 @@
 
 #include "core/ViewRegistry.h"
 #include "core/Workbench.h"
+#include "npuwb/Report.h"
+#include "npuwb/Session.h"
 #include "shell/MainWindow.h"
 #include "toyview/ToyView.h"
 
@@ -69,6 +71,7 @@ private slots:
     void itsActionIsInTheAnalyzeMenu();
     void showsTheNodeCountOfTheOpenModel();
     void commandLineKnowsIt();
+    void commandLineRunWritesTheReport();
     void cleanupTestCase();
 
 private:
@@ -148,6 +151,21 @@ void ToyViewTest::commandLineKnowsIt() {
     QCOMPARE(unknown.exitCode, 1);
     QVERIFY2(unknown.err.contains(QStringLiteral("no-such-view")) && unknown.err.contains(QStringLiteral("toy")),
              qPrintable(unknown.err));
+}
+
+void ToyViewTest::commandLineRunWritesTheReport() {
+    // main()'s --run path: the local run on the default backend ("auto"), its report written by --report.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString report = dir.filePath(QStringLiteral("run.json"));
+    const AppRun run = runApp({QStringLiteral(NPUWB_GUI_TEST_MODEL), QStringLiteral("--run"), QStringLiteral("--report"),
+                               report},
+                              dir.path());
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    const npuwb::Report written = npuwb::loadReport(report.toStdString());
+    QVERIFY(!written.layers.empty());
+    QCOMPARE(written.environment.backend, npuwb::resolveBackendName("auto"));
+    QVERIFY(runApp({QStringLiteral("--report"), report}, dir.path()).err.contains(QStringLiteral("--run")));
 }
 
 void ToyViewTest::cleanupTestCase() {

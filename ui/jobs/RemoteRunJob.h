@@ -12,10 +12,10 @@
 
 #include "jobs/Job.h"
 #include "models/BoardSettings.h"
+#include "models/Telemetry.h"
 #include "npuwb/ir/Graph.h"
 #include "npuwb/Report.h"
 #include "npuwb/Profiler.h"
-#include "models/Telemetry.h"
 
 namespace npuwb::remote {
 class Deployer;
