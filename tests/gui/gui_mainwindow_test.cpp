@@ -12,6 +12,7 @@
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -55,6 +56,8 @@ private slots:
     void badFileShowsErrorNamingIt();
     void droppingAModelOpensIt();
     void macsOfSymbolicInputsAreUnknownNotZero();
+    void importsAVendorLogAsARun();
+    void remembersRunOptionsAndView();
     void cleanupTestCase();
 
 private:
@@ -75,6 +78,7 @@ void MainWindowTest::initTestCase() {
     QStandardPaths::setTestModeEnabled(true);  // QSettings (recent files, geometry) go to a test location
     QCoreApplication::setOrganizationName(QStringLiteral("npuwb-test"));
     QCoreApplication::setApplicationName(QStringLiteral("gui_mainwindow_test"));
+    QSettings().clear();  // the defaults, whatever an earlier run saved
     window_ = std::make_unique<MainWindow>();
     window_->runner()->optionsBar()->setRuns(kRuns);
     window_->runner()->optionsBar()->setWarmup(1);
@@ -298,6 +302,52 @@ void MainWindowTest::droppingAModelOpensIt() {
     QVERIFY(loaded.wait(kTimeoutMs));
     QCOMPARE(layers()->tableModel()->rowCount(), kLayers);
     QVERIFY(!layers()->tableModel()->isTimed());  // a fresh model: results of the old one are gone
+}
+
+void MainWindowTest::importsAVendorLogAsARun() {
+    QVERIFY(window_->files()->importVendorLog(QStringLiteral(NPUWB_RKNN_LOG)));
+    const npuwb::Report* report = window_->workbench()->lastReport();
+    QVERIFY(report);
+    QCOMPARE(report->environment.backend, std::string("rknpu"));
+    const int rows = int(report->layers.size());
+    QCOMPARE(rows, 108);  // every row of the vendor's table
+    QVERIFY(layers()->tableModel()->isTimed());
+    QCOMPARE(layers()->tableModel()->rowCount(), rows);
+    QCOMPARE(layers()->timeChart()->barCount(), rows);
+    QVERIFY(lastRunBackend().startsWith(QStringLiteral("rknpu")));
+    QVERIFY(window_->files()->exportAction()->isEnabled());
+
+    // A damaged log: an error naming the file, the shown run untouched.
+    QTemporaryDir dir;
+    const QString damaged = dir.filePath(QStringLiteral("damaged.txt"));
+    QFile file(damaged);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("not an RKNN perf log\n");
+    file.close();
+    QSignalSpy failed(window_->workbench(), &Workbench::operationFailed);
+    QVERIFY(!window_->files()->importVendorLog(damaged));
+    QCOMPARE(failed.count(), 1);
+    QVERIFY2(failed.first().first().toString().contains(QStringLiteral("damaged.txt")),
+             qPrintable(failed.first().first().toString()));
+    QCOMPARE(window_->workbench()->lastReport(), report);
+    if (auto* box = window_->findChild<QMessageBox*>(QStringLiteral("errorMessageBox"))) box->accept();
+}
+
+void MainWindowTest::remembersRunOptionsAndView() {
+    RunOptionsBar* bar = window_->runner()->optionsBar();
+    bar->setBackend(QStringLiteral("reference"));
+    bar->setThreads(3);
+    bar->setRuns(7);
+    QVERIFY(window_->setCurrentView(QStringLiteral("boards")));
+    window_->close();  // saves the settings
+    testers_.clear();
+    window_ = std::make_unique<MainWindow>();
+    bar = window_->runner()->optionsBar();
+    QCOMPARE(bar->options().backend, std::string("reference"));
+    QCOMPARE(bar->options().threads, 3);
+    QCOMPARE(bar->options().runs, 7);
+    QCOMPARE(window_->findChild<QTabWidget*>(QStringLiteral("viewTabs"))->currentWidget(), window_->view(QStringLiteral("boards")));
+    QSettings().clear();
 }
 
 void MainWindowTest::cleanupTestCase() {
