@@ -59,7 +59,11 @@ MainWindow::MainWindow(QWidget* parent)
     workbench_->setStatus(tr("Open an ONNX model (Ctrl+O) or drop one here"));
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    // Children are deleted in creation order, the workbench first; what refers to it goes before it.
+    delete runner_;
+    delete tabs_;
+}
 
 void MainWindow::createMenusAndViews() {
     QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
