@@ -4,16 +4,21 @@
 # options in a scratch settings folder and `--run --report`. Prints each side's backend and threads, the median of
 # the medians and GUI/CLI (goal: within 10%). Not a timed test: run by hand.
 #
-#   tests/bench/bench_gui_run.sh [-b BUILD_DIR] [-B BACKEND] [-n RUNS] [-r ROUNDS] [MODEL...]
+#   tests/bench/bench_gui_run.sh [-b BUILD_DIR] [-B BACKEND] [-t THREADS] [-n RUNS] [-r ROUNDS] [MODEL...]
+# THREADS 0 (the default) is the backend's choice, as both sides' "auto".
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/bench_common.sh"
 build="$root/build/release"
 backend=auto
+threads=0
 runs=20
 rounds=5
-while getopts b:B:n:r: opt; do
-  bench_option "$opt" "${OPTARG-}" || { echo "usage: $0 [-b BUILD_DIR] [-B BACKEND] [-n RUNS] [-r ROUNDS] [MODEL...]" >&2; exit 1; }
+while getopts b:B:t:n:r: opt; do
+  bench_option "$opt" "${OPTARG-}" || {
+    echo "usage: $0 [-b BUILD_DIR] [-B BACKEND] [-t THREADS] [-n RUNS] [-r ROUNDS] [MODEL...]" >&2
+    exit 1
+  }
 done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || set -- "$root/tests/data/models/resnet18.onnx"
@@ -24,7 +29,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # The GUI reads its run options from its settings, as a user's last choice.
 mkdir -p "$tmp/config/npuwb"
-printf '[run]\nruns=%s\nwarmup=2\nbackend=%s\nthreads=0\n' "$runs" "$backend" > "$tmp/config/npuwb/npuwb.conf"
+printf '[run]\nruns=%s\nwarmup=2\nbackend=%s\nthreads=%s\n' "$runs" "$backend" "$threads" > "$tmp/config/npuwb/npuwb.conf"
 
 field() {  # field REPORT EXPR: a value of the report, e.g. run.medianUs
   /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, r))" "$1" "$2"
@@ -37,7 +42,8 @@ for model in "$@"; do
   : > "$tmp/cli"; : > "$tmp/gui"
   i=0
   while [ "$i" -lt "$rounds" ]; do
-    "$cli" profile "$model" -q --backend "$backend" --runs "$runs" --warmup 2 --json "$tmp/c.json" > /dev/null 2>&1
+    "$cli" profile "$model" -q --backend "$backend" --threads "$threads" --runs "$runs" --warmup 2 \
+      --json "$tmp/c.json" > /dev/null 2>&1
     field "$tmp/c.json" "run['medianUs']" >> "$tmp/cli"
     XDG_CONFIG_HOME="$tmp/config" QT_QPA_PLATFORM=offscreen "$gui" "$model" --run --report "$tmp/g.json" > /dev/null 2>&1
     field "$tmp/g.json" "run['medianUs']" >> "$tmp/gui"
