@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "jobs/Job.h"
-#include "imageio/Preprocessing.h"
+#include "npuwb/Preprocessing.h"
 #include "npuwb/Quantizer.h"
 #include "npuwb/Report.h"
 
