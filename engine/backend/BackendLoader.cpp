@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "backend/BackendLoader.h"
+#include "util/InstallLayout.h"
 #include "npuwb/Session.h"
 #include "npuwb/Error.h"
 
@@ -20,15 +21,6 @@ namespace fs = std::filesystem;
 const std::string kPrefix = "libnpuwb-backend-";
 const std::string kSuffix = ".so";
 
-/// Folder holding libnpuwb-engine.so, found from the address of a function inside it.
-fs::path engineLibraryFolder() {
-    Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(&engineLibraryFolder), &info) == 0 || !info.dli_fname) return {};
-    std::error_code ec;
-    fs::path p = fs::weakly_canonical(fs::path(info.dli_fname), ec);
-    return ec ? fs::path(info.dli_fname).parent_path() : p.parent_path();
-}
-
 std::vector<fs::path> pluginFolders() {
     std::vector<fs::path> folders;
     if (const char* env = std::getenv("NPUWB_PLUGIN_PATH")) {
@@ -36,11 +28,7 @@ std::vector<fs::path> pluginFolders() {
         for (std::string part; std::getline(ss, part, ':');)
             if (!part.empty()) folders.emplace_back(part);
     }
-    fs::path lib = engineLibraryFolder();
-    if (!lib.empty()) {
-        folders.push_back(lib / "npuwb" / "plugins");  // installed: <prefix>/lib/npuwb/plugins
-        folders.push_back(lib / "plugins");            // build tree: <build>/lib/plugins
-    }
+    for (const fs::path& folder : install::pluginFolders()) folders.push_back(folder);
     return folders;
 }
 

@@ -53,7 +53,7 @@ struct CpuProfile {
 };
 
 /// Coefficients of the cost model; every chip uses the defaults unless its profile has a "costModel" object.
-/// Set once against the published figures in rockchip-facts.md only (tests/perfmodel prints them); the fit is
+/// Set once against published rknn_model_zoo board figures only (tests/perfmodel/calibration-points.json); the fit is
 /// flat (RMS log error 0.12-0.14 over a wide range), so round, physically plausible values were taken.
 struct CostCoefficients {
     double computeEfficiency = 0.6;  // MAC array busy fraction on aligned layers (pipeline fill, halo re-fetch)
@@ -94,7 +94,8 @@ ChipProfile chipProfileFromJson(const nlohmann::json& j, const std::string& labe
 /// Loads a profile file. Malformed JSON, a missing field or a wrong type throws InvalidInput naming file and field.
 ChipProfile loadChipProfile(const std::string& path);
 
-/// Folders searched for profiles: $NPUWB_CHIPS_DIR, then the install data dir, then the source tree.
+/// Folders searched for profiles: $NPUWB_CHIPS_DIR, then <prefix>/share/npuwb/chips (found from the engine library's
+/// folder), then the source tree's resources/chips for build trees inside it.
 std::vector<std::string> chipProfileDirs();
 /// Finds "<name>.json" (case-insensitive name, e.g. "rk3588") in chipProfileDirs(); throws listing what exists.
 ChipProfile findChipProfile(const std::string& name);
