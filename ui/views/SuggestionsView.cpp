@@ -11,6 +11,7 @@
 #include <QVBoxLayout>
 
 #include "models/SuggestionTableModel.h"
+#include "npuwb/VendorGuide.h"
 
 namespace npuwb::ui {
 
@@ -100,8 +101,9 @@ void SuggestionsView::onCurrentRowChanged() {
     QString html = QStringLiteral("<p><b>%1</b> (%2%3)</p><p>%4</p><p><b>Mitigation:</b> %5</p>")
                        .arg(QString::fromStdString(f->rule).toHtmlEscaped(),
                             QString::fromStdString(f->severity).toHtmlEscaped(),
-                            f->seedReference.empty() ? QString()
-                                                     : tr(", playbook %1").arg(QString::fromStdString(f->seedReference)),
+                            f->guideSection.empty()
+                                ? QString()
+                                : QStringLiteral(", %1").arg(QString::fromStdString(citeVendorGuide(f->guideSection))),
                             QString::fromStdString(f->hazard).toHtmlEscaped(),
                             QString::fromStdString(f->mitigation).toHtmlEscaped());
     if (!f->evidence.empty()) {
