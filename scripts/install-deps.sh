@@ -10,7 +10,7 @@ PKGS=(
   libdnnl-dev libxnnpack-dev libpthreadpool-dev
   nlohmann-json3-dev libcli11-dev qtkeychain-qt6-dev libgtest-dev libeigen3-dev
   libssh-dev libssl-dev openssh-server openssh-client
-  graphviz xvfb xauth fonts-dejavu-core
+  graphviz xvfb xauth fonts-dejavu-core desktop-file-utils
   clang libclang-rt-14-dev
   python3-torch python3-torchvision python3-onnx python3-numpy python3-jsonschema python3-skimage
 )

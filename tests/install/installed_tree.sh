@@ -35,6 +35,9 @@ for f in "$P"/lib/npuwb/plugins/libnpuwb-backend-*.so; do
   [ -e "$f" ] && plugins+=("$(basename "$f" .so | sed 's/^libnpuwb-backend-//')")
 done
 [ ${#plugins[@]} -gt 0 ] || fail "no backend plugin in $P/lib/npuwb/plugins"
+desktop-file-validate "$P/share/applications/npuwb.desktop" || fail "npuwb.desktop does not validate"
+$PY -c 'import sys, xml.etree.ElementTree as ET; r = ET.parse(sys.argv[1]).getroot(); assert r.tag.endswith("svg"), r.tag' \
+  "$P/share/icons/hicolor/scalable/apps/npuwb.svg" || fail "npuwb.svg is not an SVG document"
 echo "ok 1 layout: $(cd "$P" && find . -type f | wc -l) files; plugins: ${plugins[*]}; chips: $(echo $have_chips)"
 
 # 2. No ELF file remembers the build tree (RUNPATH/RPATH), and the CLI loads the installed engine.
@@ -52,6 +55,12 @@ SCHEMA="$P/share/npuwb/schema/report.schema.json"
 run "$P/bin/npuwb-cli" estimate --list-chips > chips.txt 2> err.txt || fail "estimate --list-chips: $(cat err.txt)"
 mv chips.txt err.txt "$D/"
 for chip in $have_chips; do grep -qi "^${chip%.json}\b" "$D/chips.txt" || fail "--list-chips lacks ${chip%.json}: $(cat "$D/chips.txt")"; done
+# An unknown chip names where it looked: the installed folder, and nothing of the build or source tree.
+status=0
+run "$P/bin/npuwb-cli" estimate "$SRC/resources/samples/tiny_mobilenet.onnx" --target no-such-chip > /dev/null \
+  2> "$D/err.txt" || status=$?
+[ "$status" = 1 ] || fail "unknown chip: exit $status, wanted 1: $(cat "$D/err.txt")"
+grep -qF "searched: $P/share/npuwb/chips;" "$D/err.txt" || fail "unknown chip, searched folders: $(cat "$D/err.txt")"
 for model in "$SRC"/resources/samples/*.onnx; do
   name=$(basename "$model" .onnx)
   run "$P/bin/npuwb-cli" info "$model" --json "$D/work/$name.info.json" > "$D/info.txt" 2> "$D/err.txt" ||
