@@ -22,7 +22,8 @@ mkdir -p "$D/work"
 run() { (cd "$D/work" && env -u NPUWB_CHIPS_DIR -u NPUWB_PLUGIN_PATH -u LD_LIBRARY_PATH -u NPUWB_AGENT_DIR "$@"); }
 
 # 1. Layout: every program, library, plugin, chip profile, the schema, the desktop entry and the icon.
-for f in bin/npuwb bin/npuwb-cli bin/npuwb-agent lib/libnpuwb-engine.so.0 share/npuwb/schema/report.schema.json \
+for f in bin/npuwb bin/npuwb-cli bin/npuwb-agent lib/libnpuwb-engine.so.0 lib/libnpuwb-imageio.so.0 \
+         lib/npuwb/plugins/libnpuwb-runtime-rknpu.so share/npuwb/schema/report.schema.json \
          share/npuwb/samples/tiny_mobilenet.onnx share/applications/npuwb.desktop \
          share/icons/hicolor/scalable/apps/npuwb.svg; do
   [ -e "$P/$f" ] || fail "$f not installed (installed: $(cd "$P" && find . -type f | sort | tr '\n' ' '))"
@@ -94,6 +95,14 @@ for backend in "${plugins[@]}"; do
 done
 echo "ok 4 profile on ${plugins[*]}: valid reports naming their backend"
 
+# 4b. The model-runtime plugin loads from the installed folder: without Rockchip's runtime, run-rknn says so (exit 1).
+: > "$D/work/empty.rknn"
+status=0
+run "$P/bin/npuwb-cli" run-rknn "$D/work/empty.rknn" > /dev/null 2> "$D/err.txt" || status=$?
+[ "$status" = 1 ] && grep -q "librknnrt.so not available" "$D/err.txt" ||
+  fail "run-rknn without librknnrt: exit $status: $(cat "$D/err.txt")"
+echo "ok 4b the rknpu model runtime loads: $(head -c 120 "$D/err.txt")"
+
 # 5. The installed agent runs a job on a plugin backend (the engine next to it finds lib/npuwb/plugins).
 printf '{"model": "%s", "backend": "%s", "runs": 2, "warmup": 1}\n' "$SAMPLE" "${plugins[0]}" > "$D/job.json"
 run "$P/bin/npuwb-agent" run "$D/job.json" > "$D/agent.jsonl" 2> "$D/err.txt" || fail "npuwb-agent run: $(cat "$D/err.txt") $(tail -1 "$D/agent.jsonl")"
@@ -127,7 +136,8 @@ run "$P/bin/npuwb-cli" profile "$SAMPLE" --board "$(id -un)@127.0.0.1:$SSHD_PORT
   --runs 2 --warmup 1 -q --json "$D/work/board.json" > "$D/board.txt" 2> "$D/err.txt" ||
   fail "profile --board: $(cat "$D/err.txt")"
 arch=$(uname -m)
-for f in bin/npuwb-agent lib/libnpuwb-engine.so.0 "lib/plugins/libnpuwb-backend-${plugins[0]}.so"; do
+for f in bin/npuwb-agent lib/libnpuwb-engine.so.0 "lib/plugins/libnpuwb-backend-${plugins[0]}.so" \
+         lib/plugins/libnpuwb-runtime-rknpu.so; do
   [ -e "$BOARD/agent/$arch/$f" ] || fail "$f not deployed (board has: $(cd "$BOARD/agent/$arch" && find . | tr '\n' ' '))"
 done
 $PY -c 'import json, sys; e = json.load(open(sys.argv[1]))["environment"]; assert e["backend"] == sys.argv[2] and e["device"].startswith("board "), e' \
