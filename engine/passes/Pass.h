@@ -21,7 +21,8 @@ public:
     virtual ~Pass() = default;
     virtual std::string name() const = 0;         // "fold_batchnorm": the id used by --passes
     virtual std::string description() const = 0;  // one sentence for --list-passes and the advisor
-    virtual std::string seedReference() const { return ""; }  // playbook section, e.g. "5.2.4.1"; "" = canonical
+    /// Section of the RKNN SDK user guide V2.5.0 the rewrite follows, e.g. "5.2.4.1"; "" = a canonical cleanup.
+    virtual std::string guideSection() const { return ""; }
     /// Optional passes (e.g. channel padding) only run when asked for by name.
     virtual bool runsByDefault() const { return true; }
     virtual void configure(const PassConfig& /*config*/) {}

@@ -81,10 +81,10 @@ bool isConvOutput(const Graph& g, const std::string& value) {
 }
 
 // Activations the NPU fuses into the Conv that produces their input (ConvSigmoid, ConvHardSigmoid, ConvHardSwish,
-// ConvLeakyRelu, ConvSwish; docs/rockchip-facts.md): the Conv's int32 result goes through the activation in higher
-// precision and is requantized once, after it. So, as for Relu and Clip, the value between the Conv and the
-// activation is never an int8 tensor on the NPU and gets no QDQ here; quantizing it anyway added a rounding step
-// the deployed model does not have (PP-OCRv4 rec: 28 HardSwish and 5 Swish after Convs).
+// ConvLeakyRelu, ConvSwish; RKNN SDK user guide V2.5.0, 5.2.4.2): the Conv's int32 result goes through the activation
+// in higher precision and is requantized once, after it. So, as for Relu and Clip, the value between the Conv and the
+// activation is never an int8 tensor on the NPU and gets no QDQ here; quantizing it anyway added a rounding step the
+// deployed model does not have (PP-OCRv4 rec: 28 HardSwish and 5 Swish after Convs).
 const std::set<std::string> kConvFusedActivations = {"Sigmoid", "HardSigmoid", "HardSwish", "LeakyRelu"};
 
 /// Whether input `in` of `n` stays inside a fused Conv + activation: the activation's input, or both inputs of a

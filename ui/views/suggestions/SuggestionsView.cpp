@@ -16,6 +16,7 @@
 #include "jobs/AdviseJob.h"
 #include "models/LayerSelection.h"
 #include "models/SuggestionTableModel.h"
+#include "npuwb/VendorGuide.h"
 
 namespace npuwb::ui {
 
@@ -183,8 +184,9 @@ void SuggestionsView::onCurrentRowChanged() {
     QString html = QStringLiteral("<p><b>%1</b> (%2%3)</p><p>%4</p><p><b>Mitigation:</b> %5</p>")
                        .arg(QString::fromStdString(f->rule).toHtmlEscaped(),
                             QString::fromStdString(f->severity).toHtmlEscaped(),
-                            f->seedReference.empty() ? QString()
-                                                     : tr(", playbook %1").arg(QString::fromStdString(f->seedReference)),
+                            f->guideSection.empty()
+                                ? QString()
+                                : QStringLiteral(", %1").arg(QString::fromStdString(citeVendorGuide(f->guideSection))),
                             QString::fromStdString(f->hazard).toHtmlEscaped(),
                             QString::fromStdString(f->mitigation).toHtmlEscaped());
     if (!f->evidence.empty()) {
