@@ -61,8 +61,9 @@ int main(int argc, char** argv) {
         QStringLiteral("FILE"));
     const QCommandLineOption viewOption(
         QStringLiteral("view"),
-        QStringLiteral("Show this tab: %1. A view with work of its own (estimate, suggestions) starts it right after "
-                       "loading (and --screenshot waits for it).").arg(viewNames),
+        QStringLiteral("Show this tab: %1. A view with work of its own (estimate, suggestions, timeline: a partition "
+                       "run with the remembered device, schedules and frames) starts it right after loading (and "
+                       "--screenshot waits for it).").arg(viewNames),
         QStringLiteral("VIEW"));
     const QCommandLineOption reportOption(
         QStringLiteral("report"),
