@@ -7,12 +7,14 @@
 #include <QComboBox>
 #include <QFileInfo>
 #include <QLabel>
+#include <QMessageBox>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTest>
 #include <qcustomplot.h>
 
@@ -51,6 +53,7 @@ private slots:
     void hoveringABarDescribesIt();
     void clickingABarSelectsItsStageEverywhere();
     void followsTheSharedSelection();
+    void savesTheReportAsJson();
     void cancelStopsARun();
     void remembersDeviceScheduleAndFrames();
     void cleanupTestCase();
@@ -217,6 +220,25 @@ void TimelineViewTest::followsTheSharedSelection() {
     QCOMPARE(window_->workbench()->selection()->selectedNodes(), QStringList{cell.data().toString()});
     window_->workbench()->selection()->clear();
     QCOMPARE(view()->chart()->highlightedStage(), int64_t(-1));
+}
+
+void TimelineViewTest::savesTheReportAsJson() {
+    QVERIFY(view()->saveAction()->isEnabled());
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("partition.json"));
+    QVERIFY(view()->saveReportTo(path));
+    const npuwb::Report saved = npuwb::loadReport(path.toStdString());
+    QCOMPARE(saved.kind, std::string("partition"));
+    QVERIFY(saved.partition.has_value());
+    QCOMPARE(saved.partition->stages.size(), view()->report()->partition->stages.size());
+    QCOMPARE(saved.traces.size(), view()->report()->traces.size());
+    QSignalSpy failed(window_->workbench(), &Workbench::operationFailed);
+    QVERIFY(!view()->saveReportTo(dir.filePath(QStringLiteral("missing/folder/partition.json"))));
+    QCOMPARE(failed.size(), 1);
+    QVERIFY(failed.first().first().toString().contains(QStringLiteral("missing/folder")));
+    auto* box = window_->findChild<QMessageBox*>(QStringLiteral("errorMessageBox"));
+    QVERIFY(box);
+    box->close();  // it is window-modal
 }
 
 void TimelineViewTest::cancelStopsARun() {

@@ -62,7 +62,8 @@ QVariant PartitionTableModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::ToolTipRole) {
         QStringList costs;
         for (const auto& [unit, us] : a.costUs) costs << tr("%1: %2").arg(QString::fromStdString(unit), formatMicros(us));
-        return tr("%1\npredicted time per unit: %2").arg(QString::fromStdString(a.reason), costs.join(QStringLiteral(", ")));
+        return tr("%1\n%2\npredicted time per unit: %3")
+            .arg(QString::fromStdString(a.node), QString::fromStdString(a.reason), costs.join(QStringLiteral(", ")));
     }
     if (role != Qt::DisplayRole) return {};
     switch (index.column()) {

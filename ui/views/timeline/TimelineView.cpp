@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -14,6 +15,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <exception>
 #include <optional>
 
 #include "core/ViewRegistry.h"
@@ -87,6 +89,11 @@ QString summaryOf(const Report& report) {
     return text + QStringLiteral("</table>");
 }
 
+QString chartHint() {
+    return TimelineView::tr("A bar is one stage of one frame (its number), grey a hand-off, hatched the time a frame "
+                            "waited for the lane. Hover a bar for its times; click it to select the stage's nodes.");
+}
+
 QString titleOf(const QString& source, const ScheduleResult* s, const std::optional<Trace>& trace) {
     if (!s) return source;
     const ScheduleFigures* figures = source == TimelineView::tr("Predicted") ? &s->predicted
@@ -105,7 +112,8 @@ QString titleOf(const QString& source, const ScheduleResult* s, const std::optio
 TimelineView::TimelineView(Workbench& workbench, QWidget* parent)
     : WorkbenchView(workbench, parent), job_(new PartitionJob(this)),
       partitionAction_(new QAction(tr("&Partition on Device"), this)),
-      cancelAction_(new QAction(tr("Cancel Partition"), this)), device_(new QComboBox(this)),
+      cancelAction_(new QAction(tr("Cancel Partition"), this)),
+      saveAction_(new QAction(tr("Save &Partition Report…"), this)), device_(new QComboBox(this)),
       schedule_(new QComboBox(this)), frames_(new QSpinBox(this)), shown_(new QComboBox(this)),
       summary_(new QLabel(this)), chart_(new GanttChart(this)), model_(new PartitionTableModel(this)),
       proxy_(new QSortFilterProxyModel(this)), table_(new QTableView(this)), hover_(new QLabel(this)) {
@@ -141,6 +149,15 @@ TimelineView::TimelineView(Workbench& workbench, QWidget* parent)
     connect(partitionAction_, &QAction::triggered, this, &TimelineView::startPartition);
     cancelAction_->setToolTip(tr("Stop the partition run"));
     connect(cancelAction_, &QAction::triggered, job_, &PartitionJob::cancel);
+    saveAction_->setToolTip(tr("Save the partition, its schedules and timelines as JSON (as npuwb-cli partition --json)"));
+    connect(saveAction_, &QAction::triggered, this, [this] {
+        const QString model = this->workbench().hasModel() ? this->workbench().loadedModel()->path : QString();
+        const QString suggested = model.isEmpty() ? QString() : model.left(model.lastIndexOf(QLatin1Char('.'))) +
+                                                                    QStringLiteral(".partition.json");
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save Partition Report"), suggested,
+                                                          tr("JSON reports (*.json)"));
+        if (!path.isEmpty()) saveReportTo(path);
+    });
     auto* run = new QToolButton(this);
     run->setDefaultAction(partitionAction_);
     run->setToolButtonStyle(Qt::ToolButtonTextOnly);
@@ -162,6 +179,9 @@ TimelineView::TimelineView(Workbench& workbench, QWidget* parent)
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setSectionResizeMode(PartitionTableModel::ReasonColumn, QHeaderView::Stretch);
+    // The reason gets the room; a long node name shows in full in its tooltip and when widened.
+    table_->horizontalHeader()->setSectionResizeMode(PartitionTableModel::NodeColumn, QHeaderView::Interactive);
+    table_->setColumnWidth(PartitionTableModel::NodeColumn, 240);
     connect(table_, &QTableView::clicked, this, [this](const QModelIndex& index) {
         const int row = proxy_->mapToSource(index).row();
         if (row >= 0) emit nodesClicked({model_->index(row, PartitionTableModel::NodeColumn).data().toString()});
@@ -194,8 +214,7 @@ TimelineView::TimelineView(Workbench& workbench, QWidget* parent)
 
     connect(shown_, &QComboBox::currentIndexChanged, this, &TimelineView::showSchedule);
     connect(chart_, &GanttChart::hovered, hover_, [this](const QString& text) {
-        hover_->setText(text.isEmpty() ? tr("Hover a bar for its stage, frame, start and end; click it to select "
-                                            "the stage's nodes") : text);
+        hover_->setText(text.isEmpty() ? chartHint() : text);
     });
     connect(chart_, &GanttChart::stageClicked, this, &TimelineView::onStageClicked);
     LayerSelection* selection = workbench.selection();
@@ -231,7 +250,9 @@ TimelineView::TimelineView(Workbench& workbench, QWidget* parent)
 }
 
 QList<ViewAction> TimelineView::viewActions() const {
-    return {{.action = partitionAction_, .menu = MenuSlot::Run}, {.action = cancelAction_, .menu = MenuSlot::Run}};
+    return {{.action = partitionAction_, .menu = MenuSlot::Run},
+            {.action = cancelAction_, .menu = MenuSlot::Run},
+            {.action = saveAction_, .menu = MenuSlot::File}};
 }
 
 void TimelineView::saveSettings(QSettings& settings) const {
@@ -256,6 +277,19 @@ bool TimelineView::startFromCommandLine() {
 void TimelineView::updateActions() {
     partitionAction_->setEnabled(workbench().hasModel() && !workbench().isBusy() && device_->count() > 0);
     cancelAction_->setEnabled(job_->isRunning());
+    saveAction_->setEnabled(report_ != nullptr);
+}
+
+bool TimelineView::saveReportTo(const QString& path) {
+    if (!report_) return false;
+    try {
+        saveReport(*report_, path.toStdString());  // atomic: a failed write leaves any old file intact
+    } catch (const std::exception& e) {
+        workbench().reportError(tr("Cannot save the partition report"), QString::fromStdString(e.what()));
+        return false;
+    }
+    workbench().showMessage(tr("Partition report saved to %1").arg(path));
+    return true;
 }
 
 void TimelineView::startPartition() {
@@ -278,6 +312,7 @@ void TimelineView::clear(const QString& hint) {
     shown_->clear();
     chart_->clear(hint);
     hover_->clear();
+    updateActions();
 }
 
 void TimelineView::showReport(std::shared_ptr<const Report> report) {
@@ -297,7 +332,8 @@ void TimelineView::showReport(std::shared_ptr<const Report> report) {
     }
     showSchedule();
     highlightNodes(workbench().selection()->selectedNodes());
-    hover_->setText(tr("Hover a bar for its stage, frame, start and end; click it to select the stage's nodes"));
+    hover_->setText(chartHint());
+    updateActions();
     workbench().setStatus(tr("Partitioned on %1: %2 stage(s), %3 schedule(s)")
                               .arg(QString::fromStdString(p.device))
                               .arg(p.stages.size())

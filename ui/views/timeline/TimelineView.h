@@ -4,7 +4,8 @@
 // schedules and, when every unit runs on this machine, executes them on pinned worker pools. Shown: the figures of
 // every schedule (frames/s predicted and measured), the chosen schedule's predicted and measured timelines as a
 // Gantt chart on one time axis, and the placement table (node -> unit, stage, why). Clicking a node or a bar
-// selects it (a stage: all its nodes) everywhere; the view follows the shared selection.
+// selects it (a stage: all its nodes) everywhere; the view follows the shared selection. The report saves as JSON
+// (File > Save Partition Report), as `npuwb-cli partition --json` writes it.
 #include <QStringList>
 
 #include <memory>
@@ -44,6 +45,7 @@ public:
     QComboBox* shownScheduleBox() const { return shown_; }
     QAction* partitionAction() const { return partitionAction_; }
     QAction* cancelAction() const { return cancelAction_; }
+    QAction* saveAction() const { return saveAction_; }
     PartitionJob* job() const { return job_; }
     GanttChart* chart() const { return chart_; }
     PartitionTableModel* model() const { return model_; }
@@ -57,6 +59,8 @@ public slots:
     /// Partitions the current model with the chosen settings (ignored without a model or while busy).
     void startPartition();
     void showReport(std::shared_ptr<const Report> report);
+    /// Writes the shown partition report (JSON, as `npuwb-cli partition --json`); false (and a message) on failure.
+    bool saveReportTo(const QString& path);
     void highlightNodes(const QStringList& names);
 
 signals:
@@ -72,6 +76,7 @@ private:
     PartitionJob* job_;
     QAction* partitionAction_;
     QAction* cancelAction_;
+    QAction* saveAction_;
     std::shared_ptr<const Report> report_;
     QComboBox* device_;
     QComboBox* schedule_;
