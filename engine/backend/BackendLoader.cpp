@@ -94,6 +94,18 @@ std::shared_ptr<Backend> loadBackend(const std::string& name) {
                     " (set NPUWB_PLUGIN_PATH to add folders)");
 }
 
+std::string findBackendPlugin(const std::string& name, std::string* searched) {
+    const std::vector<fs::path> folders = pluginFolders();
+    if (searched) *searched = listFolders(folders);
+    if (!validName(name)) return {};
+    for (const auto& folder : folders) {
+        const fs::path file = folder / (kPrefix + name + kSuffix);
+        std::error_code ec;
+        if (fs::is_regular_file(file, ec)) return file.string();
+    }
+    return {};
+}
+
 std::vector<std::string> availableBackends() {
     std::vector<std::string> names;
     for (const auto& folder : pluginFolders()) {

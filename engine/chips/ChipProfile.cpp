@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "chips/MatmulProfile.h"
 #include "chips/ProfileFields.h"
 #include "npuwb/AtomicFile.h"
 #include "npuwb/Error.h"
@@ -128,7 +129,7 @@ ChipProfile chipProfileFromJson(const nlohmann::json& j, const std::string& labe
     p.cpu.gbytesPerSecond = cpu.positiveNumber("gbytesPerSecond");
     p.cpu.opOverheadUs = cpu.number("opOverheadUs");
     parseOps(p, root.object("ops"));
-    if (root.has("matmul")) p.matmul = root.raw("matmul");
+    if (root.has("matmul")) p.matmul = parseMatmulProfile(root.object("matmul"));
     if (root.has("notes")) p.notes = root.strings("notes");
     if (root.has("costModel")) parseCoefficients(p.coefficients, root.object("costModel"));
     return p;
