@@ -2,6 +2,7 @@
 // "performance-optimized data layout", table 4-3, figures 4-3 and 4-4, and the K segmentation of B on RK3588 /
 // RK3576 in 4.1.1.4.1). Divisions round up; padding is zero.
 #include <cstring>
+#include <vector>
 
 #include "npuwb/Error.h"
 #include "npuwb/Matmul.h"
@@ -58,7 +59,7 @@ PlainLayout plainLayout(MatmulOperand operand, MatmulLayout layout, int64_t K, i
     return {0, 0};
 }
 
-/// Element access by flat index for one storage width; int4 by nibble.
+/// Element access by flat index for one storage width.
 template <class T>
 struct Elements {
     static T get(const void* p, int64_t i) {
@@ -68,11 +69,6 @@ struct Elements {
     }
     static void set(void* p, int64_t i, T v) { std::memcpy(static_cast<char*>(p) + i * int64_t(sizeof(T)), &v, sizeof(T)); }
     static T zero() { return T{}; }
-};
-struct Int4Elements {
-    static int8_t get(const void* p, int64_t i) { return int4At(p, i); }
-    static void set(void* p, int64_t i, int8_t v) { setInt4(p, i, v); }
-    static int8_t zero() { return 0; }
 };
 
 template <class E>
@@ -205,7 +201,19 @@ void convertMatmulOperand(MatmulOperand operand, DType dtype, int64_t M, int64_t
     }
     if ((from == MatmulLayout::Native || to == MatmulLayout::Native) && native.aKBlock <= 0)
         failInput("no native matmul layout given");
-    if (dtype == DType::I4) return convertWith<Int4Elements>(operand, M, K, N, native, from, src, to, dst);
+    if (dtype == DType::I4) {
+        // Nibble by nibble is slow: widen to one byte per value, rearrange bytes, pack again.
+        const int64_t fromCount = matmulOperandBytes(operand, from, DType::I8, M, K, N, native);
+        const int64_t toCount = matmulOperandBytes(operand, to, DType::I8, M, K, N, native);
+        std::vector<int8_t> wide(static_cast<size_t>(fromCount)), rearranged(static_cast<size_t>(toCount));
+        for (int64_t i = 0; i < fromCount; ++i) wide[size_t(i)] = int4At(src, i);
+        convertWith<Elements<uint8_t>>(operand, M, K, N, native, from, wide.data(), to, rearranged.data());
+        auto* out = static_cast<uint8_t*>(dst);
+        for (int64_t i = 0; i + 1 < toCount; i += 2)
+            out[i / 2] = uint8_t((rearranged[size_t(i)] & 0x0f) | (rearranged[size_t(i + 1)] << 4));
+        if (toCount % 2) out[toCount / 2] = uint8_t(rearranged[size_t(toCount - 1)] & 0x0f);
+        return;
+    }
     switch (dtypeSize(dtype)) {
         case 1: return convertWith<Elements<uint8_t>>(operand, M, K, N, native, from, src, to, dst);
         case 2: return convertWith<Elements<uint16_t>>(operand, M, K, N, native, from, src, to, dst);
