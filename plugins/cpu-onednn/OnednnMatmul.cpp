@@ -33,8 +33,8 @@ class OnednnMatmuls {
 public:
     OnednnMatmuls(const dnnl::engine& engine, const std::vector<int64_t>& mValues, memory::data_type srcType,
                   memory::data_type dstType, int64_t batch, int64_t K, int64_t N, const memory& plainB)
-        : engine_(engine) {
-        dnnl::stream stream(engine_);
+        : engine_(engine), stream_(engine_) {
+        dnnl::stream& stream = stream_;
         for (int64_t M : mValues) {
             const Dims src = batch > 1 ? Dims{batch, M, K} : Dims{M, K};
             const Dims wei = batch > 1 ? Dims{batch, K, N} : Dims{K, N};
@@ -61,10 +61,9 @@ public:
     void run(int64_t M, const void* src, void* dst) {
         auto e = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& x) { return x.M == M; });
         if (e == entries_.end()) failInput("cpu-onednn matmul: M=" + std::to_string(M) + " was not prepared");
-        dnnl::stream stream(engine_);
         memory srcMem(e->src, engine_, const_cast<void*>(src)), dstMem(e->dst, engine_, dst);
-        e->primitive.execute(stream, {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_WEIGHTS, packed_[e->weights]}, {DNNL_ARG_DST, dstMem}});
-        stream.wait();
+        e->primitive.execute(stream_, {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_WEIGHTS, packed_[e->weights]}, {DNNL_ARG_DST, dstMem}});
+        stream_.wait();
     }
 
 private:
@@ -75,6 +74,7 @@ private:
         size_t weights;
     };
     dnnl::engine engine_;
+    dnnl::stream stream_;
     std::vector<Entry> entries_;
     std::vector<memory> packed_;
 };
@@ -154,7 +154,8 @@ public:
                             plain);
         }
         const int64_t maxM = spec.maxM();
-        if (info_.a == DType::I4 || groups_ > 1) a8_.resize(size_t(maxM * K));
+        if (info_.a == DType::I4) a8_.resize(size_t(maxM * K));
+        if (groups_ > 1) grouped_.resize(size_t(maxM * K));
         acc_.resize(size_t(groups_ * maxM * N));
         if (hasZeroB_) rowSums_.resize(size_t(groups_ * maxM));
     }
@@ -168,12 +169,10 @@ public:
         }
         const int8_t* src = rowsA;
         if (groups_ > 1) {  // [M][groups][groupSize] -> [groups][M][groupSize]
-            std::vector<int8_t> byGroup(size_t(M * K));
             for (int64_t m = 0; m < M; ++m)
                 for (int64_t g = 0; g < groups_; ++g)
-                    std::copy_n(rowsA + m * K + g * groupSize_, groupSize_, byGroup.data() + (g * M + m) * groupSize_);
-            std::copy(byGroup.begin(), byGroup.end(), a8_.begin());
-            src = a8_.data();
+                    std::copy_n(rowsA + m * K + g * groupSize_, groupSize_, grouped_.data() + (g * M + m) * groupSize_);
+            src = grouped_.data();
         }
         {
             ThreadScope threads(spec_.threads);
@@ -213,7 +212,7 @@ private:
     int32_t zeroA_ = 0;
     bool hasZeroB_ = false;
     std::vector<int32_t> zeroB_, columnSums_, rowSums_, acc_;
-    std::vector<int8_t> a8_;
+    std::vector<int8_t> a8_, grouped_;  // int4 A widened; A regrouped [groups][M][groupSize]
     std::optional<OnednnMatmuls> onednn_;
 };
 
