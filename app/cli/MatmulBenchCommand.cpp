@@ -2,7 +2,9 @@
 // [--board HOST] [--json OUT]`: a matmul of the NPU's matmul API (RKNN SDK user guide V2.5.0, 4.1.1) measured on
 // this machine's CPU across a sweep of sizes, next to the chip's native layouts, its theoretical peak for the type
 // and the cost model's NPU estimate. Self-contained: its options live here.
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <iostream>
 #include <sstream>
 
@@ -69,6 +71,7 @@ void printTable(const MatmulBenchResult& r) {
                 std::string(matmulLayoutName(r.bLayout)).c_str(), std::string(matmulLayoutName(r.acLayout)).c_str(),
                 first.backend.c_str(), r.threads);
     if (!first.fallbackReason.empty()) std::printf("  (%s)\n", first.fallbackReason.c_str());
+    std::printf("one prepared context per K, N serves every M (the API's dynamic shapes)\n");
     std::printf("NPU peak for this type: %.0f GOP/s on %lld core(s); NPU columns are the cost model's estimate\n",
                 r.peakGops, static_cast<long long>(r.npuCores));
     std::printf("%6s %6s %6s %10s %10s %12s %13s %11s %11s %6s  %s\n", "M", "K", "N", "CPU_ms", "CPU_GOP/s",
@@ -85,9 +88,15 @@ void printTable(const MatmulBenchResult& r) {
 }
 
 void runMatmulBenchCommand(const MatmulBenchCliOptions& o) {
-    if (o.listTypes) {
-        for (const auto& t : kMatmulTypes)
-            std::printf("%-18s %2d  %s\n", std::string(t.name).c_str(), int(t.type), std::string(t.vendorName).c_str());
+    if (o.listTypes) {  // with --chip: which of them the chip runs
+        std::optional<ChipProfile> chip;
+        if (!o.chip.empty()) chip = findChipProfile(o.chip);
+        for (const auto& t : kMatmulTypes) {
+            const bool runs = chip && chip->matmul &&
+                              std::find(chip->matmul->types.begin(), chip->matmul->types.end(), t.name) != chip->matmul->types.end();
+            std::printf("%-18s %2d  %-36s%s\n", std::string(t.name).c_str(), int(t.type), std::string(t.vendorName).c_str(),
+                        runs ? ("on " + chip->name).c_str() : "");
+        }
         return;
     }
     if (o.chip.empty()) failInput("matmul-bench needs --chip CHIP (rk3588, rk3566, ...; npuwb-cli estimate --list-chips)");
