@@ -92,14 +92,16 @@ void runMatmulBenchCommand(const MatmulBenchCliOptions& o) {
         std::optional<ChipProfile> chip;
         if (!o.chip.empty()) chip = findChipProfile(o.chip);
         for (const auto& t : kMatmulTypes) {
-            const bool runs = chip && chip->matmul &&
-                              std::find(chip->matmul->types.begin(), chip->matmul->types.end(), t.name) != chip->matmul->types.end();
-            std::printf("%-18s %2d  %-36s%s\n", std::string(t.name).c_str(), int(t.type), std::string(t.vendorName).c_str(),
-                        runs ? ("on " + chip->name).c_str() : "");
+            const bool runs =
+                chip && chip->matmul &&
+                std::find(chip->matmul->types.begin(), chip->matmul->types.end(), t.name) != chip->matmul->types.end();
+            std::printf("%-18s %2d  %-36s%s\n", std::string(t.name).c_str(), int(t.type),
+                        std::string(t.vendorName).c_str(), runs ? ("on " + chip->name).c_str() : "");
         }
         return;
     }
-    if (o.chip.empty()) failInput("matmul-bench needs --chip CHIP (rk3588, rk3566, ...; npuwb-cli estimate --list-chips)");
+    if (o.chip.empty())
+        failInput("matmul-bench needs --chip CHIP (rk3588, rk3566, ...; npuwb-cli estimate --list-chips)");
     if (!o.board.empty())
         failUnsupported("matmul-bench --board " + o.board +
                         ": board matmul needs the NPU runtime plugin, which is not built yet; without --board the "
@@ -118,8 +120,9 @@ void runMatmulBenchCommand(const MatmulBenchCliOptions& o) {
         (dim == 'M' ? bench.mValues : dim == 'K' ? bench.kValues : bench.nValues) = values;
     }
     const ChipProfile chip = findChipProfile(o.chip);
-    std::cerr << "matmul-bench: " << chip.name << " " << matmulTypeInfo(bench.type).name << " M=" << joined(bench.mValues)
-              << " K=" << joined(bench.kValues) << " N=" << joined(bench.nValues) << "\n";
+    std::cerr << "matmul-bench: " << chip.name << " " << matmulTypeInfo(bench.type).name
+              << " M=" << joined(bench.mValues) << " K=" << joined(bench.kValues) << " N=" << joined(bench.nValues)
+              << "\n";
     const MatmulBenchResult result = runMatmulBench(chip, bench);
     if (!o.jsonPath.empty()) {
         writeFileAtomically(o.jsonPath, matmulBenchJson(result).dump(1) + "\n");
@@ -133,8 +136,9 @@ void runMatmulBenchCommand(const MatmulBenchCliOptions& o) {
 static void addMatmulBenchCommand(CLI::App& app) {
     auto opts = std::make_shared<MatmulBenchCliOptions>();
     CLI::App* cmd = app.add_subcommand(
-        "matmul-bench", "Measure a matmul of the NPU's matmul API on this CPU across sizes, with the chip's layouts, "
-                        "peak and estimated NPU time");
+        "matmul-bench",
+        "Measure a matmul of the NPU's matmul API on this CPU across sizes, with the chip's layouts, "
+        "peak and estimated NPU time");
     cmd->add_option("--chip", opts->chip, "chip profile name (rk3588, rk3566, ...) or a profile .json path");
     cmd->add_option("--type", opts->type,
                     "matmul type: int8xint8->int32 (or int8xint8-int32), a vendor name or number, or fp16, int8, int4, "
@@ -144,13 +148,18 @@ static void addMatmulBenchCommand(CLI::App& app) {
     cmd->add_option("--layout-ac", opts->layoutAC, "layout of A and C: norm or native")->capture_default_str();
     cmd->add_option("--sweep", opts->sweep, "sizes: M=1,64,256 K=4096 N=4096 (default M=1,64,256 K=1024 N=1024)")
         ->expected(1, 3);
-    cmd->add_option("--runs", opts->runs, "timed runs per size (median and minimum)")->capture_default_str()->check(CLI::Range(1, 100000));
+    cmd->add_option("--runs", opts->runs, "timed runs per size (median and minimum)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100000));
     cmd->add_option("--warmup", opts->warmup, "untimed runs first")->capture_default_str()->check(CLI::Range(0, 1000));
-    cmd->add_option("--threads", opts->threads, "CPU threads (0: all physical cores)")->capture_default_str()->check(CLI::Range(0, 1024));
+    cmd->add_option("--threads", opts->threads, "CPU threads (0: all physical cores)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 1024));
     cmd->add_option("--cores", opts->cores, "NPU cores for the estimate and the peak (the API uses one by default)")
         ->capture_default_str()
         ->check(CLI::Range(1, 64));
-    cmd->add_option("--backend", opts->backend, "CPU kernels: auto, reference or a plugin with matmul kernels (cpu-onednn)")
+    cmd->add_option("--backend", opts->backend,
+                    "CPU kernels: auto, reference or a plugin with matmul kernels (cpu-onednn)")
         ->capture_default_str();
     cmd->add_option("--board", opts->board, "measure on a board instead (needs the NPU runtime plugin)");
     cmd->add_option("--json", opts->jsonPath, "write the results as JSON (fields: engine/matmul/README.md)");

@@ -19,8 +19,10 @@ std::vector<std::string> layoutTokens(const std::string& text) {
     if (s.size() < 2 || s.front() != '[' || s.back() != ']') return {};
     std::vector<std::string> tokens(1);
     for (size_t i = 1; i + 1 < s.size(); ++i) {
-        if (s[i] == ',') tokens.emplace_back();
-        else tokens.back() += s[i];
+        if (s[i] == ',')
+            tokens.emplace_back();
+        else
+            tokens.back() += s[i];
     }
     return tokens;
 }
@@ -60,8 +62,8 @@ bool matchLayout(const std::vector<std::string>& tokens, const std::vector<std::
     return true;
 }
 
-std::map<char, int64_t> parseLayout(const ProfileFields& f, const std::string& key, const std::vector<std::string>& pattern,
-                                    const std::string& shape) {
+std::map<char, int64_t> parseLayout(const ProfileFields& f, const std::string& key,
+                                    const std::vector<std::string>& pattern, const std::string& shape) {
     std::map<char, int64_t> blocks;
     if (!matchLayout(layoutTokens(f.string(key)), pattern, blocks))
         f.fail(key, "expected a layout like " + shape + ", got '" + f.string(key) + "'");

@@ -104,12 +104,14 @@ MatmulBenchResult runMatmulBench(const ChipProfile& chip, const MatmulBenchOptio
         for (int64_t N : options.nValues) {
             const MatmulSpec spec = specFor(options, K, N);
             const std::vector<uint8_t> normalB = randomOperand(info.b, K * N, rng);
-            std::vector<uint8_t> nativeB(size_t(matmulOperandBytes(MatmulOperand::B, MatmulLayout::Native, info.b, 1, K, N, native)));
+            std::vector<uint8_t> nativeB(
+                size_t(matmulOperandBytes(MatmulOperand::B, MatmulLayout::Native, info.b, 1, K, N, native)));
             const double bToNativeUs = timeMedian(conversionRepeats, [&] {
                 convertMatmulOperand(MatmulOperand::B, info.b, 1, K, N, native, MatmulLayout::Norm, normalB.data(),
                                      MatmulLayout::Native, nativeB.data());
             });
-            std::vector<uint8_t> b(size_t(matmulOperandBytes(MatmulOperand::B, options.bLayout, info.b, 1, K, N, native)));
+            std::vector<uint8_t> b(
+                size_t(matmulOperandBytes(MatmulOperand::B, options.bLayout, info.b, 1, K, N, native)));
             convertMatmulOperand(MatmulOperand::B, info.b, 1, K, N, native, MatmulLayout::Norm, normalB.data(),
                                  options.bLayout, b.data());
             MatmulContextOptions contextOptions;
@@ -129,8 +131,10 @@ MatmulBenchResult runMatmulBench(const ChipProfile& chip, const MatmulBenchOptio
                 point.cLayout = matmulLayoutText(MatmulOperand::C, MatmulLayout::Native, M, K, N, native);
                 point.bToNativeUs = bToNativeUs;
                 const std::vector<uint8_t> normalA = randomOperand(info.a, M * K, rng);
-                std::vector<uint8_t> nativeA(size_t(matmulOperandBytes(MatmulOperand::A, MatmulLayout::Native, info.a, M, K, N, native)));
-                std::vector<uint8_t> nativeC(size_t(matmulOperandBytes(MatmulOperand::C, MatmulLayout::Native, info.c, M, K, N, native)));
+                std::vector<uint8_t> nativeA(
+                    size_t(matmulOperandBytes(MatmulOperand::A, MatmulLayout::Native, info.a, M, K, N, native)));
+                std::vector<uint8_t> nativeC(
+                    size_t(matmulOperandBytes(MatmulOperand::C, MatmulLayout::Native, info.c, M, K, N, native)));
                 std::vector<uint8_t> normalC(size_t(matmulStorageBytes(info.c, M * N)));
                 point.acToNativeUs = timeMedian(conversionRepeats, [&] {
                     convertMatmulOperand(MatmulOperand::A, info.a, M, K, N, native, MatmulLayout::Norm, normalA.data(),
@@ -154,7 +158,8 @@ MatmulBenchResult runMatmulBench(const ChipProfile& chip, const MatmulBenchOptio
                 point.estimate = estimateMatmul(spec, M, chip, result.npuCores);
                 result.peakGops = point.estimate.peakGops;
                 result.points.push_back(point);
-                if (progress && !progress(result.points.size(), total)) fail(ErrorKind::Cancelled, "matmul benchmark cancelled");
+                if (progress && !progress(result.points.size(), total))
+                    fail(ErrorKind::Cancelled, "matmul benchmark cancelled");
             }
         }
     return result;
@@ -165,22 +170,39 @@ nlohmann::json matmulBenchJson(const MatmulBenchResult& r) {
     nlohmann::json points = nlohmann::json::array();
     for (const auto& p : r.points) {
         const double flops = 2.0 * double(p.M) * double(p.K) * double(p.N);
-        points.push_back({{"M", p.M}, {"K", p.K}, {"N", p.N}, {"medianUs", p.medianUs}, {"minUs", p.minUs},
-                          {"gops", p.gops}, {"bToNativeUs", p.bToNativeUs}, {"acToNativeUs", p.acToNativeUs},
-                          {"backend", p.backend}, {"fallbackReason", p.fallbackReason},
+        points.push_back({{"M", p.M},
+                          {"K", p.K},
+                          {"N", p.N},
+                          {"medianUs", p.medianUs},
+                          {"minUs", p.minUs},
+                          {"gops", p.gops},
+                          {"bToNativeUs", p.bToNativeUs},
+                          {"acToNativeUs", p.acToNativeUs},
+                          {"backend", p.backend},
+                          {"fallbackReason", p.fallbackReason},
                           {"nativeLayouts", {{"A", p.aLayout}, {"B", p.bLayout}, {"C", p.cLayout}}},
                           {"estimate",
                            {{"timeUs", p.estimate.timeUs},
                             {"gops", p.estimate.timeUs > 0 ? flops / p.estimate.timeUs / 1e3 : 0.0},
-                            {"npuCycles", p.estimate.npuCycles}, {"ddrCycles", p.estimate.ddrCycles},
-                            {"paddedMacs", p.estimate.paddedMacs}, {"bytesMoved", p.estimate.bytesMoved},
+                            {"npuCycles", p.estimate.npuCycles},
+                            {"ddrCycles", p.estimate.ddrCycles},
+                            {"paddedMacs", p.estimate.paddedMacs},
+                            {"bytesMoved", p.estimate.bytesMoved},
                             {"macUsagePercent", p.estimate.macUsagePercent}}}});
     }
-    return {{"schema", "npuwb-matmul-bench"}, {"schemaVersion", 1}, {"chip", r.chip}, {"type", info.name},
-            {"vendorType", info.vendorName}, {"typeNumber", int(r.type)},
-            {"bLayout", matmulLayoutName(r.bLayout)}, {"acLayout", matmulLayoutName(r.acLayout)},
-            {"measuredOn", r.measuredOn}, {"threads", r.threads}, {"npuCores", r.npuCores},
-            {"peakGops", r.peakGops}, {"points", points}};
+    return {{"schema", "npuwb-matmul-bench"},
+            {"schemaVersion", 1},
+            {"chip", r.chip},
+            {"type", info.name},
+            {"vendorType", info.vendorName},
+            {"typeNumber", int(r.type)},
+            {"bLayout", matmulLayoutName(r.bLayout)},
+            {"acLayout", matmulLayoutName(r.acLayout)},
+            {"measuredOn", r.measuredOn},
+            {"threads", r.threads},
+            {"npuCores", r.npuCores},
+            {"peakGops", r.peakGops},
+            {"points", points}};
 }
 
 }  // namespace npuwb

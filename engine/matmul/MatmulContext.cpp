@@ -57,7 +57,8 @@ MatmulContext::MatmulContext(const MatmulSpec& spec, const void* b, const Matmul
     std::vector<uint8_t> normalB;
     const void* kernelB = b;
     if (spec.bLayout == MatmulLayout::Native) {
-        normalB.resize(size_t(matmulOperandBytes(MatmulOperand::B, MatmulLayout::Norm, s.info.b, 1, spec.K, spec.N, s.native)));
+        normalB.resize(
+            size_t(matmulOperandBytes(MatmulOperand::B, MatmulLayout::Norm, s.info.b, 1, spec.K, spec.N, s.native)));
         convertMatmulOperand(MatmulOperand::B, s.info.b, 1, spec.K, spec.N, s.native, MatmulLayout::Native, b,
                              MatmulLayout::Norm, normalB.data());
         kernelB = normalB.data();
@@ -97,7 +98,8 @@ void MatmulContext::run(int64_t M, const void* a, void* c) {
     if (std::find(s.spec.mValues.begin(), s.spec.mValues.end(), M) == s.spec.mValues.end()) {
         std::string ms;
         for (int64_t m : s.spec.mValues) ms.append(ms.empty() ? "" : ",").append(std::to_string(m));
-        failInput("matmul run with M=" + std::to_string(M) + ", which is not one of the prepared shapes (M=" + ms + ")");
+        failInput("matmul run with M=" + std::to_string(M) + ", which is not one of the prepared shapes (M=" + ms +
+                  ")");
     }
     const int64_t K = s.spec.K, N = s.spec.N;
     if (s.spec.acLayout != MatmulLayout::Native) {

@@ -52,9 +52,12 @@ struct PlainLayout {
 
 PlainLayout plainLayout(MatmulOperand operand, MatmulLayout layout, int64_t K, int64_t N) {
     switch (operand) {
-        case MatmulOperand::A: return {K, 1};
-        case MatmulOperand::C: return {N, 1};
-        case MatmulOperand::B: return layout == MatmulLayout::TpNorm ? PlainLayout{1, K} : PlainLayout{N, 1};
+        case MatmulOperand::A:
+            return {K, 1};
+        case MatmulOperand::C:
+            return {N, 1};
+        case MatmulOperand::B:
+            return layout == MatmulLayout::TpNorm ? PlainLayout{1, K} : PlainLayout{N, 1};
     }
     return {0, 0};
 }
@@ -67,7 +70,9 @@ struct Elements {
         std::memcpy(&v, static_cast<const char*>(p) + i * int64_t(sizeof(T)), sizeof(T));
         return v;
     }
-    static void set(void* p, int64_t i, T v) { std::memcpy(static_cast<char*>(p) + i * int64_t(sizeof(T)), &v, sizeof(T)); }
+    static void set(void* p, int64_t i, T v) {
+        std::memcpy(static_cast<char*>(p) + i * int64_t(sizeof(T)), &v, sizeof(T));
+    }
     static T zero() { return T{}; }
 };
 
@@ -138,21 +143,26 @@ std::vector<std::vector<int64_t>> matmulOperandDims(MatmulOperand operand, Matmu
     checkLayout(operand, layout);
     if (layout != MatmulLayout::Native) {
         switch (operand) {
-            case MatmulOperand::A: return {{M, K}};
-            case MatmulOperand::C: return {{M, N}};
-            case MatmulOperand::B: return layout == MatmulLayout::TpNorm ? std::vector<std::vector<int64_t>>{{N, K}}
-                                                                         : std::vector<std::vector<int64_t>>{{K, N}};
+            case MatmulOperand::A:
+                return {{M, K}};
+            case MatmulOperand::C:
+                return {{M, N}};
+            case MatmulOperand::B:
+                return layout == MatmulLayout::TpNorm ? std::vector<std::vector<int64_t>>{{N, K}}
+                                                      : std::vector<std::vector<int64_t>>{{K, N}};
         }
     }
     if (native.aKBlock <= 0) failInput("no native matmul layout given");
     switch (operand) {
-        case MatmulOperand::A: return {{ceilDiv(K, native.aKBlock), M, native.aKBlock}};
-        case MatmulOperand::C: return {{ceilDiv(N, native.cNBlock), M, native.cNBlock}};
+        case MatmulOperand::A:
+            return {{ceilDiv(K, native.aKBlock), M, native.aKBlock}};
+        case MatmulOperand::C:
+            return {{ceilDiv(N, native.cNBlock), M, native.cNBlock}};
         case MatmulOperand::B: {
             std::vector<std::vector<int64_t>> dims;
             for (const auto& [k0, k1] : matmulBSegments(K, native))
-                dims.push_back({ceilDiv(N, native.bNBlock), ceilDiv(k1 - k0, native.bKBlock), native.bNBlock,
-                                native.bKBlock});
+                dims.push_back(
+                    {ceilDiv(N, native.bNBlock), ceilDiv(k1 - k0, native.bKBlock), native.bNBlock, native.bKBlock});
             return dims;
         }
     }
@@ -175,8 +185,10 @@ std::string matmulLayoutText(MatmulOperand operand, MatmulLayout layout, int64_t
     const auto dims = matmulOperandDims(operand, layout, M, K, N, native);
     std::string formula;
     if (layout != MatmulLayout::Native) {
-        formula = operand == MatmulOperand::A ? "[M,K]" : operand == MatmulOperand::C ? "[M,N]"
-                  : layout == MatmulLayout::TpNorm ? "[N,K]" : "[K,N]";
+        formula = operand == MatmulOperand::A      ? "[M,K]"
+                  : operand == MatmulOperand::C    ? "[M,N]"
+                  : layout == MatmulLayout::TpNorm ? "[N,K]"
+                                                   : "[K,N]";
     } else if (operand == MatmulOperand::B) {
         const std::string n = std::to_string(native.bNBlock), k = std::to_string(native.bKBlock);
         formula = "[N/" + n + ",K/" + k + "," + n + "," + k + "]";
@@ -215,10 +227,14 @@ void convertMatmulOperand(MatmulOperand operand, DType dtype, int64_t M, int64_t
         return;
     }
     switch (dtypeSize(dtype)) {
-        case 1: return convertWith<Elements<uint8_t>>(operand, M, K, N, native, from, src, to, dst);
-        case 2: return convertWith<Elements<uint16_t>>(operand, M, K, N, native, from, src, to, dst);
-        case 4: return convertWith<Elements<uint32_t>>(operand, M, K, N, native, from, src, to, dst);
-        default: failUnsupported("matmul layouts of " + std::string(dtypeName(dtype)) + " elements");
+        case 1:
+            return convertWith<Elements<uint8_t>>(operand, M, K, N, native, from, src, to, dst);
+        case 2:
+            return convertWith<Elements<uint16_t>>(operand, M, K, N, native, from, src, to, dst);
+        case 4:
+            return convertWith<Elements<uint32_t>>(operand, M, K, N, native, from, src, to, dst);
+        default:
+            failUnsupported("matmul layouts of " + std::string(dtypeName(dtype)) + " elements");
     }
 }
 

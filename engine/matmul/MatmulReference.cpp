@@ -23,10 +23,17 @@ int64_t groupOf(const MatmulQuant& q, int64_t k) {
 
 void storeFloat(DType dtype, void* c, int64_t index, float value) {
     switch (dtype) {
-        case DType::F32: static_cast<float*>(c)[index] = value; return;
-        case DType::F16: static_cast<uint16_t*>(c)[index] = floatToHalfBits(value); return;
-        case DType::BF16: static_cast<uint16_t*>(c)[index] = floatToBFloat16Bits(value); return;
-        default: failUnsupported("matmul: C of type " + std::string(dtypeName(dtype)) + " is not a float");
+        case DType::F32:
+            static_cast<float*>(c)[index] = value;
+            return;
+        case DType::F16:
+            static_cast<uint16_t*>(c)[index] = floatToHalfBits(value);
+            return;
+        case DType::BF16:
+            static_cast<uint16_t*>(c)[index] = floatToBFloat16Bits(value);
+            return;
+        default:
+            failUnsupported("matmul: C of type " + std::string(dtypeName(dtype)) + " is not a float");
     }
 }
 
@@ -48,8 +55,8 @@ public:
             shiftedB_.resize(size_t(K * N));
             for (int64_t k = 0; k < K; ++k)
                 for (int64_t n = 0; n < N; ++n)
-                    shiftedB_[size_t(k * N + n)] = matmulIntAt(info_.b, b, bIndex(spec, k, n)) -
-                                                   spec.b.zeroPoint(groupOf(spec.b, k), n, N);
+                    shiftedB_[size_t(k * N + n)] =
+                        matmulIntAt(info_.b, b, bIndex(spec, k, n)) - spec.b.zeroPoint(groupOf(spec.b, k), n, N);
         }
     }
 
@@ -94,19 +101,27 @@ private:
 
 float matmulFloatAt(DType dtype, const void* data, int64_t index) {
     switch (dtype) {
-        case DType::F16: return halfBitsToFloat(static_cast<const uint16_t*>(data)[index]);
-        case DType::F32: return static_cast<const float*>(data)[index];
-        default: return float(matmulIntAt(dtype, data, index));
+        case DType::F16:
+            return halfBitsToFloat(static_cast<const uint16_t*>(data)[index]);
+        case DType::F32:
+            return static_cast<const float*>(data)[index];
+        default:
+            return float(matmulIntAt(dtype, data, index));
     }
 }
 
 int32_t matmulIntAt(DType dtype, const void* data, int64_t index) {
     switch (dtype) {
-        case DType::I4: return int4At(data, index);
-        case DType::I8: return static_cast<const int8_t*>(data)[index];
-        case DType::I16: return static_cast<const int16_t*>(data)[index];
-        case DType::I32: return static_cast<const int32_t*>(data)[index];
-        default: failUnsupported("matmul: " + std::string(dtypeName(dtype)) + " is not an integer operand");
+        case DType::I4:
+            return int4At(data, index);
+        case DType::I8:
+            return static_cast<const int8_t*>(data)[index];
+        case DType::I16:
+            return static_cast<const int16_t*>(data)[index];
+        case DType::I32:
+            return static_cast<const int32_t*>(data)[index];
+        default:
+            failUnsupported("matmul: " + std::string(dtypeName(dtype)) + " is not an integer operand");
     }
 }
 
@@ -124,7 +139,9 @@ void finishIntegerMatmul(const MatmulKernelSpec& spec, int64_t M, const int32_t*
     // Without any scale v is the integer sum itself: the same values as the formula below, computed directly.
     if (!spec.a.isSet() && !spec.b.isSet() && !spec.c.isSet() && groups == 1) {
         switch (cType) {
-            case DType::I32: std::memcpy(c, acc, size_t(count) * sizeof(int32_t)); return;
+            case DType::I32:
+                std::memcpy(c, acc, size_t(count) * sizeof(int32_t));
+                return;
             case DType::I16:
                 for (int64_t i = 0; i < count; ++i) storeSaturated<int16_t>(c, i, double(acc[i]));
                 return;
@@ -150,10 +167,18 @@ void finishIntegerMatmul(const MatmulKernelSpec& spec, int64_t M, const int32_t*
             const double value = sA * v[size_t(n)];
             const int64_t i = m * N + n;
             switch (cType) {
-                case DType::I32: storeSaturated<int32_t>(c, i, std::nearbyint(value / sC) + zC); break;
-                case DType::I16: storeSaturated<int16_t>(c, i, std::nearbyint(value / sC) + zC); break;
-                case DType::I8: storeSaturated<int8_t>(c, i, std::nearbyint(value / sC) + zC); break;
-                default: storeFloat(cType, c, i, float(value)); break;
+                case DType::I32:
+                    storeSaturated<int32_t>(c, i, std::nearbyint(value / sC) + zC);
+                    break;
+                case DType::I16:
+                    storeSaturated<int16_t>(c, i, std::nearbyint(value / sC) + zC);
+                    break;
+                case DType::I8:
+                    storeSaturated<int8_t>(c, i, std::nearbyint(value / sC) + zC);
+                    break;
+                default:
+                    storeFloat(cType, c, i, float(value));
+                    break;
             }
         }
     }

@@ -26,7 +26,7 @@ struct ShortName {
     MatmulType type;
 };
 constexpr ShortName kShortNames[] = {
-    {"fp16", MatmulType::Fp16xFp16ToFp32}, {"int8", MatmulType::Int8xInt8ToInt32},
+    {"fp16", MatmulType::Fp16xFp16ToFp32},  {"int8", MatmulType::Int8xInt8ToInt32},
     {"int4", MatmulType::Int4xInt4ToInt16}, {"w8a16", MatmulType::Fp16xInt8ToFp32},
     {"w4a16", MatmulType::Fp16xInt4ToFp32},
 };
@@ -50,17 +50,23 @@ MatmulType parseMatmulType(std::string_view text) {
 
 std::string matmulOperandKind(MatmulType type) {
     switch (matmulTypeInfo(type).a) {
-        case DType::I4: return "int4";
-        case DType::I8: return "int8";
-        default: return "fp16";
+        case DType::I4:
+            return "int4";
+        case DType::I8:
+            return "int8";
+        default:
+            return "fp16";
     }
 }
 
 std::string_view matmulLayoutName(MatmulLayout layout) {
     switch (layout) {
-        case MatmulLayout::Norm: return "norm";
-        case MatmulLayout::Native: return "native";
-        case MatmulLayout::TpNorm: return "tp_norm";
+        case MatmulLayout::Norm:
+            return "norm";
+        case MatmulLayout::Native:
+            return "native";
+        case MatmulLayout::TpNorm:
+            return "tp_norm";
     }
     return "?";
 }

@@ -13,23 +13,35 @@ namespace {
 
 std::string dtypeLabel(DType t) {
     switch (t) {
-        case DType::F16: return "fp16";
-        case DType::BF16: return "bf16";
-        case DType::F32: return "fp32";
-        case DType::I4: return "int4";
-        case DType::I8: return "int8";
-        case DType::I16: return "int16";
-        case DType::I32: return "int32";
-        default: return std::string(dtypeName(t));
+        case DType::F16:
+            return "fp16";
+        case DType::BF16:
+            return "bf16";
+        case DType::F32:
+            return "fp32";
+        case DType::I4:
+            return "int4";
+        case DType::I8:
+            return "int8";
+        case DType::I16:
+            return "int16";
+        case DType::I32:
+            return "int32";
+        default:
+            return std::string(dtypeName(t));
     }
 }
 
 std::pair<int64_t, int64_t> integerRange(DType t) {
     switch (t) {
-        case DType::I4: return {-8, 7};
-        case DType::I8: return {-128, 127};
-        case DType::I16: return {-32768, 32767};
-        default: return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
+        case DType::I4:
+            return {-8, 7};
+        case DType::I8:
+            return {-128, 127};
+        case DType::I16:
+            return {-32768, 32767};
+        default:
+            return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
     }
 }
 
@@ -56,8 +68,8 @@ void checkQuant(const char* operand, DType dtype, const MatmulQuant& q, const Ma
         what = "per channel (N)";
     } else if (q.granularity == QuantGranularity::PerGroup) {
         if (q.groupSize <= 0 || spec.K % q.groupSize != 0) {
-            problems.push_back("group size " + std::to_string(q.groupSize) + " of " + name + " must divide K=" +
-                               std::to_string(spec.K));
+            problems.push_back("group size " + std::to_string(q.groupSize) + " of " + name +
+                               " must divide K=" + std::to_string(spec.K));
             return;
         }
         expected = size_t(spec.K / q.groupSize * spec.N);
@@ -93,7 +105,8 @@ std::vector<std::string> matmulSpecProblems(const MatmulSpec& spec) {
         if (m < 1) problems.push_back("M=" + std::to_string(m) + " must be at least 1");
     if (spec.K < 1) problems.push_back("K=" + std::to_string(spec.K) + " must be at least 1");
     if (spec.N < 1) problems.push_back("N=" + std::to_string(spec.N) + " must be at least 1");
-    if (spec.acLayout == MatmulLayout::TpNorm) problems.push_back("A and C take the norm or native layout, not tp_norm");
+    if (spec.acLayout == MatmulLayout::TpNorm)
+        problems.push_back("A and C take the norm or native layout, not tp_norm");
     if (info.a != DType::F16 && spec.K > kMatmulMaxIntegerK)
         problems.push_back("K=" + std::to_string(spec.K) + " exceeds " + std::to_string(kMatmulMaxIntegerK) +
                            ", the largest K whose int32 sums cannot overflow");

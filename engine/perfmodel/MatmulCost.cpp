@@ -24,7 +24,8 @@ MatmulEstimate estimateMatmul(const MatmulSpec& spec, int64_t M, const ChipProfi
     work.conv.inChannelsPerGroup = spec.K;
     work.conv.outChannels = spec.N;
     work.macs = M * spec.K * spec.N;
-    work.activationReadBytes = matmulOperandBytes(MatmulOperand::A, MatmulLayout::Native, info.a, M, spec.K, spec.N, native);
+    work.activationReadBytes =
+        matmulOperandBytes(MatmulOperand::A, MatmulLayout::Native, info.a, M, spec.K, spec.N, native);
     work.weightBytes = matmulOperandBytes(MatmulOperand::B, MatmulLayout::Native, info.b, M, spec.K, spec.N, native);
     work.writeBytes = matmulOperandBytes(MatmulOperand::C, MatmulLayout::Native, info.c, M, spec.K, spec.N, native);
     const int64_t used = std::clamp<int64_t>(cores, 1, chip.cores);

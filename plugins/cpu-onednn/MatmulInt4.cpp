@@ -74,8 +74,10 @@ void int4Matmul(const PackedInt4B& b, int64_t M, const float* a, float* c, int t
         const int64_t begin = chunks * t / used * chunk;
         const int64_t end = std::min(b.columnBlocks, chunks * (t + 1) / used * chunk);
         if (begin >= end) continue;
-        if (b.lanes == 16) int4MatmulAvx512(b, M, a, aSums.data(), c, begin, end);
-        else int4MatmulAvx2(b, M, a, aSums.data(), c, begin, end);
+        if (b.lanes == 16)
+            int4MatmulAvx512(b, M, a, aSums.data(), c, begin, end);
+        else
+            int4MatmulAvx2(b, M, a, aSums.data(), c, begin, end);
     }
 }
 

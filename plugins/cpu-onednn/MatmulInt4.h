@@ -17,7 +17,7 @@ namespace npuwb::onednn {
 inline constexpr int64_t kInt4KernelMaxM = 16;
 
 struct PackedInt4B {
-    int lanes = 0;            // W: 16 (AVX-512) or 8 (AVX2)
+    int lanes = 0;  // W: 16 (AVX-512) or 8 (AVX2)
     int64_t K = 0, N = 0;
     int64_t kPadded = 0, columnBlocks = 0;
     int64_t groups = 1, groupSize = 0;  // quantization groups of K (1: per layer or per channel)
@@ -35,9 +35,9 @@ void int4Matmul(const PackedInt4B& b, int64_t M, const float* a, float* c, int t
 
 /// Per-ISA bodies: column blocks [blockBegin, blockEnd); aSums[m * groups + g] = sum of A's row m over group g
 /// (zero points are applied per group as scale * (sum(a * q) - zeroPoint * sum(a))).
-void int4MatmulAvx512(const PackedInt4B& b, int64_t M, const float* a, const float* aSums, float* c,
-                      int64_t blockBegin, int64_t blockEnd);
-void int4MatmulAvx2(const PackedInt4B& b, int64_t M, const float* a, const float* aSums, float* c,
-                    int64_t blockBegin, int64_t blockEnd);
+void int4MatmulAvx512(const PackedInt4B& b, int64_t M, const float* a, const float* aSums, float* c, int64_t blockBegin,
+                      int64_t blockEnd);
+void int4MatmulAvx2(const PackedInt4B& b, int64_t M, const float* a, const float* aSums, float* c, int64_t blockBegin,
+                    int64_t blockEnd);
 
 }  // namespace npuwb::onednn

@@ -25,7 +25,8 @@ void tile(const PackedInt4B& b, const float* a, const float* aSums, float* c, in
             for (int cb = 0; cb < CB; ++cb) acc[m][cb] = _mm256_setzero_ps();
         for (int64_t kb = kb0; kb < kb1; ++kb) {
             __m256i v[CB];
-            for (int cb = 0; cb < CB; ++cb) v[cb] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base[cb] + kb * 8));
+            for (int cb = 0; cb < CB; ++cb)
+                v[cb] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base[cb] + kb * 8));
             const float* ak = a + kb * 8;
 #pragma GCC unroll 8
             for (int s = 0; s < 8; ++s) {
@@ -71,8 +72,8 @@ void rows(const PackedInt4B& b, const float* a, const float* aSums, float* c, in
 
 }  // namespace
 
-void int4MatmulAvx2(const PackedInt4B& b, int64_t M, const float* a, const float* aSums, float* c,
-                    int64_t blockBegin, int64_t blockEnd) {
+void int4MatmulAvx2(const PackedInt4B& b, int64_t M, const float* a, const float* aSums, float* c, int64_t blockBegin,
+                    int64_t blockEnd) {
     int64_t m = 0;
     for (; m + 4 <= M; m += 4) rows<4>(b, a + m * b.kPadded, aSums + m * b.groups, c + m * b.N, blockBegin, blockEnd);
     for (; m + 2 <= M; m += 2) rows<2>(b, a + m * b.kPadded, aSums + m * b.groups, c + m * b.N, blockBegin, blockEnd);

@@ -42,7 +42,8 @@ void tile(const PackedInt4B& b, const float* a, const float* aSums, float* c, in
                 }
                 for (int m = 0; m < MR; ++m) {
                     const __m512 av = _mm512_set1_ps(ak[m * lda + s]);
-                    for (int cb = 0; cb < CB; ++cb) acc[m][cb][s % split] = _mm512_fmadd_ps(av, f[cb], acc[m][cb][s % split]);
+                    for (int cb = 0; cb < CB; ++cb)
+                        acc[m][cb][s % split] = _mm512_fmadd_ps(av, f[cb], acc[m][cb][s % split]);
                 }
             }
         }
@@ -75,8 +76,8 @@ void rows(const PackedInt4B& b, const float* a, const float* aSums, float* c, in
 
 }  // namespace
 
-void int4MatmulAvx512(const PackedInt4B& b, int64_t M, const float* a, const float* aSums, float* c,
-                      int64_t blockBegin, int64_t blockEnd) {
+void int4MatmulAvx512(const PackedInt4B& b, int64_t M, const float* a, const float* aSums, float* c, int64_t blockBegin,
+                      int64_t blockEnd) {
     int64_t m = 0;
     for (; m + 4 <= M; m += 4) rows<4>(b, a + m * b.kPadded, aSums + m * b.groups, c + m * b.N, blockBegin, blockEnd);
     for (; m + 2 <= M; m += 2) rows<2>(b, a + m * b.kPadded, aSums + m * b.groups, c + m * b.N, blockBegin, blockEnd);

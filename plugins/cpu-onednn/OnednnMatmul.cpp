@@ -62,7 +62,8 @@ public:
         auto e = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& x) { return x.M == M; });
         if (e == entries_.end()) failInput("cpu-onednn matmul: M=" + std::to_string(M) + " was not prepared");
         memory srcMem(e->src, engine_, const_cast<void*>(src)), dstMem(e->dst, engine_, dst);
-        e->primitive.execute(stream_, {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_WEIGHTS, packed_[e->weights]}, {DNNL_ARG_DST, dstMem}});
+        e->primitive.execute(stream_,
+                             {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_WEIGHTS, packed_[e->weights]}, {DNNL_ARG_DST, dstMem}});
         stream_.wait();
     }
 
@@ -108,8 +109,10 @@ public:
         halfRowsToFloat(static_cast<const uint16_t*>(a), a_.data(), M, spec_.K, lda);
         float* out = cType_ == DType::F32 ? static_cast<float*>(c) : c_.data();
         ThreadScope threads(spec_.threads);
-        if (small) int4Matmul(*int4_, M, a_.data(), out, spec_.threads);
-        else onednn_->run(M, a_.data(), out);
+        if (small)
+            int4Matmul(*int4_, M, a_.data(), out, spec_.threads);
+        else
+            onednn_->run(M, a_.data(), out);
         if (cType_ == DType::F16) floatToHalf(out, static_cast<uint16_t*>(c), M * spec_.N);
         if (cType_ == DType::BF16) floatToBFloat16(out, static_cast<uint16_t*>(c), M * spec_.N);
     }
@@ -230,8 +233,9 @@ public:
             if (matmulTypeInfo(spec.type).a == DType::F16) return std::make_unique<FloatMatmul>(spec, b, engine_);
             return std::make_unique<IntegerMatmul>(spec, b, engine_);
         } catch (const dnnl::error& e) {
-            failUnsupported(std::string("cpu-onednn matmul: oneDNN refused ") + std::string(matmulTypeInfo(spec.type).name) +
-                            " with K=" + std::to_string(spec.K) + " N=" + std::to_string(spec.N) + ": " + e.what());
+            failUnsupported(std::string("cpu-onednn matmul: oneDNN refused ") +
+                            std::string(matmulTypeInfo(spec.type).name) + " with K=" + std::to_string(spec.K) +
+                            " N=" + std::to_string(spec.N) + ": " + e.what());
         }
     }
 
@@ -244,4 +248,6 @@ private:
 }  // namespace npuwb::onednn
 
 extern "C" int npuwb_matmul_kernel_api_version() { return npuwb::kMatmulKernelApiVersion; }
-extern "C" npuwb::MatmulKernelProvider* npuwb_create_matmul_kernels() { return new npuwb::onednn::OnednnMatmulProvider(); }
+extern "C" npuwb::MatmulKernelProvider* npuwb_create_matmul_kernels() {
+    return new npuwb::onednn::OnednnMatmulProvider();
+}

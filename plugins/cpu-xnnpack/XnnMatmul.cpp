@@ -20,7 +20,7 @@ namespace npuwb::xnn {
 
 namespace {
 
-constexpr int64_t kInt4MaxM = 16;   // the packed-int4 kernel's M; larger M run the f32 operator on dequantized B
+constexpr int64_t kInt4MaxM = 16;     // the packed-int4 kernel's M; larger M run the f32 operator on dequantized B
 constexpr int64_t kColumnBlock = 32;  // columns per packed int4 block and per thread task
 // Below this many multiply-adds a run stays on the calling thread: waking (and then spinning) workers costs more.
 constexpr int64_t kMinParallelMacs = 1 << 18;
@@ -49,17 +49,20 @@ void halfToFloat(const void* src, float* dst, int64_t count) {
 
 void storeFloats(DType c, const float* src, void* dst, int64_t count) {
     auto* out16 = static_cast<uint16_t*>(dst);
-    if (c == DType::F32) std::copy_n(src, count, static_cast<float*>(dst));
-    else if (c == DType::F16) for (int64_t i = 0; i < count; ++i) out16[i] = floatToHalfBits(src[i]);
-    else for (int64_t i = 0; i < count; ++i) out16[i] = floatToBFloat16Bits(src[i]);
+    if (c == DType::F32)
+        std::copy_n(src, count, static_cast<float*>(dst));
+    else if (c == DType::F16)
+        for (int64_t i = 0; i < count; ++i) out16[i] = floatToHalfBits(src[i]);
+    else
+        for (int64_t i = 0; i < count; ++i) out16[i] = floatToBFloat16Bits(src[i]);
 }
 
 /// B int4 packed for the small-M kernel: per block of 32 columns and row k, 16 bytes; byte j holds column j in
 /// the low and column 16 + j in the high nibble, so both halves expand with plain shifts into contiguous lanes.
 struct PackedInt4 {
     int64_t K = 0, N = 0, blocks = 0, groups = 1, groupSize = 0;
-    std::vector<uint8_t> data;                 // [blocks][K][16]
-    std::vector<float> scales, zeroPoints;     // [groups][blocks * 32]
+    std::vector<uint8_t> data;              // [blocks][K][16]
+    std::vector<float> scales, zeroPoints;  // [groups][blocks * 32]
 };
 
 PackedInt4 packInt4(const MatmulKernelSpec& spec, const void* b) {
@@ -119,7 +122,8 @@ public:
         : spec_(spec), cType_(matmulTypeInfo(spec.type).c), pool_(std::move(pool)) {
         const bool int4 = matmulTypeInfo(spec.type).b == DType::I4;
         if (int4) int4_ = packInt4(spec, b);
-        const bool large = std::any_of(spec.mValues.begin(), spec.mValues.end(), [&](int64_t m) { return !int4 || m > kInt4MaxM; });
+        const bool large =
+            std::any_of(spec.mValues.begin(), spec.mValues.end(), [&](int64_t m) { return !int4 || m > kInt4MaxM; });
         if (large) {
             std::vector<float> weights(size_t(spec.K * spec.N));  // [N,K], the operator's default orientation
             for (int64_t n = 0; n < spec.N; ++n)
@@ -140,9 +144,11 @@ public:
         halfToFloat(a, a_.data(), M * spec_.K);
         pthreadpool_t pool = poolFor(pool_, M, spec_.K, spec_.N);
         if (int4_.blocks > 0 && M <= kInt4MaxM) {
-            parallelBlocks(pool, int4_.blocks, [&](int64_t block) { int4Block(int4_, M, a_.data(), c_.data(), block); });
+            parallelBlocks(pool, int4_.blocks,
+                           [&](int64_t block) { int4Block(int4_, M, a_.data(), c_.data(), block); });
         } else {
-            if (xnn_setup_fully_connected_nc_f32(op_.get(), size_t(M), a_.data(), c_.data(), pool) != xnn_status_success ||
+            if (xnn_setup_fully_connected_nc_f32(op_.get(), size_t(M), a_.data(), c_.data(), pool) !=
+                    xnn_status_success ||
                 xnn_run_operator(op_.get(), pool) != xnn_status_success)
                 fail(ErrorKind::Internal, "cpu-xnnpack matmul: XNNPACK failed to run the fully connected operator");
         }
@@ -166,8 +172,11 @@ private:
 class IntegerMatmul : public MatmulKernel {
 public:
     IntegerMatmul(const MatmulKernelSpec& spec, const void* b, Pool pool)
-        : spec_(spec), info_(matmulTypeInfo(spec.type)), pool_(std::move(pool)),
-          groups_(spec.b.groups(spec.K)), groupSize_(spec.K / groups_) {
+        : spec_(spec),
+          info_(matmulTypeInfo(spec.type)),
+          pool_(std::move(pool)),
+          groups_(spec.b.groups(spec.K)),
+          groupSize_(spec.K / groups_) {
         const int64_t K = spec.K, N = spec.N;
         shiftedB_.resize(size_t(K * N));
         for (int64_t k = 0; k < K; ++k)

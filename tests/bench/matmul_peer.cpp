@@ -156,7 +156,12 @@ struct OpenblasSgemm {
     int64_t M, K, N;
     std::vector<float> a, b, c;
     OpenblasSgemm(int64_t m, int64_t k, int64_t n, std::mt19937& rng)
-        : M(m), K(k), N(n), a(randomFloats(size_t(m * k), rng)), b(randomFloats(size_t(k * n), rng)), c(size_t(m * n)) {}
+        : M(m),
+          K(k),
+          N(n),
+          a(randomFloats(size_t(m * k), rng)),
+          b(randomFloats(size_t(k * n), rng)),
+          c(size_t(m * n)) {}
     void operator()() {
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(M), int(N), int(K), 1.0f, a.data(), int(K), b.data(),
                     int(N), 0.0f, c.data(), int(N));
@@ -191,9 +196,12 @@ int main(int argc, char** argv) {
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string key = argv[i];
         const int value = std::atoi(argv[i + 1]);
-        if (key == "--threads") o.threads = value;
-        else if (key == "--rounds") o.rounds = value;
-        else if (key == "--runs") o.runs = value;
+        if (key == "--threads")
+            o.threads = value;
+        else if (key == "--rounds")
+            o.rounds = value;
+        else if (key == "--runs")
+            o.runs = value;
         else {
             std::fprintf(stderr, "usage: %s [--threads T] [--rounds R] [--runs N]\n", argv[0]);
             return 1;
@@ -211,13 +219,15 @@ int main(int argc, char** argv) {
         double ratio, wanted;
     };
     std::vector<Goal> goals;
-    for (const Case& size : {Case{"gemm", 1024, 1024, 1024}, Case{"decode", 1, 1024, 1024}, Case{"decode", 1, 4096, 4096}}) {
+    for (const Case& size :
+         {Case{"gemm", 1024, 1024, 1024}, Case{"decode", 1, 1024, 1024}, Case{"decode", 1, 4096, 4096}}) {
         const std::string label = std::to_string(size.M) + "x" + std::to_string(size.K) + "x" + std::to_string(size.N);
         Ours fp32 = ours(MatmulType::Fp16xFp16ToFp32, size.M, size.K, size.N, o.threads, rng);
         Ours int8 = ours(MatmulType::Int8xInt8ToInt32, size.M, size.K, size.N, o.threads, rng);
         Ours int4 = ours(MatmulType::Fp16xInt4ToFp32, size.M, size.K, size.N, o.threads, rng, true);
         OnednnF32 onednn(size.M, size.K, size.N, rng);
-        std::vector<Contestant> contestants = {{"ours fp32", std::ref(fp32), {}}, {"ours int8", std::ref(int8), {}},
+        std::vector<Contestant> contestants = {{"ours fp32", std::ref(fp32), {}},
+                                               {"ours int8", std::ref(int8), {}},
                                                {"ours int4 weights", std::ref(int4), {}},
                                                {"oneDNN f32", std::ref(onednn), {}}};
 #ifdef NPUWB_HAVE_OPENBLAS
@@ -225,16 +235,17 @@ int main(int argc, char** argv) {
         contestants.push_back({"OpenBLAS sgemm", std::ref(openblas), {}});
 #endif
         timeRounds(contestants, o);
-        const double ours32 = median(contestants[0].ms), ours8 = median(contestants[1].ms), ours4 = median(contestants[2].ms);
+        const double ours32 = median(contestants[0].ms), ours8 = median(contestants[1].ms),
+                     ours4 = median(contestants[2].ms);
         const double dnnl = median(contestants[3].ms);
         const double blas = contestants.size() > 4 ? median(contestants[4].ms) : 0;
         const double fastest = blas > 0 ? std::min(dnnl, blas) : dnnl;
-        std::printf("%-28s %10.3f %10.3f %10.3f   fastest library / ours %.2fx\n",
-                    ("fp32 " + label).c_str(), ours32, dnnl, blas, fastest / ours32);
-        std::printf("%-28s %10.3f %10s %10s   our fp32 / int8 %.2fx\n", ("int8 " + label).c_str(),
-                    ours8, "-", "-", ours32 / ours8);
-        std::printf("%-28s %10.3f %10s %10s   our fp32 / int4 weights %.2fx\n",
-                    ("w4a16 " + label).c_str(), ours4, "-", "-", ours32 / ours4);
+        std::printf("%-28s %10.3f %10.3f %10.3f   fastest library / ours %.2fx\n", ("fp32 " + label).c_str(), ours32,
+                    dnnl, blas, fastest / ours32);
+        std::printf("%-28s %10.3f %10s %10s   our fp32 / int8 %.2fx\n", ("int8 " + label).c_str(), ours8, "-", "-",
+                    ours32 / ours8);
+        std::printf("%-28s %10.3f %10s %10s   our fp32 / int4 weights %.2fx\n", ("w4a16 " + label).c_str(), ours4, "-",
+                    "-", ours32 / ours4);
         std::fflush(stdout);
         if (size.M == 1024) {
             goals.push_back({"fp32 GEMM 1024^3: ours vs the fastest library", fastest / ours32, 0.9});

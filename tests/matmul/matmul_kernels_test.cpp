@@ -21,14 +21,18 @@ namespace {
 
 enum class Quant { None, PerLayer, PerChannel, PerGroup };
 const char* quantName(Quant q) {
-    return q == Quant::None ? "none" : q == Quant::PerLayer ? "per-layer" : q == Quant::PerChannel ? "per-channel" : "per-group";
+    return q == Quant::None         ? "none"
+           : q == Quant::PerLayer   ? "per-layer"
+           : q == Quant::PerChannel ? "per-channel"
+                                    : "per-group";
 }
 
 std::vector<uint8_t> randomOperand(DType dtype, int64_t elements, std::mt19937& rng) {
     std::vector<uint8_t> data(size_t(matmulStorageBytes(dtype, elements)));
     if (dtype == DType::F16) {
         std::normal_distribution<float> normal(0.0f, 1.0f);
-        for (int64_t i = 0; i < elements; ++i) reinterpret_cast<uint16_t*>(data.data())[i] = floatToHalfBits(normal(rng));
+        for (int64_t i = 0; i < elements; ++i)
+            reinterpret_cast<uint16_t*>(data.data())[i] = floatToHalfBits(normal(rng));
     } else {
         for (auto& b : data) b = uint8_t(rng());
     }
@@ -51,10 +55,13 @@ void addQuant(MatmulSpec& s, Quant q, bool asymmetric, int64_t groupSize, std::m
         s.a.zeroPoints = {zeroPointFor(info.a, rng, asymmetric)};
     }
     if (isInteger(info.b)) {
-        s.b.granularity = q == Quant::PerLayer ? QuantGranularity::PerLayer
-                          : q == Quant::PerChannel ? QuantGranularity::PerChannel : QuantGranularity::PerGroup;
+        s.b.granularity = q == Quant::PerLayer     ? QuantGranularity::PerLayer
+                          : q == Quant::PerChannel ? QuantGranularity::PerChannel
+                                                   : QuantGranularity::PerGroup;
         s.b.groupSize = q == Quant::PerGroup ? groupSize : 0;
-        const size_t count = q == Quant::PerLayer ? 1 : q == Quant::PerChannel ? size_t(s.N) : size_t(s.K / groupSize * s.N);
+        const size_t count = q == Quant::PerLayer     ? 1
+                             : q == Quant::PerChannel ? size_t(s.N)
+                                                      : size_t(s.K / groupSize * s.N);
         for (size_t i = 0; i < count; ++i) {
             s.b.scales.push_back(scale(rng));
             s.b.zeroPoints.push_back(zeroPointFor(info.b, rng, asymmetric));
@@ -95,14 +102,18 @@ double floatBound(const MatmulSpec& s, const std::vector<uint8_t>& a, const std:
 double toDouble(DType c, const std::vector<uint8_t>& data, int64_t i) {
     const auto* u16 = reinterpret_cast<const uint16_t*>(data.data());
     switch (c) {
-        case DType::F32: return reinterpret_cast<const float*>(data.data())[i];
-        case DType::F16: return halfBitsToFloat(u16[i]);
-        default: return bfloat16BitsToFloat(u16[i]);
+        case DType::F32:
+            return reinterpret_cast<const float*>(data.data())[i];
+        case DType::F16:
+            return halfBitsToFloat(u16[i]);
+        default:
+            return bfloat16BitsToFloat(u16[i]);
     }
 }
 
 /// Runs `spec` on `backend` and on the reference for every M; integer C bit-exact, float C within the bound.
-void compareWithReference(const MatmulSpec& spec, const std::string& backend, std::mt19937& rng, const std::string& label) {
+void compareWithReference(const MatmulSpec& spec, const std::string& backend, std::mt19937& rng,
+                          const std::string& label) {
     const MatmulTypeInfo& info = matmulTypeInfo(spec.type);
     const std::vector<uint8_t> b = randomOperand(info.b, spec.K * spec.N, rng);
     MatmulContextOptions options;
@@ -183,8 +194,8 @@ TEST(MatmulKernels, Int4WeightsAtDecodeAndPrefillSizes) {
 // Native A, B and C through a context on RK3576 (every type): the same results as the normal layouts.
 TEST(MatmulKernels, NativeLayoutsThroughAContext) {
     const auto backends = pluginsWithMatmul();
-    const ChipProfile chip = loadChipProfile(
-        (std::filesystem::path(NPUWB_SOURCE_DIR) / "resources" / "chips" / "rk3576.json").string());
+    const ChipProfile chip =
+        loadChipProfile((std::filesystem::path(NPUWB_SOURCE_DIR) / "resources" / "chips" / "rk3576.json").string());
     std::mt19937 rng(3576);
     std::vector<std::string> all = backends;
     all.push_back("reference");
@@ -200,8 +211,10 @@ TEST(MatmulKernels, NativeLayoutsThroughAContext) {
             native.bLayout = MatmulLayout::Native;
             const MatmulNativeLayout layout = matmulNativeLayout(type.type, chip);
             const auto b = randomOperand(type.b, normal.K * normal.N, rng);
-            std::vector<uint8_t> bNative(size_t(matmulOperandBytes(MatmulOperand::B, MatmulLayout::Native, type.b, 1, 96, 128, layout)));
-            convertMatmulOperand(MatmulOperand::B, type.b, 1, 96, 128, layout, MatmulLayout::Norm, b.data(), MatmulLayout::Native, bNative.data());
+            std::vector<uint8_t> bNative(
+                size_t(matmulOperandBytes(MatmulOperand::B, MatmulLayout::Native, type.b, 1, 96, 128, layout)));
+            convertMatmulOperand(MatmulOperand::B, type.b, 1, 96, 128, layout, MatmulLayout::Norm, b.data(),
+                                 MatmulLayout::Native, bNative.data());
             MatmulContextOptions options;
             options.backend = backend;
             options.threads = 2;
@@ -209,14 +222,18 @@ TEST(MatmulKernels, NativeLayoutsThroughAContext) {
             MatmulContext plain(normal, b.data(), options), blocked(native, bNative.data(), options);
             for (int64_t M : normal.mValues) {
                 const auto a = randomOperand(type.a, M * 96, rng);
-                std::vector<uint8_t> aNative(size_t(matmulOperandBytes(MatmulOperand::A, MatmulLayout::Native, type.a, M, 96, 128, layout)));
-                convertMatmulOperand(MatmulOperand::A, type.a, M, 96, 128, layout, MatmulLayout::Norm, a.data(), MatmulLayout::Native, aNative.data());
+                std::vector<uint8_t> aNative(
+                    size_t(matmulOperandBytes(MatmulOperand::A, MatmulLayout::Native, type.a, M, 96, 128, layout)));
+                convertMatmulOperand(MatmulOperand::A, type.a, M, 96, 128, layout, MatmulLayout::Norm, a.data(),
+                                     MatmulLayout::Native, aNative.data());
                 std::vector<uint8_t> c(size_t(matmulStorageBytes(type.c, M * 128)));
-                std::vector<uint8_t> cNative(size_t(matmulOperandBytes(MatmulOperand::C, MatmulLayout::Native, type.c, M, 96, 128, layout)));
+                std::vector<uint8_t> cNative(
+                    size_t(matmulOperandBytes(MatmulOperand::C, MatmulLayout::Native, type.c, M, 96, 128, layout)));
                 std::vector<uint8_t> cBack(c.size());
                 plain.run(M, a.data(), c.data());
                 blocked.run(M, aNative.data(), cNative.data());
-                convertMatmulOperand(MatmulOperand::C, type.c, M, 96, 128, layout, MatmulLayout::Native, cNative.data(), MatmulLayout::Norm, cBack.data());
+                convertMatmulOperand(MatmulOperand::C, type.c, M, 96, 128, layout, MatmulLayout::Native, cNative.data(),
+                                     MatmulLayout::Norm, cBack.data());
                 EXPECT_EQ(cBack, c) << backend << " " << type.name << " M=" << M;
             }
         }

@@ -26,7 +26,7 @@ MatmulType parseMatmulType(std::string_view text);
 std::string matmulOperandKind(MatmulType type);
 
 std::string_view matmulLayoutName(MatmulLayout layout);  // "norm", "native", "tp_norm"
-MatmulLayout parseMatmulLayout(std::string_view text);    // throws InvalidInput
+MatmulLayout parseMatmulLayout(std::string_view text);   // throws InvalidInput
 
 /// A matmul as the API's rknn_matmul_info describes it, with every M it will run with (dynamic shapes: only M
 /// varies; one context serves them all, buffers sized for the largest).
@@ -91,8 +91,8 @@ void convertMatmulOperand(MatmulOperand operand, DType dtype, int64_t M, int64_t
 // ---- Execution on the CPU -------------------------------------------------------------------------------------
 
 struct MatmulContextOptions {
-    std::string backend = "auto";  // "auto", "reference" or a plugin with matmul kernels ("cpu-onednn")
-    int threads = 0;               // 0: all physical cores
+    std::string backend = "auto";       // "auto", "reference" or a plugin with matmul kernels ("cpu-onednn")
+    int threads = 0;                    // 0: all physical cores
     const ChipProfile* chip = nullptr;  // needed for native layouts (and validated against when given)
 };
 
@@ -125,12 +125,12 @@ std::vector<std::string> availableMatmulBackends();
 // ---- Estimate -------------------------------------------------------------------------------------------------
 
 struct MatmulEstimate {
-    double timeUs = 0;        // predicted NPU time of one run (native layouts, data in DDR)
-    double npuCycles = 0;     // MAC array cycles including alignment padding
-    double ddrCycles = 0;     // A, B and C moved over DDR
+    double timeUs = 0;     // predicted NPU time of one run (native layouts, data in DDR)
+    double npuCycles = 0;  // MAC array cycles including alignment padding
+    double ddrCycles = 0;  // A, B and C moved over DDR
     int64_t paddedMacs = 0;
     int64_t bytesMoved = 0;
-    double peakGops = 0;      // theoretical peak of the cores used for this type (2 ops per MAC)
+    double peakGops = 0;  // theoretical peak of the cores used for this type (2 ops per MAC)
     double macUsagePercent = 0;
 };
 /// The cost model's prediction for one M of the spec on `cores` NPU cores (the API uses one unless a core mask

@@ -21,10 +21,10 @@ struct MatmulBenchOptions {
     std::vector<int64_t> mValues{1, 64, 256};
     std::vector<int64_t> kValues{1024};
     std::vector<int64_t> nValues{1024};
-    int runs = 10;    // timed runs per point (median and minimum reported)
+    int runs = 10;  // timed runs per point (median and minimum reported)
     int warmup = 2;
     std::string backend = "auto";
-    int threads = 0;  // 0: all physical cores
+    int threads = 0;       // 0: all physical cores
     int64_t npuCores = 1;  // cores of the estimate and the peak (the API uses one without a core mask)
     uint64_t seed = 1;     // random operands
 };

@@ -12,7 +12,8 @@ using namespace npuwb;
 namespace {
 
 ChipProfile chip(const std::string& name) {
-    return loadChipProfile((std::filesystem::path(NPUWB_SOURCE_DIR) / "resources" / "chips" / (name + ".json")).string());
+    return loadChipProfile(
+        (std::filesystem::path(NPUWB_SOURCE_DIR) / "resources" / "chips" / (name + ".json")).string());
 }
 
 MatmulSpec spec(MatmulType type, int64_t K, int64_t N) {

@@ -81,8 +81,8 @@ TEST(MatmulLayout, Figure4_3_Rk3566Int8AIsKOver8ByMBy8) {
     EXPECT_EQ(matmulLayoutText(MatmulOperand::A, MatmulLayout::Native, 2, 16, 32, n), "[K/8,M,8] = [2,2,8]");
     // K = 12 rounds up to two blocks; the tail of the second is zero (divisions round up, padding is 0).
     std::vector<uint8_t> odd = iota(24, 0);  // D(i,j) = 12i + j
-    const std::vector<uint8_t> padded = {0, 1, 2, 3, 4, 5, 6, 7, 12, 13, 14, 15, 16, 17, 18, 19,
-                                         8, 9, 10, 11, 0, 0, 0, 0, 20, 21, 22, 23, 0, 0, 0, 0};
+    const std::vector<uint8_t> padded = {0, 1, 2,  3,  4, 5, 6, 7, 12, 13, 14, 15, 16, 17, 18, 19,
+                                         8, 9, 10, 11, 0, 0, 0, 0, 20, 21, 22, 23, 0,  0,  0,  0};
     EXPECT_EQ(toNative(MatmulOperand::A, n, 2, 12, 32, odd), padded);
     EXPECT_EQ(toNative(MatmulOperand::A, n, 2, 12, 32, odd), guidePerfLayout(odd, 2, 12, 8));
 }
@@ -102,15 +102,16 @@ TEST(MatmulLayout, Figure4_4_Rk3566Int8BIsNOver16ByKOver32By16By32) {
         int64_t offset, k, n;
     };
     const Position positions[] = {
-        {0, 0, 0},                 // D(0,0): first element of the first cuboid
-        {31, 31, 0},               // D(31,0): end of the first 32-row strip of column 0
-        {32, 0, 1},                // D(0,1): next column of the same strip
-        {15 * 32 + 31, 31, 15},    // D(31,15): end of the first [16,32] block
-        {16 * 32, 32, 0},          // D(32,0): second K block of the first cuboid
-        {2 * 16 * 32, 0, 16},      // D(0,16): the second cuboid (columns 16..31)
+        {0, 0, 0},                                     // D(0,0): first element of the first cuboid
+        {31, 31, 0},                                   // D(31,0): end of the first 32-row strip of column 0
+        {32, 0, 1},                                    // D(0,1): next column of the same strip
+        {15 * 32 + 31, 31, 15},                        // D(31,15): end of the first [16,32] block
+        {16 * 32, 32, 0},                              // D(32,0): second K block of the first cuboid
+        {2 * 16 * 32, 0, 16},                          // D(0,16): the second cuboid (columns 16..31)
         {2 * 16 * 32 + 16 * 32 + 5 * 32 + 7, 39, 21},  // D(39,21)
     };
-    for (const auto& p : positions) EXPECT_EQ(native[size_t(p.offset)], b[size_t(p.k * N + p.n)]) << "offset " << p.offset;
+    for (const auto& p : positions)
+        EXPECT_EQ(native[size_t(p.offset)], b[size_t(p.k * N + p.n)]) << "offset " << p.offset;
     EXPECT_EQ(native, guideNativeB(b, K, N, 16, 32));
     EXPECT_EQ(matmulLayoutText(MatmulOperand::B, MatmulLayout::Native, 1, K, N, n), "[N/16,K/32,16,32] = [2,2,16,32]");
 }
@@ -172,7 +173,8 @@ TEST(MatmulLayout, Table4_3PerChip) {
 // example (fp16 with int4 to fp32) gives B = [N/16,K/32,16,32], the fp16 layout.
 TEST(MatmulLayout, MixedTypesOnRk3576TakeTheFp16BLayout) {
     const MatmulNativeLayout n = matmulNativeLayout(MatmulType::Fp16xInt4ToFp32, chip("rk3576"));
-    EXPECT_EQ(matmulLayoutText(MatmulOperand::B, MatmulLayout::Native, 1, 64, 32, n), "[N/16,K/32,16,32] = [2,2,16,32]");
+    EXPECT_EQ(matmulLayoutText(MatmulOperand::B, MatmulLayout::Native, 1, 64, 32, n),
+              "[N/16,K/32,16,32] = [2,2,16,32]");
 }
 
 // 4.1.1.4.1, RK3576: K > 4096 splits B into T = ceil(K/4096) segments. The example: K = 10240, N = 2048, T = 3:
@@ -231,20 +233,26 @@ TEST(MatmulLayout, RoundTripsOverChipsTypesAndOddSizes) {
             const MatmulNativeLayout n = matmulNativeLayout(type, profile);
             for (int trial = 0; trial < 3; ++trial) {
                 const int64_t M = 1 + int64_t(rng() % 9), K = 1 + int64_t(rng() % 300), N = 1 + int64_t(rng() % 150);
-                for (auto [op, dtype] : {std::pair{MatmulOperand::A, info.a}, {MatmulOperand::B, info.b}, {MatmulOperand::C, info.c}}) {
+                for (auto [op, dtype] :
+                     {std::pair{MatmulOperand::A, info.a}, {MatmulOperand::B, info.b}, {MatmulOperand::C, info.c}}) {
                     const int64_t elements = op == MatmulOperand::A ? M * K : op == MatmulOperand::B ? K * N : M * N;
                     std::vector<uint8_t> normal(size_t(matmulStorageBytes(dtype, elements)));
                     for (auto& byte : normal) byte = uint8_t(rng());
                     if (dtype == DType::I4 && elements % 2) normal.back() &= 0x0f;  // the unused nibble stays 0
-                    std::vector<uint8_t> native(size_t(matmulOperandBytes(op, MatmulLayout::Native, dtype, M, K, N, n)), 0x5a);
-                    convertMatmulOperand(op, dtype, M, K, N, n, MatmulLayout::Norm, normal.data(), MatmulLayout::Native, native.data());
+                    std::vector<uint8_t> native(size_t(matmulOperandBytes(op, MatmulLayout::Native, dtype, M, K, N, n)),
+                                                0x5a);
+                    convertMatmulOperand(op, dtype, M, K, N, n, MatmulLayout::Norm, normal.data(), MatmulLayout::Native,
+                                         native.data());
                     std::vector<uint8_t> back(normal.size(), 0);
-                    convertMatmulOperand(op, dtype, M, K, N, n, MatmulLayout::Native, native.data(), MatmulLayout::Norm, back.data());
-                    ASSERT_EQ(back, normal) << name << " " << typeName << " operand " << int(op) << " M=" << M << " K=" << K << " N=" << N;
+                    convertMatmulOperand(op, dtype, M, K, N, n, MatmulLayout::Native, native.data(), MatmulLayout::Norm,
+                                         back.data());
+                    ASSERT_EQ(back, normal)
+                        << name << " " << typeName << " operand " << int(op) << " M=" << M << " K=" << K << " N=" << N;
                     // The padding is zero: the native array holds exactly the matrix's nonzero values.
                     int64_t nonzeroNormal = 0, nonzeroNative = 0;
-                    const int64_t nativeElements = dtype == DType::I4 ? int64_t(native.size()) * 2
-                                                                      : int64_t(native.size()) / int64_t(dtypeSize(dtype));
+                    const int64_t nativeElements = dtype == DType::I4
+                                                       ? int64_t(native.size()) * 2
+                                                       : int64_t(native.size()) / int64_t(dtypeSize(dtype));
                     const int64_t width = dtype == DType::I4 ? 1 : int64_t(dtypeSize(dtype));
                     auto nonzero = [&](const std::vector<uint8_t>& v, int64_t i) {
                         if (dtype == DType::I4) return int4At(v.data(), i) != 0;
@@ -258,7 +266,8 @@ TEST(MatmulLayout, RoundTripsOverChipsTypesAndOddSizes) {
                     if (op != MatmulOperand::B) continue;
                     // tp_norm: [N,K]; tp_norm -> native equals norm -> native.
                     std::vector<uint8_t> transposed(normal.size(), 0), native2(native.size(), 0);
-                    convertMatmulOperand(op, dtype, M, K, N, n, MatmulLayout::Norm, normal.data(), MatmulLayout::TpNorm, transposed.data());
+                    convertMatmulOperand(op, dtype, M, K, N, n, MatmulLayout::Norm, normal.data(), MatmulLayout::TpNorm,
+                                         transposed.data());
                     auto element = [&](const std::vector<uint8_t>& v, int64_t i) {
                         if (dtype == DType::I4) return int(int4At(v.data(), i));
                         int value = 0;
@@ -266,7 +275,8 @@ TEST(MatmulLayout, RoundTripsOverChipsTypesAndOddSizes) {
                         return value;
                     };
                     EXPECT_EQ(element(transposed, (N - 1) * K), element(normal, N - 1));  // B(0, N-1)
-                    convertMatmulOperand(op, dtype, M, K, N, n, MatmulLayout::TpNorm, transposed.data(), MatmulLayout::Native, native2.data());
+                    convertMatmulOperand(op, dtype, M, K, N, n, MatmulLayout::TpNorm, transposed.data(),
+                                         MatmulLayout::Native, native2.data());
                     EXPECT_EQ(native2, native);
                 }
             }

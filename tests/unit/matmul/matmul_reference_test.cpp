@@ -45,8 +45,8 @@ TEST(MatmulReference, Int8ToInt32IsTheExactSum) {
 }
 
 TEST(MatmulReference, ZeroPointsPerLayerAndPerChannel) {
-    const std::vector<int8_t> a = {10, 20};       // 1 x 2, zA = 3
-    const std::vector<int8_t> b = {1, 2, 3, 4};   // 2 x 2, zB = {1, -2} per channel
+    const std::vector<int8_t> a = {10, 20};      // 1 x 2, zA = 3
+    const std::vector<int8_t> b = {1, 2, 3, 4};  // 2 x 2, zB = {1, -2} per channel
     MatmulKernelSpec s = kspec(MatmulType::Int8xInt8ToInt32, 1, 2, 2);
     s.a.scales = {1.0f};
     s.a.zeroPoints = {3};
@@ -92,7 +92,7 @@ TEST(MatmulReference, Int4ToInt16Saturates) {
     const auto b = packInt4([&] {
         std::vector<int> v(size_t(K * 2));
         for (int64_t k = 0; k < K; ++k) {
-            v[size_t(k * 2)] = -8;  // column 0: 64 per row -> 65536 -> 32767
+            v[size_t(k * 2)] = -8;                 // column 0: 64 per row -> 65536 -> 32767
             v[size_t(k * 2 + 1)] = k < 4 ? 7 : 0;  // column 1: 4 x -56 = -224 (in range)
         }
         return v;
@@ -108,7 +108,7 @@ TEST(MatmulReference, Int4ToInt16Saturates) {
 
 // Per group: v = sA * sum_g sB[g,n] * acc_g, groups of K, parameters stored group-major.
 TEST(MatmulReference, PerGroupScalesAndZeroPoints) {
-    const std::vector<int8_t> a = {1, 2, 3, 4};           // 1 x 4, two groups of 2
+    const std::vector<int8_t> a = {1, 2, 3, 4};             // 1 x 4, two groups of 2
     const auto b = packInt4({1, -1, 2, -2, 3, -3, 4, -4});  // 4 x 2
     MatmulKernelSpec s = kspec(MatmulType::Int8xInt4ToFp16, 1, 4, 2);
     s.b.granularity = QuantGranularity::PerGroup;
@@ -144,7 +144,7 @@ TEST(MatmulReference, Fp16TypesAccumulateInFp32AndRoundOnce) {
     w4.b.zeroPoints = {-1};
     uint16_t cb = 0;
     referenceMatmul(w4, 1, a.data(), q.data(), &cb);
-    const float expected = halfBitsToFloat(a[0]) * 0.125f * -7 + halfBitsToFloat(a[1]) * 0.125f * 8 +
-                           halfBitsToFloat(a[2]) * 0.125f * 4;
+    const float expected =
+        halfBitsToFloat(a[0]) * 0.125f * -7 + halfBitsToFloat(a[1]) * 0.125f * 8 + halfBitsToFloat(a[2]) * 0.125f * 4;
     EXPECT_EQ(cb, floatToBFloat16Bits(expected));
 }

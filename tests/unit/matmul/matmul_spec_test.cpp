@@ -51,7 +51,8 @@ TEST(MatmulSpec, TypeNames) {
         parseMatmulType("int3");
         FAIL() << "no error";
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("unknown matmul type 'int3' (types: fp16xfp16->fp32, "), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("unknown matmul type 'int3' (types: fp16xfp16->fp32, "), std::string::npos)
+            << e.what();
     }
     EXPECT_EQ(parseMatmulLayout("tp_norm"), MatmulLayout::TpNorm);
     EXPECT_THROW(parseMatmulLayout("nchw"), Error);
@@ -81,7 +82,8 @@ TEST(MatmulSpec, AlignmentsPerChipAndType) {
 TEST(MatmulSpec, TypesLayoutsAndChipsWithoutTheApi) {
     const ChipProfile rk3588 = chip("rk3588"), rk3566 = chip("rk3566"), rv1106 = chip("rv1106");
     const std::string w4a16 = validationError(spec(MatmulType::Fp16xInt4ToFp32, 1, 64, 64), &rk3588);
-    EXPECT_EQ(w4a16.rfind("type fp16xint4->fp32 is not supported by the matmul API on RK3588 (supported: ", 0), 0u) << w4a16;
+    EXPECT_EQ(w4a16.rfind("type fp16xint4->fp32 is not supported by the matmul API on RK3588 (supported: ", 0), 0u)
+        << w4a16;
     EXPECT_EQ(validationError(spec(MatmulType::Fp16xInt4ToFp32, 1, 64, 64), nullptr), "no error");
     MatmulSpec tp = spec(MatmulType::Int8xInt8ToInt32, 1, 64, 64);
     tp.bLayout = MatmulLayout::TpNorm;
@@ -113,8 +115,9 @@ TEST(MatmulSpec, SpecOnlyChecks) {
     q.a = {};
     q.b.groupSize = 32;
     q.b.zeroPoints = {9};
-    EXPECT_EQ(validationError(q, nullptr), "B has 1 scales, per group (K/groupSize x N) needs 16; zero point 9 of B "
-                                           "is outside int4 [-8, 7]");
+    EXPECT_EQ(validationError(q, nullptr),
+              "B has 1 scales, per group (K/groupSize x N) needs 16; zero point 9 of B "
+              "is outside int4 [-8, 7]");
     q.b.scales = std::vector<float>(16, 0.1f);
     q.b.zeroPoints = std::vector<int32_t>(16, 9);
     EXPECT_EQ(validationError(q, nullptr), "zero point 9 of B is outside int4 [-8, 7]");
@@ -124,9 +127,10 @@ TEST(MatmulSpec, SpecOnlyChecks) {
     MatmulSpec f = spec(MatmulType::Fp16xInt8ToFp16, 1, 64, 8);
     f.a.scales = {2.0f};
     f.c.scales = {0.0f};
-    EXPECT_EQ(validationError(f, nullptr), "quantization of A is set but A is fp16 (only integer operands are "
-                                           "quantized); quantization of C is set but C is fp16 (only integer operands "
-                                           "are quantized)");
+    EXPECT_EQ(validationError(f, nullptr),
+              "quantization of A is set but A is fp16 (only integer operands are "
+              "quantized); quantization of C is set but C is fp16 (only integer operands "
+              "are quantized)");
 }
 
 // The chip profiles' matmul sections parse into typed limits (and a bad layout names the field).
