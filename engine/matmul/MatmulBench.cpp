@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <random>
 #include <set>
 
@@ -18,6 +19,8 @@ namespace npuwb {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+constexpr double kMaxBenchGigabytes = 4.0;
 
 double microsecondsSince(Clock::time_point start) {
     return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
@@ -77,6 +80,22 @@ std::vector<std::string> matmulBenchProblems(const ChipProfile& chip, const Matm
         for (int64_t N : options.nValues)
             for (const auto& p : matmulChipProblems(specFor(options, K, N), chip))
                 if (seen.insert(p).second) problems.push_back(p);
+    // Operands in several copies (normal, native, a kernel's packed or fp32 one): refuse what cannot fit.
+    const int64_t maxM =
+        options.mValues.empty() ? 0 : *std::max_element(options.mValues.begin(), options.mValues.end());
+    for (int64_t K : options.kValues)
+        for (int64_t N : options.nValues) {
+            const double gigabytes =
+                4.0 * 4.0 * (double(maxM) * double(K) + double(K) * double(N) + double(maxM) * double(N)) / 1e9;
+            if (gigabytes > kMaxBenchGigabytes) {
+                char text[200];
+                std::snprintf(text, sizeof text,
+                              "M=%lld K=%lld N=%lld needs about %.1f GB, more than the %.0f GB a sweep may use",
+                              static_cast<long long>(maxM), static_cast<long long>(K), static_cast<long long>(N),
+                              gigabytes, kMaxBenchGigabytes);
+                problems.push_back(text);
+            }
+        }
     return problems;
 }
 

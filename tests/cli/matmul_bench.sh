@@ -47,6 +47,8 @@ expect no-matmul-api "RV1106 has no matmul API" -- "$CLI" matmul-bench --chip rv
 expect bad-sweep "--sweep 'X=4'" -- "$CLI" matmul-bench --chip rk3588 --sweep X=4
 expect bad-size "'0' is not a size" -- "$CLI" matmul-bench --chip rk3588 --sweep M=0
 expect bad-type "unknown matmul type 'int2'" -- "$CLI" matmul-bench --chip rk3588 --type int2
+expect too-big "needs about 241.2 GB, more than the 4 GB a sweep may use" -- \
+  "$CLI" matmul-bench --chip rk3588 --sweep M=1048576 K=10240 N=4096
 expect board "board matmul needs the NPU runtime plugin" -- "$CLI" matmul-bench --chip rk3588 --board user@board
 if [ "$failures" -eq 0 ]; then echo "all matmul-bench checks passed"; exit 0; fi
 echo "$failures check(s) failed"; exit 1
