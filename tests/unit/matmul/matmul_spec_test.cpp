@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 
+#include <nlohmann/json.hpp>
+
+#include "npuwb/AtomicFile.h"
 #include "npuwb/Error.h"
 #include "npuwb/Matmul.h"
 
@@ -143,4 +147,30 @@ TEST(MatmulSpec, ProfilesCarryTheMatmulSection) {
     EXPECT_EQ(rk3576.matmul->kinds.at("int4").nAlign, 64);
     EXPECT_FALSE(chip("rv1103").matmul);
     EXPECT_EQ(chip("rk3566").matmul->kSegment, 0);
+}
+
+// A malformed matmul section names the file and the field.
+TEST(MatmulSpec, MalformedMatmulSectionsNameTheField) {
+    const nlohmann::json good = nlohmann::json::parse(
+        readFile((fs::path(NPUWB_SOURCE_DIR) / "resources" / "chips" / "rk3588.json").string()));
+    auto errorWith = [&](const std::function<void(nlohmann::json&)>& edit) {
+        nlohmann::json j = good;
+        edit(j["matmul"]);
+        try {
+            chipProfileFromJson(j, "x.json");
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(errorWith([](nlohmann::json& m) { m["B"]["int8"] = "[K/32,N/32,32,32]"; }),
+              "chip profile 'x.json': field 'matmul.B.int8': expected a layout like [N/32,K/32,32,32], got "
+              "'[K/32,N/32,32,32]'");
+    EXPECT_EQ(errorWith([](nlohmann::json& m) { m["A"]["fp16"] = "[K/8,M,16]"; }),
+              "chip profile 'x.json': field 'matmul.A.fp16': expected a layout like [K/16,M,16], got '[K/8,M,16]'");
+    EXPECT_EQ(errorWith([](nlohmann::json& m) { m["types"][1] = "int8xint8->int64"; }),
+              "chip profile 'x.json': field 'matmul.types[1]': unknown matmul type 'int8xint8->int64'");
+    EXPECT_EQ(errorWith([](nlohmann::json& m) { m["nAlign"].erase("int4"); }),
+              "chip profile 'x.json': field 'matmul.nAlign.int4': missing");
+    EXPECT_EQ(errorWith([](nlohmann::json& m) { m["C"] = "[N/4,M,4]"; }), "no error");  // one C layout for all
 }
