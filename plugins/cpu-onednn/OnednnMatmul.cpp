@@ -219,12 +219,21 @@ private:
     std::optional<OnednnMatmuls> onednn_;
 };
 
+bool hasVnni() {
+    return __builtin_cpu_supports("avx512vnni") || __builtin_cpu_supports("avxvnni");
+}
+
 class OnednnMatmulProvider : public MatmulKernelProvider {
 public:
     std::string name() const override { return "cpu-onednn"; }
 
     Capability supports(const MatmulKernelSpec& spec) const override {
         if (spec.mValues.empty() || spec.K < 1 || spec.N < 1) return Capability::no("empty matmul");
+        // Without VNNI oneDNN multiplies int8 pairs with vpmaddubsw, whose 16-bit pair sums saturate for large int8
+        // values on both sides: not exact. int4 on either side stays far below the limit.
+        const MatmulTypeInfo& info = matmulTypeInfo(spec.type);
+        if (info.a == DType::I8 && info.b == DType::I8 && !hasVnni())
+            return Capability::no("exact int8 x int8 sums need a CPU with VNNI (oneDNN's 16-bit pair sums saturate)");
         return Capability::yes();
     }
 
