@@ -4,13 +4,19 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 namespace npuwb::onednn {
 
 namespace {
 
+/// NPUWB_MATMUL_MAX_ISA=avx2 keeps an AVX-512 machine on the AVX2 kernel (how the tests reach it; like oneDNN's
+/// ONEDNN_MAX_CPU_ISA).
 int lanesForThisCpu() {
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) return 16;
+    const char* maxIsa = std::getenv("NPUWB_MATMUL_MAX_ISA");
+    const bool avx512Allowed = !maxIsa || std::string(maxIsa) != "avx2";
+    if (avx512Allowed && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) return 16;
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 8;
     return 0;
 }

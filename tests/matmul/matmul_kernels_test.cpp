@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -189,6 +190,25 @@ TEST(MatmulKernels, Int4WeightsAtDecodeAndPrefillSizes) {
                 addQuant(spec, Quant::PerGroup, true, groupSize, rng);
                 compareWithReference(spec, backend, rng, backend + " int4 groups of " + std::to_string(groupSize));
             }
+}
+
+// The same on cpu-onednn's AVX2 int4 kernel (an AVX-512 machine otherwise never runs it).
+TEST(MatmulKernels, Int4WeightsOnTheAvx2Kernel) {
+    const auto backends = pluginsWithMatmul();
+    if (std::find(backends.begin(), backends.end(), "cpu-onednn") == backends.end())
+        GTEST_SKIP() << "the cpu-onednn plugin was not built";
+    ::setenv("NPUWB_MATMUL_MAX_ISA", "avx2", 1);
+    std::mt19937 rng(2);
+    for (int64_t groupSize : {8, 64}) {
+        MatmulSpec spec;
+        spec.type = MatmulType::Fp16xInt4ToFp16;
+        spec.K = 320;
+        spec.N = 77;
+        spec.mValues = {1, 3, 4, 7, 16};
+        addQuant(spec, Quant::PerGroup, true, groupSize, rng);
+        compareWithReference(spec, "cpu-onednn", rng, "avx2 int4 groups of " + std::to_string(groupSize));
+    }
+    ::unsetenv("NPUWB_MATMUL_MAX_ISA");
 }
 
 // Native A, B and C through a context on RK3576 (every type): the same results as the normal layouts.
