@@ -1,6 +1,7 @@
 // The chips' native matmul layouts and the conversions to and from them (RKNN SDK user guide V2.5.0, 4.1.1.4
 // "performance-optimized data layout", table 4-3, figures 4-3 and 4-4, and the K segmentation of B on RK3588 /
 // RK3576 in 4.1.1.4.1). Divisions round up; padding is zero.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -13,56 +14,40 @@ namespace {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/// Visits every position of an operand's native layout in memory order with its logical coordinate
-/// (A: m, k; C: m, n; B: k, n) and whether that coordinate is inside the matrix (false: padding).
+/// Visits an operand's native layout in memory order as runs: `length` native elements from `nativeOffset` hold
+/// `valid` matrix elements (at plain offsets plainOffset + i * plainStride of a non-native layout) then padding.
+/// A [K/a,M,a] and C [N/c,M,c]: one run per block and row; B [N/n,K/k,n,k] per K segment: one run per column.
 template <class Visit>
-void visitNative(MatmulOperand operand, int64_t M, int64_t K, int64_t N, const MatmulNativeLayout& native,
-                 Visit&& visit) {
-    int64_t index = 0;
+void visitNativeRuns(MatmulOperand operand, MatmulLayout plain, int64_t M, int64_t K, int64_t N,
+                     const MatmulNativeLayout& native, Visit&& visit) {
+    int64_t offset = 0;
     if (operand == MatmulOperand::B) {
         const int64_t n = native.bNBlock, k = native.bKBlock;
+        const bool transposed = plain == MatmulLayout::TpNorm;  // [N,K]: a column's K values are contiguous
         for (const auto& [k0, k1] : matmulBSegments(K, native))
             for (int64_t nb = 0; nb < ceilDiv(N, n); ++nb)
-                for (int64_t kb = 0; kb < ceilDiv(k1 - k0, k); ++kb)
-                    for (int64_t nn = 0; nn < n; ++nn) {
+                for (int64_t kb = 0; kb < ceilDiv(k1 - k0, k); ++kb) {
+                    const int64_t kStart = k0 + kb * k, valid = std::min(k, k1 - kStart);
+                    for (int64_t nn = 0; nn < n; ++nn, offset += k) {
                         const int64_t ni = nb * n + nn;
-                        for (int64_t kk = 0; kk < k; ++kk) {
-                            const int64_t ki = k0 + kb * k + kk;
-                            visit(index++, ki, ni, ni < N && ki < k1);
+                        if (ni >= N) {
+                            visit(offset, 0, 0, 0, k);
+                            continue;
                         }
+                        visit(offset, transposed ? ni * K + kStart : kStart * N + ni, transposed ? 1 : N, valid, k);
                     }
+                }
         return;
     }
-    // A [K/a, M, a] and C [N/c, M, c]: blocks of the inner dimension, all rows per block.
     const int64_t cols = operand == MatmulOperand::A ? K : N;
     const int64_t block = operand == MatmulOperand::A ? native.aKBlock : native.cNBlock;
-    for (int64_t cb = 0; cb < ceilDiv(cols, block); ++cb)
-        for (int64_t m = 0; m < M; ++m)
-            for (int64_t j = 0; j < block; ++j) {
-                const int64_t c = cb * block + j;
-                visit(index++, m, c, c < cols);
-            }
-}
-
-/// Offset of logical element (r, c) in a non-native layout.
-struct PlainLayout {
-    int64_t rowStride, colStride;
-    int64_t operator()(int64_t r, int64_t c) const { return r * rowStride + c * colStride; }
-};
-
-PlainLayout plainLayout(MatmulOperand operand, MatmulLayout layout, int64_t K, int64_t N) {
-    switch (operand) {
-        case MatmulOperand::A:
-            return {K, 1};
-        case MatmulOperand::C:
-            return {N, 1};
-        case MatmulOperand::B:
-            return layout == MatmulLayout::TpNorm ? PlainLayout{1, K} : PlainLayout{N, 1};
+    for (int64_t cb = 0; cb < ceilDiv(cols, block); ++cb) {
+        const int64_t c0 = cb * block, valid = std::min(block, cols - c0);
+        for (int64_t m = 0; m < M; ++m, offset += block) visit(offset, m * cols + c0, 1, valid, block);
     }
-    return {0, 0};
 }
 
-/// Element access by flat index for one storage width.
+/// Element access by flat index for one storage width (memcpy: buffers need not be aligned).
 template <class T>
 struct Elements {
     static T get(const void* p, int64_t i) {
@@ -73,26 +58,30 @@ struct Elements {
     static void set(void* p, int64_t i, T v) {
         std::memcpy(static_cast<char*>(p) + i * int64_t(sizeof(T)), &v, sizeof(T));
     }
-    static T zero() { return T{}; }
 };
 
-template <class E>
+template <class T>
 void convertWith(MatmulOperand operand, int64_t M, int64_t K, int64_t N, const MatmulNativeLayout& native,
                  MatmulLayout from, const void* src, MatmulLayout to, void* dst) {
+    using E = Elements<T>;
     if (from == MatmulLayout::Native) {
-        const PlainLayout out = plainLayout(operand, to, K, N);
-        visitNative(operand, M, K, N, native, [&](int64_t i, int64_t r, int64_t c, bool inside) {
-            if (inside) E::set(dst, out(r, c), E::get(src, i));
-        });
+        visitNativeRuns(operand, to, M, K, N, native,
+                        [&](int64_t nat, int64_t plain, int64_t stride, int64_t valid, int64_t) {
+                            for (int64_t i = 0; i < valid; ++i) E::set(dst, plain + i * stride, E::get(src, nat + i));
+                        });
     } else if (to == MatmulLayout::Native) {
-        const PlainLayout in = plainLayout(operand, from, K, N);
-        visitNative(operand, M, K, N, native, [&](int64_t i, int64_t r, int64_t c, bool inside) {
-            E::set(dst, i, inside ? E::get(src, in(r, c)) : E::zero());
-        });
+        visitNativeRuns(operand, from, M, K, N, native,
+                        [&](int64_t nat, int64_t plain, int64_t stride, int64_t valid, int64_t length) {
+                            for (int64_t i = 0; i < valid; ++i) E::set(dst, nat + i, E::get(src, plain + i * stride));
+                            for (int64_t i = valid; i < length; ++i) E::set(dst, nat + i, T{});
+                        });
     } else {  // B norm <-> tp_norm
-        const PlainLayout in = plainLayout(operand, from, K, N), out = plainLayout(operand, to, K, N);
+        const bool toTransposed = to == MatmulLayout::TpNorm;
         for (int64_t k = 0; k < K; ++k)
-            for (int64_t n = 0; n < N; ++n) E::set(dst, out(k, n), E::get(src, in(k, n)));
+            for (int64_t n = 0; n < N; ++n) {
+                const int64_t normal = k * N + n, transposed = n * K + k;
+                E::set(dst, toTransposed ? transposed : normal, E::get(src, toTransposed ? normal : transposed));
+            }
     }
 }
 
@@ -219,7 +208,7 @@ void convertMatmulOperand(MatmulOperand operand, DType dtype, int64_t M, int64_t
         const int64_t toCount = matmulOperandBytes(operand, to, DType::I8, M, K, N, native);
         std::vector<int8_t> wide(static_cast<size_t>(fromCount)), rearranged(static_cast<size_t>(toCount));
         for (int64_t i = 0; i < fromCount; ++i) wide[size_t(i)] = int4At(src, i);
-        convertWith<Elements<uint8_t>>(operand, M, K, N, native, from, wide.data(), to, rearranged.data());
+        convertWith<uint8_t>(operand, M, K, N, native, from, wide.data(), to, rearranged.data());
         auto* out = static_cast<uint8_t*>(dst);
         for (int64_t i = 0; i + 1 < toCount; i += 2)
             out[i / 2] = uint8_t((rearranged[size_t(i)] & 0x0f) | (rearranged[size_t(i + 1)] << 4));
@@ -228,11 +217,11 @@ void convertMatmulOperand(MatmulOperand operand, DType dtype, int64_t M, int64_t
     }
     switch (dtypeSize(dtype)) {
         case 1:
-            return convertWith<Elements<uint8_t>>(operand, M, K, N, native, from, src, to, dst);
+            return convertWith<uint8_t>(operand, M, K, N, native, from, src, to, dst);
         case 2:
-            return convertWith<Elements<uint16_t>>(operand, M, K, N, native, from, src, to, dst);
+            return convertWith<uint16_t>(operand, M, K, N, native, from, src, to, dst);
         case 4:
-            return convertWith<Elements<uint32_t>>(operand, M, K, N, native, from, src, to, dst);
+            return convertWith<uint32_t>(operand, M, K, N, native, from, src, to, dst);
         default:
             failUnsupported("matmul layouts of " + std::string(dtypeName(dtype)) + " elements");
     }
