@@ -190,6 +190,16 @@ TEST(MatmulKernels, Int4WeightsAtDecodeAndPrefillSizes) {
                 addQuant(spec, Quant::PerGroup, true, groupSize, rng);
                 compareWithReference(spec, backend, rng, backend + " int4 groups of " + std::to_string(groupSize));
             }
+    // K and N off the kernels' blocks (padding of K to 8 rows and of N to the vector width), per channel.
+    for (const auto& backend : backends) {
+        MatmulSpec spec;
+        spec.type = MatmulType::Fp16xInt4ToFp32;
+        spec.K = 37;
+        spec.N = 50;
+        spec.mValues = {1, 6};
+        addQuant(spec, Quant::PerChannel, true, 0, rng);
+        compareWithReference(spec, backend, rng, backend + " int4 K=37 N=50");
+    }
 }
 
 // The same on cpu-onednn's AVX2 int4 kernel (an AVX-512 machine otherwise never runs it).
