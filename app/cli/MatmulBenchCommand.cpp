@@ -95,8 +95,10 @@ void runMatmulBenchCommand(const MatmulBenchCliOptions& o) {
             const bool runs =
                 chip && chip->matmul &&
                 std::find(chip->matmul->types.begin(), chip->matmul->types.end(), t.name) != chip->matmul->types.end();
-            std::printf("%-18s %2d  %-36s%s\n", std::string(t.name).c_str(), int(t.type),
-                        std::string(t.vendorName).c_str(), runs ? ("on " + chip->name).c_str() : "");
+            const std::string shortName = matmulTypeShortName(t.type);
+            std::printf("%-18s %2d  %-36s %-7s %s\n", std::string(t.name).c_str(), int(t.type),
+                        std::string(t.vendorName).c_str(), shortName.empty() ? "" : ("(" + shortName + ")").c_str(),
+                        runs ? ("on " + chip->name).c_str() : "");
         }
         return;
     }
@@ -141,8 +143,8 @@ static void addMatmulBenchCommand(CLI::App& app) {
         "peak and estimated NPU time");
     cmd->add_option("--chip", opts->chip, "chip profile name (rk3588, rk3566, ...) or a profile .json path");
     cmd->add_option("--type", opts->type,
-                    "matmul type: int8xint8->int32 (or int8xint8-int32), a vendor name or number, or fp16, int8, int4, "
-                    "w8a16, w4a16 (--list-types)")
+                    "matmul type: int8xint8->int32 (or int8xint8-int32), a vendor name or number, or a short name "
+                    "(--list-types)")
         ->capture_default_str();
     cmd->add_option("--layout-b", opts->layoutB, "layout of B: native, norm or tp_norm")->capture_default_str();
     cmd->add_option("--layout-ac", opts->layoutAC, "layout of A and C: norm or native")->capture_default_str();

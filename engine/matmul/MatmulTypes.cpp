@@ -42,10 +42,17 @@ MatmulType parseMatmulType(std::string_view text) {
             wanted == std::to_string(int(info.type)))
             return info.type;
     }
-    std::string names;
+    std::string names, shortNames;
     for (const auto& info : kMatmulTypes) names += (names.empty() ? "" : ", ") + std::string(info.name);
-    failInput("unknown matmul type '" + std::string(text) + "' (types: " + names +
-              "; short names fp16, int8, int4, w8a16, w4a16; vendor names and numbers work too)");
+    for (const auto& s : kShortNames) shortNames += (shortNames.empty() ? "" : ", ") + std::string(s.name);
+    failInput("unknown matmul type '" + std::string(text) + "' (types: " + names + "; short names " + shortNames +
+              "; vendor names and numbers work too)");
+}
+
+std::string matmulTypeShortName(MatmulType type) {
+    for (const auto& s : kShortNames)
+        if (s.type == type) return std::string(s.name);
+    return {};
 }
 
 std::string matmulOperandKind(MatmulType type) {

@@ -21,6 +21,8 @@ namespace npuwb {
 /// int8 (int8xint8->int32), int4 (int4xint4->int16), w8a16 (fp16xint8->fp32), w4a16 (fp16xint4->fp32).
 /// Throws InvalidInput listing the names.
 MatmulType parseMatmulType(std::string_view text);
+/// The short name parseMatmulType takes for this type ("int8"), or "" when it has none.
+std::string matmulTypeShortName(MatmulType type);
 /// The operand kind a chip profile keys this type's layouts and limits by: A's type ("int4", "int8", "fp16").
 /// For mixed types the guide gives B the layout and limits of A's type (4.1.1.4, note to table 4-3 and 4-5).
 std::string matmulOperandKind(MatmulType type);
