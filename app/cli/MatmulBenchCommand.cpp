@@ -69,7 +69,7 @@ void printTable(const MatmulBenchResult& r) {
     std::printf("%s  %s (%s)  B %s, A/C %s  on this CPU: %s, %d thread(s)\n", r.chip.c_str(),
                 std::string(info.name).c_str(), std::string(info.vendorName).c_str(),
                 std::string(matmulLayoutName(r.bLayout)).c_str(), std::string(matmulLayoutName(r.acLayout)).c_str(),
-                first.backend.c_str(), r.threads);
+                first.backend.c_str(), first.backend == "reference" ? 1 : r.threads);  // the reference is serial
     if (!first.fallbackReason.empty()) std::printf("  (%s)\n", first.fallbackReason.c_str());
     std::printf("one prepared context per K, N serves every M (the API's dynamic shapes)\n");
     std::printf("NPU peak for this type: %.0f GOP/s on %lld core(s); NPU columns are the cost model's estimate\n",
