@@ -14,75 +14,110 @@ namespace {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/// Visits an operand's native layout in memory order as runs: `length` native elements from `nativeOffset` hold
-/// `valid` matrix elements (at plain offsets plainOffset + i * plainStride of a non-native layout) then padding.
-/// A [K/a,M,a] and C [N/c,M,c]: one run per block and row; B [N/n,K/k,n,k] per K segment: one run per column.
-template <class Visit>
-void visitNativeRuns(MatmulOperand operand, MatmulLayout plain, int64_t M, int64_t K, int64_t N,
-                     const MatmulNativeLayout& native, Visit&& visit) {
-    int64_t offset = 0;
-    if (operand == MatmulOperand::B) {
-        const int64_t n = native.bNBlock, k = native.bKBlock;
-        const bool transposed = plain == MatmulLayout::TpNorm;  // [N,K]: a column's K values are contiguous
-        for (const auto& [k0, k1] : matmulBSegments(K, native))
-            for (int64_t nb = 0; nb < ceilDiv(N, n); ++nb)
-                for (int64_t kb = 0; kb < ceilDiv(k1 - k0, k); ++kb) {
-                    const int64_t kStart = k0 + kb * k, valid = std::min(k, k1 - kStart);
-                    for (int64_t nn = 0; nn < n; ++nn, offset += k) {
-                        const int64_t ni = nb * n + nn;
-                        if (ni >= N) {
-                            visit(offset, 0, 0, 0, k);
-                            continue;
-                        }
-                        visit(offset, transposed ? ni * K + kStart : kStart * N + ni, transposed ? 1 : N, valid, k);
-                    }
-                }
-        return;
-    }
-    const int64_t cols = operand == MatmulOperand::A ? K : N;
-    const int64_t block = operand == MatmulOperand::A ? native.aKBlock : native.cNBlock;
-    for (int64_t cb = 0; cb < ceilDiv(cols, block); ++cb) {
-        const int64_t c0 = cb * block, valid = std::min(block, cols - c0);
-        for (int64_t m = 0; m < M; ++m, offset += block) visit(offset, m * cols + c0, 1, valid, block);
-    }
-}
-
 /// Element access by flat index for one storage width (memcpy: buffers need not be aligned).
 template <class T>
-struct Elements {
-    static T get(const void* p, int64_t i) {
-        T v;
-        std::memcpy(&v, static_cast<const char*>(p) + i * int64_t(sizeof(T)), sizeof(T));
-        return v;
+T elementAt(const void* p, int64_t i) {
+    T v;
+    std::memcpy(&v, static_cast<const char*>(p) + i * int64_t(sizeof(T)), sizeof(T));
+    return v;
+}
+template <class T>
+void setElement(void* p, int64_t i, T v) {
+    std::memcpy(static_cast<char*>(p) + i * int64_t(sizeof(T)), &v, sizeof(T));
+}
+
+/// A [K/a,M,a] and C [N/c,M,c] <-> their [M,cols]. Rows go in tiles of 8 so that both sides stay in a few cache
+/// lines: a run of one block is 16 bytes or less, and row strides of a power of two would otherwise evict each other.
+template <class T>
+void convertRows(int64_t M, int64_t cols, int64_t block, bool toNative, const void* src, void* dst) {
+    constexpr int64_t rowTile = 8;
+    for (int64_t m0 = 0; m0 < M; m0 += rowTile)
+        for (int64_t cb = 0; cb < ceilDiv(cols, block); ++cb) {
+            const int64_t c0 = cb * block, valid = std::min(block, cols - c0);
+            for (int64_t m = m0; m < std::min(M, m0 + rowTile); ++m) {
+                const int64_t nat = (cb * M + m) * block, plain = m * cols + c0;
+                if (toNative) {
+                    for (int64_t j = 0; j < valid; ++j) setElement<T>(dst, nat + j, elementAt<T>(src, plain + j));
+                    for (int64_t j = valid; j < block; ++j) setElement<T>(dst, nat + j, T{});
+                } else {
+                    for (int64_t j = 0; j < valid; ++j) setElement<T>(dst, plain + j, elementAt<T>(src, nat + j));
+                }
+            }
+        }
+}
+
+/// B [N/n,K/k,n,k] per K segment <-> [K,N] (or [N,K] for tp_norm), one n x k block at a time through a small tile,
+/// so the rows of [K,N] are read and written contiguously.
+template <class T>
+void convertB(int64_t K, int64_t N, const MatmulNativeLayout& native, MatmulLayout plain, bool toNative,
+              const void* src, void* dst) {
+    const int64_t n = native.bNBlock, k = native.bKBlock;
+    const bool transposed = plain == MatmulLayout::TpNorm;
+    std::vector<T> tile(static_cast<size_t>(n * k));  // native order: [n][k]
+    int64_t segmentOffset = 0;
+    for (const auto& [k0, k1] : matmulBSegments(K, native)) {
+        const int64_t kBlocks = ceilDiv(k1 - k0, k), nBlocks = ceilDiv(N, n);
+        // Blocks in the row order of the plain matrix ([K,N]: K blocks outside; [N,K]: N blocks), not in the memory
+        // order of the native array: each plain row is then read or written once, front to back.
+        const int64_t outer = transposed ? nBlocks : kBlocks, inner = transposed ? kBlocks : nBlocks;
+        for (int64_t o = 0; o < outer; ++o)
+            for (int64_t i = 0; i < inner; ++i) {
+                const int64_t kb = transposed ? i : o, nb = transposed ? o : i;
+                const int64_t offset = segmentOffset + (nb * kBlocks + kb) * n * k;
+                const int64_t kStart = k0 + kb * k, validK = std::min(k, k1 - kStart);
+                const int64_t nStart = nb * n, validN = std::min(n, N - nStart);
+                auto plainIndex = [&](int64_t kk, int64_t nn) {
+                    return transposed ? (nStart + nn) * K + kStart + kk : (kStart + kk) * N + nStart + nn;
+                };
+                if (toNative) {
+                    if (validK < k || validN < n) std::fill(tile.begin(), tile.end(), T{});
+                    if (transposed) {
+                        for (int64_t nn = 0; nn < validN; ++nn)
+                            for (int64_t kk = 0; kk < validK; ++kk)
+                                tile[size_t(nn * k + kk)] = elementAt<T>(src, plainIndex(kk, nn));
+                    } else {
+                        for (int64_t kk = 0; kk < validK; ++kk)
+                            for (int64_t nn = 0; nn < validN; ++nn)
+                                tile[size_t(nn * k + kk)] = elementAt<T>(src, plainIndex(kk, nn));
+                    }
+                    std::memcpy(static_cast<char*>(dst) + offset * int64_t(sizeof(T)), tile.data(),
+                                tile.size() * sizeof(T));
+                } else {
+                    std::memcpy(tile.data(), static_cast<const char*>(src) + offset * int64_t(sizeof(T)),
+                                tile.size() * sizeof(T));
+                    if (transposed) {
+                        for (int64_t nn = 0; nn < validN; ++nn)
+                            for (int64_t kk = 0; kk < validK; ++kk)
+                                setElement<T>(dst, plainIndex(kk, nn), tile[size_t(nn * k + kk)]);
+                    } else {
+                        for (int64_t kk = 0; kk < validK; ++kk)
+                            for (int64_t nn = 0; nn < validN; ++nn)
+                                setElement<T>(dst, plainIndex(kk, nn), tile[size_t(nn * k + kk)]);
+                    }
+                }
+            }
+        segmentOffset += nBlocks * kBlocks * n * k;
     }
-    static void set(void* p, int64_t i, T v) {
-        std::memcpy(static_cast<char*>(p) + i * int64_t(sizeof(T)), &v, sizeof(T));
-    }
-};
+}
 
 template <class T>
 void convertWith(MatmulOperand operand, int64_t M, int64_t K, int64_t N, const MatmulNativeLayout& native,
                  MatmulLayout from, const void* src, MatmulLayout to, void* dst) {
-    using E = Elements<T>;
-    if (from == MatmulLayout::Native) {
-        visitNativeRuns(operand, to, M, K, N, native,
-                        [&](int64_t nat, int64_t plain, int64_t stride, int64_t valid, int64_t) {
-                            for (int64_t i = 0; i < valid; ++i) E::set(dst, plain + i * stride, E::get(src, nat + i));
-                        });
-    } else if (to == MatmulLayout::Native) {
-        visitNativeRuns(operand, from, M, K, N, native,
-                        [&](int64_t nat, int64_t plain, int64_t stride, int64_t valid, int64_t length) {
-                            for (int64_t i = 0; i < valid; ++i) E::set(dst, nat + i, E::get(src, plain + i * stride));
-                            for (int64_t i = valid; i < length; ++i) E::set(dst, nat + i, T{});
-                        });
-    } else {  // B norm <-> tp_norm
-        const bool toTransposed = to == MatmulLayout::TpNorm;
-        for (int64_t k = 0; k < K; ++k)
-            for (int64_t n = 0; n < N; ++n) {
-                const int64_t normal = k * N + n, transposed = n * K + k;
-                E::set(dst, toTransposed ? transposed : normal, E::get(src, toTransposed ? normal : transposed));
-            }
+    const bool toNative = to == MatmulLayout::Native;
+    if (from == MatmulLayout::Native || toNative) {
+        const MatmulLayout plain = toNative ? from : to;
+        if (operand == MatmulOperand::B) return convertB<T>(K, N, native, plain, toNative, src, dst);
+        const bool isA = operand == MatmulOperand::A;
+        return convertRows<T>(M, isA ? K : N, isA ? native.aKBlock : native.cNBlock, toNative, src, dst);
     }
+    // B norm <-> tp_norm
+    const bool toTransposed = to == MatmulLayout::TpNorm;
+    for (int64_t kk = 0; kk < K; ++kk)
+        for (int64_t nn = 0; nn < N; ++nn) {
+            const int64_t normal = kk * N + nn, transposed = nn * K + kk;
+            setElement<T>(dst, toTransposed ? transposed : normal,
+                          elementAt<T>(src, toTransposed ? normal : transposed));
+        }
 }
 
 std::string dimsText(const std::vector<int64_t>& dims) {
