@@ -1,15 +1,12 @@
 // `npuwb-cli run-rknn MODEL.rknn [--runs N] [--warmup K] [--json OUT] [--top N]`: profile a compiled .rknn model on
-// this board through Rockchip's runtime (librknnrt.so via dlopen, plugins/rknpu). Where the runtime is missing it
-// fails with "librknnrt.so not available on this board" (exit 1).
+// this board through the rknpu model-runtime plugin (plugins/rknpu: Rockchip's librknnrt.so via dlopen). Where the
+// runtime is missing it fails with "librknnrt.so not available on this board" (exit 1).
 #include <cstdio>
 #include <iostream>
 
 #include "Commands.h"
 #include "PerfTable.h"
-#include "npuwb/Error.h"
-#ifdef NPUWB_HAVE_RKNPU
-#include "RknnRunner.h"
-#endif
+#include "npuwb/ModelRuntimes.h"
 
 namespace npuwb::cli {
 
@@ -23,11 +20,10 @@ struct RunRknnCliOptions {
 };
 
 void runRunRknn(const RunRknnCliOptions& o) {
-#ifdef NPUWB_HAVE_RKNPU
-    rknpu::RknnRunOptions options;
+    ModelRunOptions options;
     options.runs = o.runs;
     options.warmup = o.warmup;
-    Report report = rknpu::reportFromRknnRun(rknpu::runRknnModel(o.model, options));
+    Report report = runModelFile("rknpu", o.model, options);
     if (!o.jsonPath.empty()) {
         saveReport(report, o.jsonPath);
         std::cerr << "report written to " << o.jsonPath << "\n";
@@ -36,10 +32,6 @@ void runRunRknn(const RunRknnCliOptions& o) {
     std::snprintf(summary, sizeof summary, "Run time (RKNN_QUERY_PERF_RUN): median %.1f us, min %.1f us over %lld runs",
                   report.run.medianUs, report.run.minUs, static_cast<long long>(report.run.runs));
     printPerfDetailTable(report, {o.top, summary});
-#else
-    (void)o;
-    failUnsupported("librknnrt.so not available on this board: this npuwb-cli was built without the rknpu runner");
-#endif
 }
 }  // namespace
 

@@ -12,7 +12,4 @@ namespace npuwb {
 /// build tree. Throws Error(Unsupported) naming every place it looked, or the version mismatch.
 std::shared_ptr<Backend> loadBackend(const std::string& name);
 
-/// The plugin file of backend `name` in the same folders ("" when none has it); `searched` gets the folders.
-std::string findBackendPlugin(const std::string& name, std::string* searched = nullptr);
-
 }  // namespace npuwb

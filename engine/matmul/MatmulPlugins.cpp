@@ -6,7 +6,7 @@
 #include <map>
 #include <mutex>
 
-#include "backend/BackendLoader.h"
+#include "backend/PluginFolders.h"
 #include "npuwb/Error.h"
 #include "npuwb/Matmul.h"
 #include "npuwb/Session.h"
@@ -18,13 +18,8 @@ std::shared_ptr<MatmulKernelProvider> loadMatmulKernelProvider(const std::string
     static std::map<std::string, std::shared_ptr<MatmulKernelProvider>> loaded;
     std::lock_guard lock(mutex);
     if (auto it = loaded.find(name); it != loaded.end()) return it->second;
-    std::string searched;
-    const std::string file = findBackendPlugin(name, &searched);
-    if (file.empty())
-        failUnsupported("backend '" + name + "' not found in " + searched + " (set NPUWB_PLUGIN_PATH to add folders)");
-    // Never closed, like the backend itself (npuwb/sdk/Backend.h): kernels and OpenMP pools may outlive anything.
-    void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) failUnsupported("backend '" + name + "': cannot load " + file + ": " + dlerror());
+    std::string file;
+    void* handle = openPlugin(kBackendPlugin, name, file);  // throws naming the folders searched
     auto version = reinterpret_cast<int (*)()>(dlsym(handle, "npuwb_matmul_kernel_api_version"));
     auto create = reinterpret_cast<MatmulKernelProvider* (*)()>(dlsym(handle, "npuwb_create_matmul_kernels"));
     if (!version || !create) failUnsupported("backend '" + name + "' (" + file + ") provides no matmul kernels");
