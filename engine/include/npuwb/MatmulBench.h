@@ -1,5 +1,5 @@
 #pragma once
-// A matmul benchmark sweep on the CPU (npuwb-cli matmul-bench; later the GUI's Matmul view): for each K, N of
+// A matmul benchmark sweep on the CPU (npuwb-cli matmul-bench and the GUI's Matmul view): for each K, N of
 // the sweep one prepared context serves every M (the API's dynamic shapes), timed over several runs, next to
 // the cost of the chip's layout conversions, the chip's theoretical peak for the type and the cost model's NPU
 // estimate. Specs are validated against the chip first, so a sweep the NPU could not run fails up front.
