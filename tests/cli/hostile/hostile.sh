@@ -47,6 +47,8 @@ expect declared-huge-npy 1 "data size 16 bytes"         -- "$CLI" run good.onnx 
 expect overflow-npy      1 "overflow.npy"               -- "$CLI" run good.onnx --input x=overflow.npy --output-dir "$WORK/out"
 expect overflow-expand   1 "expand_big"                 -- "$CLI" run overflow_expand.onnx --output-dir "$WORK/out"
 expect loop-growing      1 "memory budget"              -- env NPUWB_MEMORY_BUDGET=1G "$CLI" profile loop_growing.onnx --runs 1 --warmup 0
+expect loop-growing-flag 1 "memory budget of 67.1 MB"   -- "$CLI" profile loop_growing.onnx --runs 1 --warmup 0 --memory-budget 64M
+expect bad-budget-flag  1 "--memory-budget"            -- "$CLI" profile loop_growing.onnx --memory-budget lots
 expect resize-huge-ref   1 "memory budget"              -- "$CLI" profile resize_huge.onnx --runs 1 --warmup 0 --backend reference
 expect resize-huge-dnnl  1 "resize_big"                 -- "$CLI" profile resize_huge.onnx --runs 1 --warmup 0 --backend cpu-onednn
 # Estimation never executes an unbounded loop.
@@ -54,6 +56,8 @@ expect loop-estimate     1 "loop iterations"            -- "$CLI" estimate loop_
 expect loop-advise       1 "loop iterations"            -- "$CLI" advise loop_huge_trips.onnx --target rk3588
 # A time limit bounds local work everywhere, inside Loop bodies too.
 expect timeout-profile   1 "time limit of 2 s"          -- env NPUWB_TIMEOUT=2 "$CLI" profile loop_forever.onnx --runs 1 --warmup 0
+expect timeout-flag      1 "time limit of 2 s"          -- "$CLI" --time-limit 2 profile loop_forever.onnx --runs 1 --warmup 0
+expect timeout-flag-after 1 "time limit of 1 s"        -- "$CLI" quantize loop_forever.onnx --dataset dataset.txt -o "$WORK/lq2.onnx" --time-limit 1
 expect timeout-optimize  1 "time limit of 2 s"          -- env NPUWB_TIMEOUT=2 "$CLI" optimize loop_huge_trips.onnx -o "$WORK/lo.onnx"
 expect timeout-quantize  1 "time limit of 2 s"          -- env NPUWB_TIMEOUT=2 "$CLI" quantize loop_forever.onnx --dataset dataset.txt -o "$WORK/lq.onnx"
 # Validation: the ONNX spec on load, parameters shorter than channels in every backend.
