@@ -38,12 +38,17 @@ TEST(MatmulEstimate, PeaksFollowTheNativeBBlock) {
     EXPECT_DOUBLE_EQ(estimateMatmul(spec(MatmulType::Fp16xInt4ToFp32, 64, 64), 1, rk3576).peakGops, 1024);
 }
 
-TEST(MatmulEstimate, DecodeIsBandwidthBoundAndPrefillComputeBound) {
+TEST(MatmulEstimate, DecodeIsBandwidthBoundAndPrefillUsesTheArrayFarBetter) {
     const ChipProfile rk3588 = chip("rk3588");
+    // An LLM projection: decode (M = 1) reads every weight for one row; a 256-token prefill reuses them 256 times.
+    // With the DDR efficiency fitted on the model zoo (about 30 % of the theoretical bandwidth) and weights larger
+    // than the NPU buffer re-read per input tile, even the prefill stays DDR-bound here, so the test asserts the
+    // ratio rather than which side wins (NPU/DDR cycles: decode 0.17, prefill 0.82).
     const MatmulSpec s = spec(MatmulType::Int8xInt8ToInt32, 1024, 1024);
     const MatmulEstimate decode = estimateMatmul(s, 1, rk3588), prefill = estimateMatmul(s, 256, rk3588);
     EXPECT_GT(decode.ddrCycles, decode.npuCycles);
-    EXPECT_GT(prefill.npuCycles, prefill.ddrCycles);
+    EXPECT_GT(prefill.npuCycles / prefill.ddrCycles, 4 * decode.npuCycles / decode.ddrCycles);
+    EXPECT_GT(prefill.macUsagePercent, 4 * decode.macUsagePercent);
     EXPECT_GT(prefill.timeUs, decode.timeUs);
     EXPECT_GE(decode.bytesMoved, 1024 * 1024);  // every int8 weight read once
     EXPECT_LT(prefill.macUsagePercent, 100.0);
