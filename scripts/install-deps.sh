@@ -14,6 +14,7 @@ PKGS=(
   graphviz xvfb xauth fonts-dejavu-core desktop-file-utils
   clang libclang-rt-14-dev
   python3-torch python3-torchvision python3-onnx python3-numpy python3-jsonschema python3-skimage
+  libopenblas-pthread-dev  # the peer of tests/bench/bench_matmul.sh only (linked by path, not a product dependency)
 )
 missing=()
 for p in "${PKGS[@]}"; do

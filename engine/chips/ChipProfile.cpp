@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "chips/MatmulProfile.h"
 #include "chips/ProfileFields.h"
 #include "util/InstallLayout.h"
 #include "npuwb/AtomicFile.h"
@@ -158,7 +159,7 @@ ChipProfile chipProfileFromJson(const nlohmann::json& j, const std::string& labe
     p.cpu.gbytesPerSecond = cpu.positiveNumber("gbytesPerSecond");
     p.cpu.opOverheadUs = cpu.number("opOverheadUs");
     parseOps(p, root.object("ops"));
-    if (root.has("matmul")) p.matmul = root.raw("matmul");
+    if (root.has("matmul")) p.matmul = parseMatmulProfile(root.object("matmul"));
     if (root.has("notes")) p.notes = root.strings("notes");
     if (root.has("costModel")) {
         ProfileFields costModel = root.object("costModel");

@@ -31,10 +31,19 @@ def rates(ic, oc, c2, conv_align, other_align, nbytes):
 BIG = {"int8": rates(32, 32, 16, 32, 16, 1), "fp16": rates(32, 16, 8, 16, 8, 2)}      # RK3588/RK3576/RV1126B
 SMALL = {"int8": rates(32, 16, 8, 16, 8, 1), "fp16": rates(16, 8, 4, 8, 4, 2)}        # RK3566/RK3568
 MID = {"int8": rates(32, 16, 16, 32, 16, 1), "fp16": rates(32, 8, 8, 16, 8, 2)}       # RK3562
-MATMUL_BIG = {"A": {"int4": "[K/32,M,32]", "int8": "[K/16,M,16]", "fp16": "[K/8,M,8]"},
+# Matmul API types per chip (RKNN SDK user guide V2.5.0, 4.1.1, table 4-4; README.md says which are assumptions).
+MATMUL_TYPES_RK356X = ["fp16xfp16->fp32", "fp16xfp16->fp16", "int8xint8->int32", "int8xint8->int8"]
+MATMUL_TYPES_RK3588 = MATMUL_TYPES_RK356X + ["int8xint8->fp32", "int4xint4->int16"]
+MATMUL_TYPES_ALL = ["fp16xfp16->fp32", "int8xint8->int32", "int8xint8->int8", "fp16xfp16->fp16", "fp16xint8->fp32",
+                    "fp16xint8->fp16", "fp16xint4->fp32", "fp16xint4->fp16", "int8xint8->fp32", "int4xint4->int16",
+                    "int8xint4->int32", "fp16xint4->bf16", "int8xint4->fp16"]
+MATMUL_BIG = {"types": MATMUL_TYPES_ALL, "bLayouts": ["norm", "native", "tp_norm"],
+              "A": {"int4": "[K/32,M,32]", "int8": "[K/16,M,16]", "fp16": "[K/8,M,8]"},
               "B": {"int4": "[N/64,K/32,64,32]", "int8": "[N/32,K/32,32,32]", "fp16": "[N/16,K/32,16,32]"},
               "C": "[N/4,M,4]", "kAlign": {"int4": 32, "int8": 32, "fp16": 32},
-              "nAlign": {"int4": 64, "int8": 32, "fp16": 16}, "maxK": 10240}
+              "nAlign": {"int4": 64, "int8": 32, "fp16": 16}, "maxK": 10240, "kSegment": 4096}
+MATMUL_RK3588 = dict(MATMUL_BIG, types=MATMUL_TYPES_RK3588, C={"default": "[N/4,M,4]", "int4": "[N/8,M,8]"},
+                     kSegment=8192)
 CPU_A76 = {"description": "4x Cortex-A76 2.4 GHz + 4x Cortex-A55 1.8 GHz", "gmacsPerSecond": 4.0,
            "gbytesPerSecond": 6.0, "opOverheadUs": 40}
 CPU_A72 = {"description": "4x Cortex-A72 2.2 GHz + 4x Cortex-A53 1.8 GHz", "gmacsPerSecond": 2.5,
@@ -49,7 +58,8 @@ def chip(name, platform, cores, peak, buffer_kb, sram_kb, dtypes, ddr, cpu, matm
     return {"schema": "npuwb-chip-profile", "schemaVersion": 1, "name": name, "opSupportPlatform": platform,
             "npu": {"cores": cores, "clockMHz": 1000, "peakTopsInt8": peak, "bufferKBPerCore": buffer_kb,
                     "sramKB": sram_kb, "hwAlign": 4, "zeroCopyInputWidthAlign": width_align, "dtypes": dtypes},
-            "memory": ddr, "cpu": cpu, "matmul": matmul, "notes": notes}
+            "memory": ddr, "cpu": cpu,
+            "matmul": {k: v for k, v in matmul.items() if v is not None} if matmul else None, "notes": notes}
 
 
 LAYOUT_NOTE = ("macsPerCycle = atomicInputChannels x atomicOutputChannels, read off the native matmul B layout "
@@ -57,7 +67,7 @@ LAYOUT_NOTE = ("macsPerCycle = atomicInputChannels x atomicOutputChannels, read 
 HARDWARE = {
     "rk3588": chip("RK3588", "RK3588", 3, 6.0, 384, 956, BIG,
                    {"ddrBandwidthGBps": 34.1, "busWidthBits": 64, "ddrType": "LPDDR4x-4266 (LPDDR5 up to ~44 GB/s)"},
-                   CPU_A76, MATMUL_BIG, 16, [LAYOUT_NOTE, "1024 int8 MAC/cycle/core at ~1 GHz x 3 cores = 6 TOPS"]),
+                   CPU_A76, MATMUL_RK3588, 16, [LAYOUT_NOTE, "1024 int8 MAC/cycle/core at ~1 GHz x 3 cores = 6 TOPS"]),
     "rk3576": chip("RK3576", "RK3576/RV1126B", 2, 6.0, 384, 0, BIG,
                    {"ddrBandwidthGBps": 17.0, "busWidthBits": 32, "ddrType": "LPDDR4x/5 (facts: ~12-17 GB/s)"},
                    CPU_A72, MATMUL_BIG, 16,
@@ -65,14 +75,16 @@ HARDWARE = {
                     "int8 MAC/cycle = 4.1 TOPS at 1 GHz, the vendor says 6 TOPS (unresolved)"]),
     "rk3566": chip("RK3566", "RK3566/RK3568", 1, 0.8, 256, 0, SMALL,
                    {"ddrBandwidthGBps": 12.8, "busWidthBits": 32, "ddrType": "DDR4/LPDDR4x-3200"},
-                   CPU_A55, dict(MATMUL_BIG, A={"int8": "[K/8,M,8]", "fp16": "[K/4,M,4]"},
+                   CPU_A55, dict(MATMUL_BIG, types=MATMUL_TYPES_RK356X, bLayouts=["norm", "native"], kSegment=None,
+                                 A={"int8": "[K/8,M,8]", "fp16": "[K/4,M,4]"},
                                  B={"int8": "[N/16,K/32,16,32]", "fp16": "[N/8,K/16,8,16]"},
                                  kAlign={"int8": 32, "fp16": 16}, nAlign={"int8": 16, "fp16": 8}), 8,
                    [LAYOUT_NOTE, "same NPU as RK3568; the vendor's 0.8 TOPS vs 1 TOPS is not modelled (1 GHz both)",
                     "ASSUMPTION: 256 KB NPU buffer (not in the facts)"]),
     "rk3562": chip("RK3562", "RK3562", 1, 1.0, 256, 0, MID,
                    {"ddrBandwidthGBps": 12.8, "busWidthBits": 32, "ddrType": "LPDDR4/4x-3200"},
-                   CPU_A53, dict(MATMUL_BIG, A={"int8": "[K/16,M,16]", "fp16": "[K/8,M,8]"},
+                   CPU_A53, dict(MATMUL_BIG, types=MATMUL_TYPES_RK356X, kSegment=None,
+                                 A={"int8": "[K/16,M,16]", "fp16": "[K/8,M,8]"},
                                  B={"int8": "[N/16,K/32,16,32]", "fp16": "[N/8,K/32,8,32]"},
                                  kAlign={"int8": 32, "fp16": 32}, nAlign={"int8": 16, "fp16": 8}), 16,
                    [LAYOUT_NOTE, "supports w8a16", "ASSUMPTION: 256 KB NPU buffer (not in the facts)"]),

@@ -24,6 +24,10 @@ bool ViewRegistry::add(ViewInfo info) {
             // Static initialization: no Qt message handler to rely on yet.
             std::fprintf(stderr, "npuwb: two GUI views are registered as '%s'\n", info.name);
             std::abort();
+        } else if (view.shortcut == info.shortcut) {
+            std::fprintf(stderr, "npuwb: GUI views '%s' and '%s' are registered with the same shortcut\n", view.name,
+                         info.name);
+            std::abort();
         }
     const auto at = std::upper_bound(views_.begin(), views_.end(), info.order,
                                      [](int order, const ViewInfo& view) { return order < view.order; });

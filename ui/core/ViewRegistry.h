@@ -31,7 +31,8 @@ struct ViewInfo {
 class ViewRegistry {
 public:
     static ViewRegistry& instance();
-    /// Always true (it feeds a static initializer); a second view of the same name is a programming error.
+    /// Always true (it feeds a static initializer); a second view of the same name or
+    /// shortcut is a programming error.
     bool add(ViewInfo info);
     /// Sorted by order.
     const std::vector<ViewInfo>& views() const { return views_; }

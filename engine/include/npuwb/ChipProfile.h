@@ -92,6 +92,26 @@ struct EstimateValidation {
     double slowRatioP90 = 1;   // 90th percentile
 };
 
+/// Native layout blocks and limits of the matmul API for one operand kind ("int4", "int8", "fp16": A's type,
+/// which also picks B's layout and limits for mixed types; npuwb/Matmul.h).
+struct MatmulKindLimits {
+    int64_t aKBlock = 0;  // A native [K/a, M, a]
+    int64_t bNBlock = 0;  // B native [N/n, K/k, n, k]: n
+    int64_t bKBlock = 0;  //                            k
+    int64_t cNBlock = 0;  // C native [N/c, M, c]
+    int64_t kAlign = 0;   // K must be a multiple of this
+    int64_t nAlign = 0;   // N must be a multiple of this
+};
+
+/// The chip's matmul API (the profile's "matmul" section, resources/chips/README.md).
+struct MatmulChipProfile {
+    std::vector<std::string> types;     // supported type names, "int8xint8->int32"
+    std::vector<std::string> bLayouts;  // "norm", "native", "tp_norm"
+    std::map<std::string, MatmulKindLimits> kinds;
+    int64_t maxK = 0;
+    int64_t kSegment = 0;  // B's native layout splits K into segments of this many rows (0: never)
+};
+
 struct ChipProfile {
     std::string name;        // "RK3588"
     std::string sourcePath;  // file it was loaded from
@@ -111,7 +131,7 @@ struct ChipProfile {
     std::map<std::string, std::string> lowering;                // ONNX op -> NPU op the toolkit rewrites it to
     std::vector<FusedNpuOp> fusedOps;
     std::vector<std::string> cpuOps;
-    nlohmann::json matmul;  // layouts and alignments as in the file (README.md); null when absent
+    std::optional<MatmulChipProfile> matmul;  // absent: the chip has no matmul API
     std::vector<std::string> notes;
     CostCoefficients coefficients;
     EstimateValidation validation;  // "costModel.validation"
