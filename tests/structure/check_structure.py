@@ -16,6 +16,8 @@ Rules:
                     jobs<->dialogs, ...). Files at ui/'s top (the main window) may include every folder.
   file-length       no product file (engine ui remote plugins app, .cpp/.h) over 800 lines.
   inc-files         no .inc file anywhere.
+  tracked-links     git tracks no symbolic link that points outside the repository (a worktree's link to fetched
+                    models or node_modules, committed by mistake, replaces the real folder in every checkout).
   outside-docs      no text cites a document that is not in the repository (project design notes, the numbered
                     source documents, the shared folder): cite the vendor document and section instead.
 """
@@ -23,6 +25,7 @@ import argparse
 import fnmatch
 import os
 import re
+import subprocess
 import sys
 from collections import defaultdict
 
@@ -154,6 +157,25 @@ def find_cycles(edges):
     return out
 
 
+def tracked_links(root):
+    """(path, target) of every symbolic link git tracks; none when this is not a git checkout."""
+    try:
+        out = subprocess.run(["git", "-C", root, "ls-files", "-s"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return []
+    links = []
+    for line in out.splitlines():
+        meta, _, path = line.partition("\t")
+        if meta.startswith("120000 "):
+            target = os.readlink(os.path.join(root, path)) if os.path.islink(os.path.join(root, path)) else ""
+            if not target:
+                blob = meta.split()[1]
+                target = subprocess.run(["git", "-C", root, "cat-file", "blob", blob], capture_output=True,
+                                        text=True).stdout
+            links.append((path, target))
+    return links
+
+
 def check(root, rules):
     tree = Tree(root)
     offences = []
@@ -216,6 +238,12 @@ def check(root, rules):
                 if a == "models" and b == "views":
                     report("ui-folders", where, f"models/ includes {resolved} (views/ build on models/, not back)")
 
+    for path, target in tracked_links(root):
+        if os.path.isabs(target) or not os.path.abspath(os.path.join(root, os.path.dirname(path), target)).startswith(
+                root + os.sep):
+            report("tracked-links", f"{path}:1", f"a tracked symbolic link to {target}, outside the repository "
+                                                 "(git rm --cached it)")
+
     for comp in find_cycles({k: list(v) for k, v in ui_edges.items()}):
         for a in comp:
             for b in comp:
@@ -230,7 +258,7 @@ def main():
     ap.add_argument("--rule", action="append", help="check only these rules")
     args = ap.parse_args()
     all_rules = ["engine-internal", "plugin-sdk", "module-deps", "ui-folders", "file-length", "inc-files",
-                 "outside-docs"]
+                 "tracked-links", "outside-docs"]
     rules = args.rule or all_rules
     unknown = set(rules) - set(all_rules)
     if unknown:
