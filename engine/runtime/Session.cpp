@@ -10,6 +10,7 @@
 
 #include "npuwb/ModelIO.h"
 #include "ops/Kernel.h"
+#include "ops/Parallel.h"
 #include "runtime/BackendPlan.h"
 #include "npuwb/ProcessMemory.h"
 
@@ -390,8 +391,9 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
         if (!model_->graph.initializers.count(in.name)) requiredInputs_.push_back(in);
     if (!options.watched.empty()) watched_ = std::make_shared<const std::set<std::string>>(options.watched);
     const std::string name = resolveBackendName(options.backend);
-    if (name == "reference") return;  // the reference kernels are single-threaded
+    // The reference kernels' fast paths (data movement, float elementwise) use these threads too.
     threads_ = options.threads > 0 ? options.threads : physicalCoreCount();
+    if (name == "reference") return;
     backend_ = std::make_shared<BackendState>();
     backend_->backend = loadBackend(name);
     backend_->backend->setThreads(threads_);
@@ -415,6 +417,7 @@ std::map<std::string, Value> Session::run(const std::map<std::string, Value>& in
 std::map<std::string, Value> Session::runOrCompile(const std::map<std::string, Value>& inputs, const RunControl& control,
                                                    bool compileOnly) const {
     const Graph& g = model_->graph;
+    KernelThreadsScope kernelThreads(threads_);
     Scope root;
     for (const auto& [name, v] : inputs) {
         bool known = false;
