@@ -12,6 +12,7 @@
 #include "ops/Kernel.h"
 #include "ops/Parallel.h"
 #include "runtime/BackendPlan.h"
+#include "runtime/ExecutionRewrites.h"
 #include "npuwb/ProcessMemory.h"
 
 namespace npuwb {
@@ -386,6 +387,7 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
     if (!model_) failInput("no model");
     if (options.threads < 0) failInput("threads cannot be negative");
     checkOpsKnown(model_->graph);
+    if (options.exactRewrites) model_ = rewriteForExecution(model_, options.watched, &rewrites_);
     order_ = model_->graph.topologicalOrder();
     for (const auto& in : model_->graph.inputs)
         if (!model_->graph.initializers.count(in.name)) requiredInputs_.push_back(in);
