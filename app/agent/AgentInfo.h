@@ -1,5 +1,5 @@
 #pragma once
-// Identity of the agent in the SSH protocol (DESIGN.md "agent protocol"): the client checks `protocol`.
+// Identity of the agent in the SSH protocol (app/agent/README.md): the client checks `protocol`.
 namespace npuwb::agent {
 
 inline constexpr const char* kAgentName = "npuwb-agent";

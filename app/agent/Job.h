@@ -1,6 +1,6 @@
 #pragma once
 // `npuwb-agent run JOB.json`: a job names a model and how to run it; the agent streams progress, telemetry and
-// the final report as JSON lines (DESIGN.md "agent protocol").
+// the final report as JSON lines (app/agent/README.md).
 //   {"model": PATH, "backend": "auto", "runs": 10, "warmup": 2, "threads": 0, "seed": 1,
 //    "inputShapes": {"x": [1,3,224,224]}, "telemetryIntervalMs": 250}
 #include <cstdint>

@@ -1,5 +1,5 @@
 // runJob: load, warm up, run and measure with the engine's profiler, while a sampler thread streams telemetry;
-// then the report with the board's environment and the deployment time breakdown (seed 000, 5.2.1.2).
+// then the report with the board's environment and the deployment time breakdown (RKNN SDK user guide V2.5.0, 5.2.1.2).
 #include <algorithm>
 #include <chrono>
 #include <cstring>

@@ -1,5 +1,5 @@
 // npuwb-agent: the board side of NPU Workbench, run by the desktop over SSH. It speaks only JSON on stdout
-// (DESIGN.md "agent protocol"): one line per event, and {"event":"error",...} with exit code 1 (user/board problem)
+// (app/agent/README.md): one line per event, and {"event":"error",...} with exit code 1 (user/board problem)
 // or 2 (internal) on failure; a run stopped by SIGTERM/SIGHUP exits with 128 + the signal.
 #include <CLI/CLI.hpp>
 

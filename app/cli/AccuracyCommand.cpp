@@ -23,6 +23,7 @@ struct AccuracyCliOptions {
     std::string floatModel, quantModel, dataset, preprocess, jsonPath, textPath;
     size_t maxSamples = 0;
     bool noSingle = false, quiet = false;
+    double snrThresholdDb = 10.0;
     std::string backend = "auto";
     int threads = 0;
 };
@@ -36,6 +37,7 @@ void runAccuracy(const AccuracyCliOptions& o) {
     ao.threads = o.threads;
     ao.maxSamples = o.maxSamples;
     ao.single = !o.noSingle;
+    ao.snrThresholdDb = o.snrThresholdDb;
     quant::AccuracyControl control;
     if (!o.quiet && isatty(STDERR_FILENO))
         control.progress = [](size_t d, size_t t) { std::fprintf(stderr, "\rsample %zu/%zu", d, t); };
@@ -76,6 +78,9 @@ static void addAccuracyCommand(CLI::App& app) {
     cmd->add_option("--preprocess", o->preprocess, "per-input preprocessing JSON (images)");
     cmd->add_option("--max-samples", o->maxSamples, "use at most N samples (0: all)");
     cmd->add_flag("--no-single", o->noSingle, "skip the single-layer comparison");
+    cmd->add_option("--snr-threshold", o->snrThresholdDb,
+                    "flag layers whose own SNR (dB, single run; entire with --no-single) is below this")
+        ->capture_default_str();
     addBackendOptions(cmd, o->backend, o->threads);
     cmd->add_option("--json", o->jsonPath, "report with the accuracy section (resources/schema/report.schema.json)");
     cmd->add_option("--text", o->textPath, "error_analysis.txt-style table");

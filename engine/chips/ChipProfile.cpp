@@ -1,7 +1,5 @@
 #include "npuwb/ChipProfile.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -10,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "chips/ProfileFields.h"
+#include "util/InstallLayout.h"
 #include "npuwb/AtomicFile.h"
 #include "npuwb/Error.h"
 
@@ -34,6 +33,40 @@ NpuDTypeRates parseRates(const ProfileFields& f) {
     return r;
 }
 
+NpuOpConditions parseConditions(const ProfileFields& f) {
+    NpuOpConditions c;
+    if (f.has("perms")) {
+        ProfileFields perms = f.object("perms");
+        for (const auto& [perm, byDtype] : perms.json().items()) {
+            ProfileFields rules = perms.object(perm);
+            for (const auto& [dtype, exprs] : byDtype.items()) c.perms[perm][dtype] = rules.strings(dtype);
+        }
+    }
+    if (f.has("constants")) {
+        ProfileFields constants = f.object("constants");
+        for (const auto& [name, value] : constants.json().items()) c.constants[name] = constants.integer(name);
+    }
+    auto numbers = [&](const std::string& key) {
+        std::vector<double> out;
+        const auto& j = f.raw(key);
+        if (!j.is_array()) f.fail(key, "expected an array of numbers");
+        for (const auto& v : j) {
+            if (!v.is_number()) f.fail(key, "expected an array of numbers");
+            out.push_back(v.get<double>());
+        }
+        return out;
+    };
+    if (f.has("axes"))
+        for (double a : numbers("axes")) c.axes.push_back(static_cast<int64_t>(a));
+    if (f.has("exponents")) c.exponents = numbers("exponents");
+    if (f.has("integerScale")) {
+        std::vector<double> range = numbers("integerScale");
+        if (range.size() != 2 || range[0] > range[1]) f.fail("integerScale", "expected [min, max]");
+        c.integerScale = std::array<int64_t, 2>{static_cast<int64_t>(range[0]), static_cast<int64_t>(range[1])};
+    }
+    return c;
+}
+
 NpuOp parseNpuOp(const std::string& name, const ProfileFields& f) {
     NpuOp op;
     op.name = name;
@@ -45,6 +78,7 @@ NpuOp parseNpuOp(const std::string& name, const ProfileFields& f) {
             limits.fail(key, "expected [min, max] integers");
         op.limits.push_back({key, value[0].get<int64_t>(), value[1].get<int64_t>()});
     }
+    if (f.has("conditions")) op.conditions = parseConditions(f.object("conditions"));
     return op;
 }
 
@@ -74,6 +108,8 @@ void parseCoefficients(CostCoefficients& c, const ProfileFields& f) {
     if (f.has("ddrEfficiency")) c.ddrEfficiency = f.positiveNumber("ddrEfficiency");
     if (f.has("layerOverheadCycles")) c.layerOverheadCycles = f.number("layerOverheadCycles");
     if (f.has("minStripePixels")) c.minStripePixels = f.positiveInteger("minStripePixels");
+    if (f.has("lutElementsPerLane")) c.lutElementsPerLane = f.positiveNumber("lutElementsPerLane");
+    if (f.has("outputBlockCycles")) c.outputBlockCycles = f.positiveNumber("outputBlockCycles");
     if (c.computeEfficiency > 1) f.fail("computeEfficiency", "must be at most 1");
     if (c.ddrEfficiency > 1) f.fail("ddrEfficiency", "must be at most 1");
 }
@@ -81,12 +117,6 @@ void parseCoefficients(CostCoefficients& c, const ProfileFields& f) {
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
     return s;
-}
-
-fs::path executableDir() {
-    std::error_code ec;
-    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? fs::path() : exe.parent_path();
 }
 
 }  // namespace
@@ -130,21 +160,35 @@ ChipProfile chipProfileFromJson(const nlohmann::json& j, const std::string& labe
     parseOps(p, root.object("ops"));
     if (root.has("matmul")) p.matmul = root.raw("matmul");
     if (root.has("notes")) p.notes = root.strings("notes");
-    if (root.has("costModel")) parseCoefficients(p.coefficients, root.object("costModel"));
+    if (root.has("costModel")) {
+        ProfileFields costModel = root.object("costModel");
+        parseCoefficients(p.coefficients, costModel);
+        if (costModel.has("validation")) {
+            ProfileFields v = costModel.object("validation");
+            p.validation.method = v.string("method");
+            p.validation.points = static_cast<int>(v.positiveInteger("points"));
+            p.validation.medianAbsError = v.number("medianAbsError");
+            p.validation.maxAbsError = v.number("maxAbsError");
+            p.validation.fastRatioP10 = v.positiveNumber("fastRatioP10");
+            p.validation.slowRatioP90 = v.positiveNumber("slowRatioP90");
+            if (p.validation.fastRatioP10 > p.validation.slowRatioP90)
+                v.fail("fastRatioP10", "must not exceed slowRatioP90");
+        }
+    }
     return p;
 }
 
 ChipProfile loadChipProfile(const std::string& path) {
     std::string text;
     try {
-        text = readFile(path);
+        text = readFile(path, 16 << 20);  // a chip profile is a few KB
     } catch (const Error& e) {
         fail(ErrorKind::Io, "chip profile '" + path + "': cannot be read: " + e.what());
     }
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for numbers too large
         failInput("chip profile '" + path + "': not valid JSON: " + e.what());
     }
     return chipProfileFromJson(j, path);
@@ -153,18 +197,7 @@ ChipProfile loadChipProfile(const std::string& path) {
 std::vector<std::string> chipProfileDirs() {
     std::vector<std::string> dirs;
     if (const char* env = std::getenv("NPUWB_CHIPS_DIR"); env && *env) dirs.emplace_back(env);
-    fs::path exeDir = executableDir();
-    if (!exeDir.empty()) {
-        dirs.push_back((exeDir.parent_path() / "share" / "npuwb" / "chips").string());  // installed layout
-        // Build trees live inside the source tree (build/<name>/bin): walk up to find resources/chips.
-        for (fs::path p = exeDir; !p.empty() && p != p.root_path(); p = p.parent_path()) {
-            std::error_code ec;
-            if (fs::is_directory(p / "resources" / "chips", ec)) {
-                dirs.push_back((p / "resources" / "chips").string());
-                break;
-            }
-        }
-    }
+    for (const fs::path& dir : install::dataFolders("chips")) dirs.push_back(dir.string());
     return dirs;
 }
 

@@ -2,8 +2,10 @@
 """Creates the chip profiles (one JSON per chip) and refreshes their "ops" sections.
 
 The JSON files are the source of truth and meant to be edited by hand. This script exists so the operator
-facts can be refreshed from ../../../shared/data/rknpu-op-support.json without touching anything else:
-  * a profile that does not exist yet is created from HARDWARE below (facts from docs/rockchip-facts.md);
+facts can be refreshed from an operator-support JSON (Rockchip's "RKNN Compiler Support Operator List" v2.3.2 and
+rknn-toolkit2's op-support tables, extracted; not part of this repository) without touching anything else:
+  * a profile that does not exist yet is created from HARDWARE below (facts from the RKNN SDK user guide V2.3.x and
+    V2.5.0 and rknn_api.h);
   * an existing profile keeps every field except "ops", which is re-extracted.
 Usage: /usr/bin/python3 make_profiles.py OP_SUPPORT_JSON [OUT_DIR]
 """
@@ -11,7 +13,7 @@ import json
 import os
 import sys
 
-# Ops that split across cores on multi-core chips (docs/rockchip-facts.md, "Multi-core"). The op-support
+# Ops that split across cores on multi-core chips (RKNN SDK user guide V2.5.0, NPU multi-core section). The op-support
 # data says "not_yet" for some of them on RK3588 (Relu, Clip, PRelu, LeakyRelu): the facts list wins and
 # README.md records the disagreement.
 MULTI_CORE_RULE = ["Convolution", "Depthwise Convolution", "Add", "Concat", "Relu", "Clip/ReLU6",
@@ -99,6 +101,39 @@ def multi_core(entry, chip_name):
     return mc == "yes"
 
 
+def conditions(entry, base):
+    """Conditions beyond integer ranges: Transpose permutations, Softmax axes, Pow exponents, Resize factors."""
+    out = {}
+    attrs = {**base.get("attrs", {}), **entry.get("attrs", {})}
+    dtypes = {**base.get("dtypes", {}), **entry.get("dtypes", {})}
+    perm = attrs.get("perm")
+    if isinstance(perm, dict) and "rules" in perm:
+        perms = {}
+        for p, rule in perm["rules"].items():
+            if rule == "unsupported":
+                continue  # absent = CPU
+            if rule == "any":
+                perms[p] = {t.split(":")[0]: [] for ts in dtypes.values() for t in ts}
+                continue
+            per_dtype = {}
+            for tvars, exprs in rule.items():
+                for tvar in tvars.split(","):
+                    for t in dtypes.get(tvar.strip(), []):
+                        per_dtype[t.split(":")[0]] = exprs
+            perms[p] = per_dtype
+        out["perms"] = perms
+        out["constants"] = perm.get("constants", {})
+    axis = attrs.get("axis")
+    if isinstance(axis, dict) and "allowed" in axis and entry.get("inputs", {}).get("input"):
+        out["axes"] = axis["allowed"]
+    limits = {**base.get("limits", {}), **entry.get("limits", {})}
+    if isinstance(limits.get("Y.value"), dict) and "one_of" in limits["Y.value"]:
+        out["exponents"] = limits["Y.value"]["one_of"]
+    if isinstance(limits.get("scale_h_w"), dict) and "integer_factor_range" in limits["scale_h_w"]:
+        out["integerScale"] = limits["scale_h_w"]["integer_factor_range"]
+    return out
+
+
 def extract_ops(data, platform, chip_name, cores):
     pf = data["platforms"][platform]
     npu_ops = {}
@@ -111,6 +146,9 @@ def extract_ops(data, platform, chip_name, cores):
                          for t in ts if ":" not in t})
         split = cores > 1 and (multi_core(entry, chip_name) or name in MULTI_CORE_RULE)
         npu_ops[name] = {"dtypes": dtypes, "multiCore": split, "limits": limits}
+        cond = conditions(entry, base)
+        if cond:
+            npu_ops[name]["conditions"] = cond
     onnx_to_npu = {}
     for onnx_op, e in data["onnx"]["ops"].items():
         targets = [n for n, pfs in e.get("rknn_npu", {}).items() if platform in pfs and n in npu_ops]

@@ -41,7 +41,7 @@ void pad(KernelContext& ctx) {
     }
     Shape outShape(uz(rank));
     for (int64_t d = 0; d < rank; ++d) {
-        outShape[uz(d)] = x.shape()[uz(d)] + begin[uz(d)] + end[uz(d)];
+        outShape[uz(d)] = addDims(addDims(x.shape()[uz(d)], begin[uz(d)], "pads"), end[uz(d)], "pads");
         if (outShape[uz(d)] < 0) ctx.fail("pads crop more than axis " + std::to_string(d) + " holds");
         if (mode != "constant" && x.shape()[uz(d)] == 0 && outShape[uz(d)] > 0)
             ctx.fail("cannot " + mode + "-pad an empty axis");
@@ -49,6 +49,7 @@ void pad(KernelContext& ctx) {
     if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
         ctx.failUnsupported("pad mode '" + mode + "'");
 
+    checkOutputBudget(x.dtype(), outShape, 0);  // the output (the fast path below needs no work buffer)
     const bool fillGiven = ctx.opset() >= 11 ? ctx.hasInput(2) && ctx.input(2).numel() > 0 : ctx.hasAttr("value");
     if (mode == "constant" && bytewiseCopyable(x.dtype())) {
         // Fast path: the fill, then the kept part of x copied as one strided block (negative pads crop).
@@ -74,6 +75,7 @@ void pad(KernelContext& ctx) {
         stridedCopy(x, srcOffset, inStrides, out, dstOffset, outStrides, kept);
         return ctx.setOutput(0, std::move(out));
     }
+    checkOutputBudget(x.dtype(), outShape, sizeof(int64_t));  // the output and its offset table below
     // Source offset for every output element; -1 marks the constant fill.
     std::vector<int64_t> inStrides = stridesOf(x.shape());
     std::vector<int64_t> idx;

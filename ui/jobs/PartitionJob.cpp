@@ -1,0 +1,75 @@
+#include "jobs/PartitionJob.h"
+
+#include <QMetaObject>
+#include <QPointer>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <exception>
+
+#include "npuwb/DeviceProfile.h"
+#include "npuwb/Error.h"
+#include "npuwb/Partition.h"
+
+namespace npuwb::ui {
+
+PartitionJob::PartitionJob(QObject* parent) : Job(parent) {
+    connect(&watcher_, &QFutureWatcherBase::finished, this, &PartitionJob::onFinished);
+}
+
+PartitionJob::~PartitionJob() {
+    cancel_ = true;
+    watcher_.waitForFinished();
+}
+
+void PartitionJob::cancel() {
+    if (isRunning()) cancel_ = true;
+}
+
+void PartitionJob::start(std::shared_ptr<const Model> model, const PartitionRequest& request) {
+    if (isRunning() || !model) return;
+    setRunning(true);
+    cancel_ = false;
+    // Progress crosses threads as queued calls; QPointer drops them if the job is gone.
+    QPointer<PartitionJob> self(this);
+    auto report = [self](const std::string& phase, int done, int total) {
+        QMetaObject::invokeMethod(self, [self, phase = QString::fromStdString(phase), done, total] {
+            if (self) emit self->progress(phase, done, total);
+        }, Qt::QueuedConnection);
+    };
+    watcher_.setFuture(QtConcurrent::run([this, model = std::move(model), request, report]() {
+        Outcome outcome;  // everything is caught here: no exception may cross into Qt's machinery
+        try {
+            const DeviceProfile device = findDeviceProfile(request.device.toStdString());
+            PartitionOptions options;
+            options.schedules.clear();
+            for (const QString& schedule : request.schedules) options.schedules.push_back(schedule.toStdString());
+            options.frames = request.frames;
+            PartitionControl control;
+            control.progress = report;
+            control.cancel = &cancel_;
+            outcome.report = std::make_shared<const Report>(partitionModel(model, device, options, control));
+        } catch (const Error& e) {
+            outcome.cancelled = e.kind() == ErrorKind::Cancelled;
+            outcome.error = QString::fromStdString(e.what());
+        } catch (const std::exception& e) {
+            outcome.error = QString::fromStdString(e.what());
+        } catch (...) {
+            outcome.error = QStringLiteral("unknown error");
+        }
+        if (cancel_ && !outcome.report) outcome.cancelled = true;
+        return outcome;
+    }));
+}
+
+void PartitionJob::onFinished() {
+    setRunning(false);  // before emitting, so handlers may start the next job
+    const Outcome outcome = watcher_.result();
+    if (outcome.cancelled)
+        emit cancelled();
+    else if (outcome.report)
+        emit finished(outcome.report);
+    else
+        emit failed(outcome.error);
+}
+
+}  // namespace npuwb::ui

@@ -1,0 +1,75 @@
+#pragma once
+// Predicted and measured timelines of one schedule as a Gantt chart, one above the other on a shared time axis:
+// lanes (units, and in the prediction the links between them) as rows, one bar per stage and frame coloured by
+// stage (the partition table's colours), transfers grey, and under each bar a hatched strip for the time its frame
+// waited for the lane (readyUs to startUs). Hovering a bar shows its name, frame, start and end; clicking one
+// emits its stage; highlightStage outlines every bar of a stage.
+#include <QPoint>
+#include <QString>
+#include <QWidget>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "npuwb/Report.h"
+
+class QCustomPlot;
+class QCPAxisRect;
+class QCPTextElement;
+class QMouseEvent;
+
+namespace npuwb::ui {
+
+class GanttPlottable;
+
+class GanttChart : public QWidget {
+    Q_OBJECT
+public:
+    enum class Source { Predicted, Measured };
+
+    explicit GanttChart(QWidget* parent = nullptr);
+
+    /// Shows a schedule's timelines (either may be absent: "not executed"); `partition` names and colours the
+    /// stages. Titles say what each timeline is.
+    void setTimelines(const std::optional<Trace>& predicted, const std::optional<Trace>& measured,
+                      const PartitionSection& partition, const QString& predictedTitle, const QString& measuredTitle);
+    void clear(const QString& hint);
+
+    QCustomPlot* plot() const { return plot_; }
+    const Trace& timeline(Source source) const;
+    QCPAxisRect* axisRect(Source source) const;
+    /// The bar under a point of the plot (widget coordinates), or nullptr.
+    const TraceEvent* eventAt(const QPoint& pos, Source* source = nullptr) const;
+    /// Plot coordinates of the middle of a bar: what a mouse would point at.
+    QPoint centreOf(Source source, const TraceEvent& event) const;
+    /// One line: name, kind, lane, frame, start, end, duration and wait.
+    static QString describe(const TraceEvent& event);
+    /// Stage id of an event (its name is a stage's name), -1 for a transfer or the single schedule's whole model.
+    int64_t stageOf(const TraceEvent& event) const;
+    int64_t highlightedStage() const { return highlighted_; }
+
+public slots:
+    void highlightStage(int64_t stage);
+
+signals:
+    void stageClicked(int64_t stage);
+    /// The text of the bar under the mouse (empty when none).
+    void hovered(const QString& text);
+
+private:
+    void onMouseMove(QMouseEvent* event);
+    void onMouseRelease(QMouseEvent* event);
+
+    QCustomPlot* plot_;
+    QCPTextElement* predictedTitle_;
+    QCPTextElement* measuredTitle_;
+    GanttPlottable* predicted_;
+    GanttPlottable* measured_;
+    std::map<std::string, int64_t> stageOfName_;
+    int64_t highlighted_ = -1;
+    QPoint pressPos_;
+};
+
+}  // namespace npuwb::ui
