@@ -396,9 +396,10 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
         if (!model_->graph.initializers.count(in.name)) requiredInputs_.push_back(in);
     if (!options.watched.empty()) watched_ = std::make_shared<const std::set<std::string>>(options.watched);
     const std::string name = resolveBackendName(options.backend);
-    // The reference kernels' fast paths (data movement, float elementwise) use these threads too.
-    threads_ = options.threads > 0 ? options.threads : physicalCoreCount();
+    // The reference executor stays single-threaded (the oracle, and what the GUI and reports say); with a backend,
+    // the fallbacks' fast paths (data movement, float elementwise) use the backend's threads too.
     if (name == "reference") return;
+    threads_ = options.threads > 0 ? options.threads : physicalCoreCount();
     backend_ = std::make_shared<BackendState>();
     backend_->backend = loadBackend(name);
     backend_->backend->setThreads(threads_);
