@@ -123,7 +123,10 @@ InputSets proofInputs(const Model& model, const ProofOptions& options) {
 }
 
 InputSets runOnSets(const Model& model, const InputSets& sets, const SessionOptions& executor) {
-    Session session(std::make_shared<const Model>(model), executor);
+    // The model as it stands: the Session's own exact rewrites would otherwise make both sides of a proof alike.
+    SessionOptions asGiven = executor;
+    asGiven.exactRewrites = false;
+    Session session(std::make_shared<const Model>(model), asGiven);
     InputSets outs;
     for (const auto& s : sets) outs.push_back(session.runTensors(s));
     return outs;

@@ -12,7 +12,9 @@
 
 #include "npuwb/ModelIO.h"
 #include "ops/Kernel.h"
+#include "ops/Parallel.h"
 #include "runtime/BackendPlan.h"
+#include "runtime/ExecutionRewrites.h"
 #include "npuwb/ProcessMemory.h"
 
 namespace npuwb {
@@ -388,12 +390,15 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
     if (!model_) failInput("no model");
     if (options.threads < 0) failInput("threads cannot be negative");
     checkOpsKnown(model_->graph);
+    if (options.exactRewrites) model_ = rewriteForExecution(model_, options.watched, &rewrites_);
     order_ = model_->graph.topologicalOrder();
     for (const auto& in : model_->graph.inputs)
         if (!model_->graph.initializers.count(in.name)) requiredInputs_.push_back(in);
     if (!options.watched.empty()) watched_ = std::make_shared<const std::set<std::string>>(options.watched);
     const std::string name = resolveBackendName(options.backend);
-    if (name == "reference") return;  // the reference kernels are single-threaded
+    // The reference executor stays single-threaded (the oracle, and what the GUI and reports say); with a backend,
+    // the fallbacks' fast paths (data movement, float elementwise) use the backend's threads too.
+    if (name == "reference") return;
     threads_ = options.threads > 0 ? options.threads : physicalCoreCount();
     backend_ = std::make_shared<BackendState>();
     backend_->backend = loadBackend(name);
@@ -418,6 +423,7 @@ std::map<std::string, Value> Session::run(const std::map<std::string, Value>& in
 std::map<std::string, Value> Session::runOrCompile(const std::map<std::string, Value>& inputs, const RunControl& control,
                                                    bool compileOnly) const {
     const Graph& g = model_->graph;
+    KernelThreadsScope kernelThreads(threads_);
     Scope root;
     for (const auto& [name, v] : inputs) {
         bool known = false;

@@ -1,5 +1,10 @@
-// Data movement: reshapes as zero-copy views, Concat, Transpose and Slice as reorders (also on int8 values).
+// Data movement: reshapes as zero-copy views, Concat, Transpose, Slice and Split as reorders (Transpose and Slice also
+// on int8 values), Pad as a fill and a reorder into the middle of the output.
 #include "OnednnSegmentBuilder.h"
+
+#include <omp.h>
+
+#include <algorithm>
 
 namespace npuwb::onednn {
 
@@ -75,6 +80,48 @@ void Builder::buildSlice(const Node& n, const std::string& in, const std::string
     memory dst = activation(memory::desc(toDims(y), type, denseStrides(y, storageOrder(x, strides))));
     addPrimitive(dnnl::reorder::primitive_desc(part, dst), {{DNNL_ARG_FROM, part}, {DNNL_ARG_TO, dst}}, {nodeName(n)});
     mem[out.empty() ? n.outputs[0] : out] = dst;
+}
+
+/// Split: each output one reorder from a sub-memory view of the source, like Slice.
+void Builder::buildSplit(const Node& n) {
+    std::string why;
+    auto axis = splitAxis(makeNodeQuery(q, indexOf(n)), why);
+    if (!axis) throw std::runtime_error(why);
+    const Shape& x = desc(n.inputs[0]).shape;
+    auto [src, strides] = unblocked(n.inputs[0], x, dt::f32, nodeName(n));
+    memory::dims offsets(x.size(), 0);
+    for (const auto& out : n.outputs) {
+        const Shape& y = desc(out).shape;
+        memory part(src.get_desc().submemory_desc(toDims(y), offsets), eng, nullptr);
+        addAlias(src, part);
+        memory dst = activation(memory::desc(toDims(y), dt::f32, denseStrides(y, storageOrder(x, strides))));
+        addPrimitive(dnnl::reorder::primitive_desc(part, dst), {{DNNL_ARG_FROM, part}, {DNNL_ARG_TO, dst}}, {nodeName(n)});
+        mem[out] = dst;
+        offsets[static_cast<size_t>(*axis)] += y[static_cast<size_t>(*axis)];
+    }
+}
+
+/// Constant Pad: the output filled with the value, then the source reordered into its middle (a sub-memory view), in
+/// the source's storage order. (A zero Pad before a Conv or pool is folded into its padding before this: fold_pad.)
+void Builder::buildPad(const Node& n) {
+    std::string why;
+    auto g = padGeometry(makeNodeQuery(q, indexOf(n)), why);
+    if (!g) throw std::runtime_error(why);
+    const Shape& x = desc(n.inputs[0]).shape;
+    const Shape& y = desc(n.outputs[0]).shape;
+    auto [src, strides] = unblocked(n.inputs[0], x, dt::f32, nodeName(n));
+    memory dst = activation(memory::desc(toDims(y), dt::f32, denseStrides(y, storageOrder(x, strides))));
+    const int64_t count = shapeNumel(y);
+    const float fill = g->fill;
+    addKernel([dst, count, fill](dnnl::stream&) {
+        float* p = static_cast<float*>(dst.get_data_handle());
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < count; ++i) p[i] = fill;
+    }, {nodeName(n)}, {dst});
+    memory middle(dst.get_desc().submemory_desc(toDims(x), toDims(g->begins)), eng, nullptr);
+    addAlias(dst, middle);
+    addPrimitive(dnnl::reorder::primitive_desc(src, middle), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, middle}}, {nodeName(n)});
+    mem[n.outputs[0]] = dst;
 }
 
 }  // namespace npuwb::onednn

@@ -191,7 +191,14 @@ void Builder::buildInt8Table(const std::vector<size_t>& chain) {
     for (size_t k = 0; k + 1 < chain.size(); ++k) {
         const Node& op = node(chain[k]);
         std::vector<const Value*> in;
-        for (const auto& name : op.inputs) in.push_back(&values.at(name));
+        for (const auto& name : op.inputs) {
+            if (name.empty()) {
+                in.push_back(nullptr);
+                continue;
+            }
+            if (!values.count(name) && desc(name).constant) values[name] = Value(*desc(name).constant);  // Clip's bounds
+            in.push_back(&values.at(name));
+        }
         values[op.outputs[0]] = runReferenceNode(op, q.opset, in).at(0);
     }
     const Value& last = values.at(node(chain[chain.size() - 2]).outputs[0]);

@@ -112,8 +112,10 @@ void Builder::planInt8(const std::vector<size_t>& nodes) {
         } else if ((n.opType == "Conv" || n.opType == "Gemm" || n.opType == "MatMul") && dequantizedInput(n.inputs[0])) {
             matched = int8Weights(n).has_value();
             if (matched) extendWithActivationAndQuantize(chain, false);
-        } else if (kInt8TableOps.count(n.opType) && n.domain.empty() && n.inputs.size() == 1 &&
-                   byteDequantized(n.inputs[0])) {
+        } else if (kInt8TableOps.count(n.opType) && n.domain.empty() && byteDequantized(n.inputs[0]) &&
+                   std::all_of(n.inputs.begin() + 1, n.inputs.end(), [&](const std::string& in) {
+                       return in.empty() || desc(in).constant;  // Clip's bounds
+                   })) {
             const Node* next = soleConsumer(n.outputs[0]);
             if (const Node* m = mulWithInput(n)) {  // SiLU after a DequantizeLinear
                 chain.push_back(indexOf(*m));

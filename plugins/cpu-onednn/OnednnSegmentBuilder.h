@@ -6,7 +6,7 @@
 //   OnednnFusion.cpp         fusion planning: Conv chains with post-ops, decomposed activations
 //   OnednnConvGemm.cpp       fp32 Conv, ConvTranspose, pooling, Gemm and MatMul lowering
 //   OnednnElementwise.cpp    binary, unary, Softmax, Resize, BatchNormalization and reductions
-//   OnednnDataMovement.cpp   Concat, Transpose, Slice, and reshapes as views
+//   OnednnDataMovement.cpp   Concat, Transpose, Slice, Split, Pad, and reshapes as views
 //   OnednnInt8Plan.cpp       matching QDQ patterns into int8 chains
 //   OnednnInt8Ops.cpp        the int8 kernels, QuantizeLinear and lazy DequantizeLinear
 // Private to the plugin.
@@ -52,9 +52,11 @@ inline const std::set<std::string> kInt8Movements = {"Reshape", "Flatten", "Sque
 
 /// Elementwise ops of one input whose int8 form is a table of the 256 possible inputs, computed once by the
 /// reference kernel itself (so it matches the reference bit for bit).
+/// Relu and Clip (constant bounds) too: a QDQ export quantizes them on their own when no Conv precedes (after an Add).
 inline const std::set<std::string> kInt8TableOps = {"Sigmoid", "Tanh",  "HardSigmoid", "HardSwish", "LeakyRelu",
                                                     "Elu",     "Selu",  "Softplus",    "Exp",       "Neg",
-                                                    "Abs",     "Erf",   "Softsign",    "Celu",      "Mish"};
+                                                    "Abs",     "Erf",   "Softsign",    "Celu",      "Mish",
+                                                    "Relu",    "Clip"};
 
 /// A post-op or unary step: algorithm, alpha, beta.
 using EltwiseStep = std::tuple<dnnl::algorithm, float, float>;
@@ -188,6 +190,8 @@ struct Builder {
     void buildTranspose(const Node& n, const std::string& in = {}, const std::string& out = {}, dt type = dt::f32);
     void buildSlice(const Node& n, const std::string& in = {}, const std::string& out = {}, dt type = dt::f32);
     void buildReduce(const Node& n);
+    void buildSplit(const Node& n);
+    void buildPad(const Node& n);
 
     // int8 matching (OnednnInt8Plan.cpp).
     /// Whether `value` is the float image of an 8-bit value of this segment.

@@ -158,6 +158,50 @@ std::optional<std::vector<int64_t>> sliceOffsets(const NodeQuery& q, std::string
     return offsets;
 }
 
+std::optional<PadGeometry> padGeometry(const NodeQuery& q, std::string& why) {
+    if (q.node.attrString("mode", "constant") != "constant") { why = "only constant padding supported"; return std::nullopt; }
+    const Shape& x = q.inputShapes.at(0);
+    std::vector<int64_t> pads;
+    PadGeometry g;
+    if (q.opset < 11) {
+        pads = q.node.attrInts(q.node.hasAttribute("pads") ? "pads" : "paddings");
+        g.fill = q.node.attrFloat("value", 0.0f);
+    } else {
+        if (q.node.inputs.size() < 2 || !q.constants[1]) { why = "pads are not a constant"; return std::nullopt; }
+        pads = q.constants[1]->toInt64Vector();
+        if (q.node.inputs.size() > 2 && !q.node.inputs[2].empty()) {
+            if (!q.constants[2] || q.constants[2]->numel() != 1) { why = "the value is not a constant scalar"; return std::nullopt; }
+            g.fill = static_cast<float>(q.constants[2]->elementAsDouble(0));
+        }
+        if (q.node.inputs.size() > 3 && !q.node.inputs[3].empty()) { why = "the axes input is not supported"; return std::nullopt; }
+    }
+    if (x.empty() || x.size() > 6 || pads.size() != 2 * x.size()) { why = "pads do not match ranks 1-6"; return std::nullopt; }
+    for (int64_t p : pads)
+        if (p < 0) { why = "negative pads (cropping) not supported"; return std::nullopt; }
+    g.begins.assign(pads.begin(), pads.begin() + static_cast<std::ptrdiff_t>(x.size()));
+    const Shape& y = q.outputShapes.at(0);
+    for (size_t d = 0; d < x.size(); ++d)
+        if (y.size() != x.size() || y[d] != x[d] + pads[d] + pads[d + x.size()]) { why = "output shape does not match the pads"; return std::nullopt; }
+    return g;
+}
+
+std::optional<int64_t> splitAxis(const NodeQuery& q, std::string& why) {
+    const Shape& x = q.inputShapes.at(0);
+    int64_t axis = q.node.attrInt("axis", 0);
+    if (axis < 0) axis += static_cast<int64_t>(x.size());
+    if (x.empty() || x.size() > 6 || axis < 0 || axis >= static_cast<int64_t>(x.size())) { why = "bad axis or rank"; return std::nullopt; }
+    int64_t total = 0;
+    for (size_t i = 0; i < q.outputShapes.size(); ++i) {
+        const Shape& y = q.outputShapes[i];
+        if (q.node.outputs[i].empty() || y.size() != x.size()) { why = "unnamed or unknown outputs"; return std::nullopt; }
+        for (size_t d = 0; d < x.size(); ++d)
+            if (static_cast<int64_t>(d) != axis && y[d] != x[d]) { why = "outputs differ outside the axis"; return std::nullopt; }
+        total += y[static_cast<size_t>(axis)];
+    }
+    if (total != x[static_cast<size_t>(axis)]) { why = "outputs do not cover the axis"; return std::nullopt; }
+    return axis;
+}
+
 std::optional<std::vector<int64_t>> reduceAxes(const NodeQuery& q, std::string& why) {
     const int64_t rank = static_cast<int64_t>(q.inputShapes.at(0).size());
     std::vector<int64_t> axes = q.node.attrInts("axes");
@@ -350,6 +394,16 @@ Capability supportsNode(const NodeQuery& q) {
         std::string why;
         if (!reduceAxes(q, why)) return Capability::no(why);
         if (q.inputShapes[0].size() > 5) return Capability::no("ranks up to 5 supported");
+        if (shapeNumel(q.inputShapes[0]) == 0) return Capability::no("empty input");
+        return Capability::yes();
+    }
+    if (op == "Pad" || op == "Split") {
+        if (!allFloat(q, 1)) return Capability::no("only float32 supported");
+        // Computed pads or split sizes would be non-float segment inputs; shape folding makes most constant.
+        for (size_t i = 1; i < q.node.inputs.size(); ++i)
+            if (!q.node.inputs[i].empty() && !q.constants[i]) return Capability::no("pads/split input is not a constant");
+        std::string why;
+        if (op == "Pad" ? !padGeometry(q, why).has_value() : !splitAxis(q, why).has_value()) return Capability::no(why);
         if (shapeNumel(q.inputShapes[0]) == 0) return Capability::no("empty input");
         return Capability::yes();
     }

@@ -33,6 +33,16 @@ std::string resizeUnsupportedReason(const NodeQuery& q);  // empty when supporte
 /// nullopt with `why` set otherwise.
 std::optional<std::vector<int64_t>> sliceOffsets(const NodeQuery& q, std::string& why);
 
+/// A constant-mode Pad: the begin pads per axis (all >= 0) and the fill value; nullopt with `why` otherwise.
+struct PadGeometry {
+    std::vector<int64_t> begins;
+    float fill = 0.0f;
+};
+std::optional<PadGeometry> padGeometry(const NodeQuery& q, std::string& why);
+
+/// Axis of a Split whose output shapes the learning run gave (normalized); nullopt with `why` otherwise.
+std::optional<int64_t> splitAxis(const NodeQuery& q, std::string& why);
+
 /// Axes (non-negative, sorted) a ReduceMean/ReduceSum/ReduceMax/ReduceMin reduces; nullopt with `why` when they are
 /// not constant or empty.
 std::optional<std::vector<int64_t>> reduceAxes(const NodeQuery& q, std::string& why);

@@ -46,6 +46,10 @@ struct Outcome {
     std::string message;
 };
 
+/// The oracle: the reference kernels on the model as given (no exact rewrites; the backend side gets them, so its
+/// results check the rewrites too).
+Session referenceSession(std::shared_ptr<const Model> model);
+
 /// Runs `c` on the reference executor and on `backend` (learning run, then a backend run) and compares all
 /// outputs with relative tolerance `tolerance` (|a-b| <= tolerance * max(|ref|, 1)).
 Outcome runCase(const Case& c, const std::string& backend, double tolerance = 1e-4);

@@ -452,6 +452,28 @@ void addShuffleUnitCases(std::vector<Int8Case>& out, std::mt19937& rng) {
     }
 }
 
+/// DQ -> Relu -> Q and DQ -> Clip(constant bounds) -> Q on their own, as a QDQ export leaves them after an Add: one
+/// 256-entry table each, no float pass.
+void addActivationTableCases(std::vector<Int8Case>& out, std::mt19937& rng) {
+    for (int i = 0; i < 2; ++i) {
+        const int64_t c = 5 + 12 * i;
+        QdqGraph g(rng);
+        QParams xp = g.params(pickType(i), -3.f, 5.f), yp = g.params(pickType(i + 1), -0.2f, 4.f);
+        std::string x = g.dequantize(g.quantize("X", xp), xp);
+        std::string act;
+        if (i == 0) {
+            act = g.add("Relu", {x});
+        } else {
+            g.init["lo"] = Tensor::scalar<float>(0.f);
+            g.init["hi"] = Tensor::scalar<float>(3.5f);
+            act = g.add("Clip", {x, "lo", "hi"});
+        }
+        std::string y = g.quantize(act, yp);
+        out.push_back(finish(std::string("QDQ table+Mul ") + (i == 0 ? "Relu" : "Clip") + " c=" + std::to_string(c), g,
+                             {{"X", {1, c, 6, 7}}}, {y}, rng, {{act, y}}));
+    }
+}
+
 std::vector<Int8Case> int8Cases(uint32_t seed) {
     std::mt19937 rng(seed);
     std::vector<Int8Case> cases;
@@ -462,6 +484,7 @@ std::vector<Int8Case> int8Cases(uint32_t seed) {
     addTableAndMulCases(cases, rng);  // new groups last, so the earlier cases keep their seeded values
     addConvSiluCases(cases, rng);
     addShuffleUnitCases(cases, rng);
+    addActivationTableCases(cases, rng);
     return cases;
 }
 
@@ -480,7 +503,7 @@ public:
 Int8Outcome runInt8Case(const Int8Case& k, const std::string& backend) {
     Int8Outcome o;
     try {
-        auto reference = Session(k.c.model).runTensors(k.c.inputs);
+        auto reference = difftest::referenceSession(k.c.model).runTensors(k.c.inputs);
         SessionOptions opts;
         opts.backend = backend;
         opts.threads = 2;
@@ -497,7 +520,7 @@ Int8Outcome runInt8Case(const Int8Case& k, const std::string& backend) {
             size_t pa = SIZE_MAX, pl = SIZE_MAX;
             const auto& order = fast.executionOrder();
             for (size_t pos = 0; pos < order.size(); ++pos) {
-                const std::string& nm = k.c.model->graph.nodes[order[pos]].name;
+                const std::string& nm = fast.model().graph.nodes[order[pos]].name;
                 if (nm == anchor) pa = pos;
                 if (nm == last) pl = pos;
             }

@@ -2,6 +2,7 @@
 #include "DifferentialHarness.h"
 
 #include <cstdio>
+#include <limits>
 
 namespace npuwb::difftest {
 
@@ -396,6 +397,57 @@ void addDataMovementCases(std::vector<Case>& cases, std::mt19937& rng) {
         }
 }
 
+/// Pad (constant fill, any axes: claimed as a fill and a reorder; reflect: a fallback) and TensorFlow's explicit
+/// 'SAME' Pad before a stride-2 depthwise Conv or a pool (folded into its padding before the backend sees it), Split.
+void addPadSplitCases(std::vector<Case>& cases, std::mt19937& rng) {
+    auto ints = [](std::vector<int64_t> v) { return Tensor::fromVector<int64_t>({static_cast<int64_t>(v.size())}, v); };
+    struct PadSpec { Shape shape; std::vector<int64_t> pads; float value; std::string mode; };
+    const std::vector<PadSpec> pads = {{{1, 17, 7, 9}, {0, 0, 1, 2, 0, 0, 2, 1}, 0.0f, "constant"},
+                                       {{1, 3, 5, 5}, {0, 1, 0, 0, 0, 2, 1, 1}, -0.5f, "constant"},
+                                       {{2, 33}, {1, 0, 0, 3}, 1.25f, "constant"},
+                                       {{1, 7, 6, 6}, {0, 0, 1, 1, 0, 0, 1, 1}, 0.0f, "reflect"}};
+    for (const auto& p : pads)
+        cases.push_back(makeCase("Pad " + p.mode + " " + str(p.shape) + " pads=" + str(p.pads),
+                                 {makeNode("Pad", {"X", "pads", "value"}, {"Y"}, {{"mode", stringAttr(p.mode)}})},
+                                 {{"X", p.shape}}, {"Y"},
+                                 {{"pads", ints(p.pads)}, {"value", Tensor::scalar<float>(p.value)}}, rng));
+    for (int64_t k : {3, 5}) {
+        const int64_t total = k - 2;  // TF 'SAME', even input, stride 2
+        const std::vector<int64_t> same{0, 0, total / 2, total / 2, 0, 0, total - total / 2, total - total / 2};
+        cases.push_back(makeCase(
+            "Pad+depthwise Conv (TF SAME) k=" + std::to_string(k),
+            {makeNode("Pad", {"X", "pads"}, {"P"}),
+             makeNode("Conv", {"P", "W", "B"}, {"Y"},
+                      {{"strides", intsAttr({2, 2})}, {"group", intAttr(24)}, {"kernel_shape", intsAttr({k, k})}})},
+            {{"X", {1, 24, 16, 16}}}, {"Y"},
+            {{"pads", ints(same)}, {"W", randomTensor({24, 1, k, k}, rng)}, {"B", randomTensor({24}, rng)}}, rng));
+    }
+    cases.push_back(makeCase(
+        "Pad(-inf)+MaxPool",
+        {makeNode("Pad", {"X", "pads", "value"}, {"P"}),
+         makeNode("MaxPool", {"P"}, {"Y"}, {{"kernel_shape", intsAttr({3, 3})}, {"strides", intsAttr({2, 2})}})},
+        {{"X", {1, 5, 10, 10}}}, {"Y"},
+        {{"pads", ints({0, 0, 1, 1, 0, 0, 1, 1})},
+         {"value", Tensor::scalar<float>(-std::numeric_limits<float>::infinity())}}, rng));
+    cases.push_back(makeCase(
+        "Pad+AveragePool", {makeNode("Pad", {"X", "pads"}, {"P"}),
+                            makeNode("AveragePool", {"P"}, {"Y"}, {{"kernel_shape", intsAttr({3, 3})}})},
+        {{"X", {1, 5, 9, 9}}}, {"Y"}, {{"pads", ints({0, 0, 1, 0, 0, 0, 1, 2})}}, rng));
+    struct SplitSpec { Shape shape; int64_t axis; std::vector<int64_t> sizes; };
+    const std::vector<SplitSpec> splits = {{{1, 34, 7, 9}, 1, {17, 17}}, {{1, 17, 5, 6}, 1, {3, 9, 5}},
+                                           {{2, 7, 12}, -1, {5, 7}}};
+    for (const auto& sp : splits) {
+        std::vector<std::string> outs;
+        // Strings appended step by step: GCC 12 warns (-Wrestrict, a false positive) on "literal" + std::string&&.
+        for (size_t i = 0; i < sp.sizes.size(); ++i) outs.push_back(std::string("Y").append(std::to_string(i)));
+        std::string label = "Split ";
+        label.append(str(sp.shape)).append(" axis=").append(std::to_string(sp.axis)).append(" sizes=").append(str(sp.sizes));
+        cases.push_back(makeCase(label,
+                                 {makeNode("Split", {"X", "split"}, outs, {{"axis", intAttr(sp.axis)}})},
+                                 {{"X", sp.shape}}, outs, {{"split", ints(sp.sizes)}}, rng));
+    }
+}
+
 std::vector<Case> standardCases(uint32_t seed) {
     std::mt19937 rng(seed);
     std::vector<Case> cases;
@@ -412,6 +464,7 @@ std::vector<Case> standardCases(uint32_t seed) {
     addAffineAroundActivationCases(cases, rng);
     addSiluCases(cases, rng);
     addWinogradSizedConvCases(cases, rng);
+    addPadSplitCases(cases, rng);
     return cases;
 }
 

@@ -1,6 +1,7 @@
 // Every backend found (or those named in NPUWB_TEST_BACKENDS, comma-separated) against the reference kernels.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -55,3 +56,21 @@ INSTANTIATE_TEST_SUITE_P(Plugins, BackendDifferential, ::testing::ValuesIn(backe
                              return n;
                          });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(BackendDifferential);
+
+// What real models need claimed (issue: one unclaimed op fell back to the reference kernels): constant Pad, Split, and
+// TensorFlow's explicit Pad before a stride-2 depthwise Conv or a pool (folded by the Session's exact rewrites).
+TEST(OnednnCoverage, ClaimsPadSplitAndFoldedPads) {
+    const auto found = availableBackends();
+    if (std::find(found.begin(), found.end(), "cpu-onednn") == found.end()) GTEST_SKIP() << "cpu-onednn not built";
+    int checked = 0;
+    for (const auto& c : difftest::standardCases(20261129)) {
+        const bool wanted = c.label.rfind("Pad constant", 0) == 0 || c.label.rfind("Pad+", 0) == 0 ||
+                            c.label.rfind("Pad(-inf)+", 0) == 0 || c.label.rfind("Split", 0) == 0;
+        if (!wanted) continue;
+        ++checked;
+        difftest::Outcome o = difftest::runCase(c, "cpu-onednn");
+        EXPECT_TRUE(o.passed) << c.label << ": " << o.message;
+        EXPECT_TRUE(o.claimed) << c.label << ": " << o.message;
+    }
+    EXPECT_GE(checked, 9);
+}

@@ -91,7 +91,7 @@ TEST_P(Int8Differential, FoldedFloatWeightsAreNeverMade) {
     ASSERT_EQ(watch.weights.size(), 1u);
     const Tensor got = fast->runTensors(c.inputs).at("Y");
     EXPECT_TRUE(watch.weights[0].isDeferred()) << "the float weights were made although the int8 kernel packs int8";
-    const Tensor want = Session(c.model).runTensors(c.inputs).at("Y");
+    const Tensor want = difftest::referenceSession(c.model).runTensors(c.inputs).at("Y");
     ASSERT_EQ(got.shape(), want.shape());
     auto a = got.values<float>(), b = want.values<float>();
     for (size_t i = 0; i < a.size(); ++i) ASSERT_LE(std::abs(a[i] - b[i]), 0.05f * 1.001f) << i;
@@ -120,7 +120,7 @@ TEST_P(Int8Differential, RequantizationRoundsTiesBeforeTheZeroPoint) {
     difftest::Case c = difftest::makeCase("QDQ Conv, ties", nodes, {{"X", {1, ic, 7, 9}}}, {"Y"}, init, rng);
     std::uniform_int_distribution<int> pixel(0, 5);
     for (auto& x : c.inputs.at("X").values<float>()) x = static_cast<float>(pixel(rng));
-    const Tensor want = Session(c.model).runTensors(c.inputs).at("Y");
+    const Tensor want = difftest::referenceSession(c.model).runTensors(c.inputs).at("Y");
     const Tensor got = Session(c.model, {.backend = GetParam(), .threads = 1}).runTensors(c.inputs).at("Y");
     ASSERT_EQ(got.shape(), want.shape());
     auto a = got.values<uint8_t>(), b = want.values<uint8_t>();

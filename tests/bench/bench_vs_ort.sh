@@ -4,27 +4,37 @@
 # (default 3), each turn a fresh process (so peak RSS is per engine), warm-up first, then N timed runs; the medians
 # pool all turns' runs. Not a timed test: run by hand.
 #
-#   tests/bench/bench_vs_ort.sh [-b BUILD_DIR] [-B BACKEND] [-t "1 2"] [-n RUNS] [-r ROUNDS] [MODEL.onnx[@NAME=D1,D2,...]... ...]
+#   tests/bench/bench_vs_ort.sh [-b BUILD_DIR] [-B BACKEND] [-t "1 2"] [-n RUNS] [-r ROUNDS] [-c quick|full] [-o ROWS.jsonl]
+#                               [MODEL.onnx[@NAME=D1,D2,...]... ...]
 #
 # `@NAME=D1,D2,...` (repeatable per model) fixes an input's shape for both engines (ours: --input-shape); other
 # symbolic dims are 1. Default models: the torchvision set in tests/data/models (mobilenet_v2, resnet18, resnet50,
 # shufflenet_v2_x0_5, shufflenet_v2_x1_0, squeezenet1_1, efficientnet_b0; missing ones are skipped: export them with
-# scripts/fetch-models.sh --bench) and PP-OCRv4 det at 1x3x480x480 and rec at 1x3x48x320.
+# scripts/fetch-models.sh --bench) and PP-OCRv4 det at 1x3x480x480 and rec at 1x3x48x320. `-c quick|full`: the fp32
+# models of the benchmark corpus instead (tests/bench/corpus.py; run `corpus.py make` once).
 # Prints per model and thread count: our median, ORT median, ratio ours/ORT, peak RSS of each, session creation of
 # each (ours: model load + Session + prepare(), which learns the shapes and compiles the backend plan without an
-# inference; ORT: InferenceSession.create), our fallback count; then the geometric mean of the ratio per thread count.
+# inference; ORT: InferenceSession.create), our fallback count and the share of our time spent in those fallbacks
+# (reference kernels); then per thread count the geometric mean of the ratio, the worst model and the fallbacks.
 # Neither creation figure counts the engine's environment: ours loads the backend plugin and builds ONNX's schema
 # registry before the clock starts, as require('onnxruntime-node') loads ORT's binding and environment before create().
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/bench_common.sh"
-while getopts b:B:t:n:r: opt; do
-  bench_option "$opt" "${OPTARG-}" ||
-    { echo "usage: $0 [-b BUILD_DIR] [-B BACKEND] [-t THREADS] [-n RUNS] [-r ROUNDS] [MODEL[@NAME=D1,...]...]" >&2; exit 1; }
+kind=fp32
+while getopts b:B:t:n:r:c:o:k: opt; do
+  bench_option "$opt" "${OPTARG-}" || case $opt in
+    k) kind=$OPTARG ;;  # which corpus models -c lists: fp32 or int8 (bench_int8_vs_ort.sh)
+    *) echo "usage: $0 [-b BUILD_DIR] [-B BACKEND] [-t THREADS] [-n RUNS] [-r ROUNDS] [-c quick|full] [-o ROWS.jsonl] [MODEL[@NAME=D1,...]...]" >&2
+       exit 1 ;;
+  esac
 done
 shift $((OPTIND - 1))
 models="$root/tests/data/models"
-if [ $# -eq 0 ]; then
+if [ $# -eq 0 ] && [ -n "$corpus" ]; then
+  for spec in $(corpus_models "$kind"); do set -- "$@" "$spec"; done
+  [ $# -gt 0 ] || { echo "the $corpus corpus has no $kind models yet: tests/bench/corpus.py make" >&2; exit 1; }
+elif [ $# -eq 0 ]; then
   for m in mobilenet_v2 resnet18 resnet50 shufflenet_v2_x0_5 shufflenet_v2_x1_0 squeezenet1_1 efficientnet_b0; do
     if [ -f "$models/$m.onnx" ]; then set -- "$@" "$models/$m.onnx"
     else echo "skip $m: not in $models (scripts/fetch-models.sh --bench)" >&2; fi
@@ -36,7 +46,7 @@ cli="$build/bin/npuwb-cli"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-printf '%-28s %3s %10s %10s %6s %9s %9s %9s %9s %5s\n' model thr ours_ms ort_ms ratio ours_rss ort_rss ours_cr ort_cr fallb
+printf '%-28s %3s %10s %10s %6s %9s %9s %9s %9s %5s %5s\n' model thr ours_ms ort_ms ratio ours_rss ort_rss ours_cr ort_cr fallb ref%
 for spec in "$@"; do
   model=${spec%%@*}
   shapes=""  # NAME=D1,... separated by spaces
@@ -69,9 +79,9 @@ PY
       round=$((round + 1))
     done
     if [ -n "$failed" ]; then printf '%-28s %3s %s\n' "$name" "$t" "$failed"; continue; fi
-    /usr/bin/python3 - "$name" "$t" "$tmp/ratios" "$tmp" "$rounds" <<'PY'
+    /usr/bin/python3 - "$name" "$t" "$tmp/ratios" "$tmp" "$rounds" "$rows_out" <<'PY'
 import json, statistics, sys
-name, t, ratios, tmp, rounds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+name, t, ratios, tmp, rounds, rows_out = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6]
 ours = [json.load(open(f"{tmp}/ours.{k}.json")) for k in range(1, rounds + 1)]
 ort = [json.load(open(f"{tmp}/ort.{k}.json")) for k in range(1, rounds + 1)]
 # Medians over every timed run of every turn; creation: the median turn; peak RSS: the largest turn.
@@ -82,10 +92,21 @@ cr = statistics.median(r["run"].get("sessionCreateUs", 0) for r in ours) / 1e3
 xcr = statistics.median(r["createMs"] for r in ort)
 orss = max(r["memory"]["peakRssBytes"] for r in ours)
 xrss = max(r["peakRssBytes"] for r in ort)
+# Share of our per-layer time spent in the fallbacks (reference kernels), from the last turn's profile.
+last = ours[-1]
+fallen = {r["node"] for r in last.get("fallbacks", [])}
+total = sum(l["timeUs"] for l in last.get("layers", [])) or 1.0
+ref = 100.0 * sum(l["timeUs"] for l in last.get("layers", []) if l.get("fullName") in fallen) / total
 print(f'{name[:28]:28s} {t:>3s} {o:10.2f} {x:10.2f} {o / x:6.2f} {orss / 2**20:8.0f}M '
-      f'{xrss / 2**20:8.0f}M {cr:7.0f}ms {xcr:7.0f}ms {fb:5d}')
+      f'{xrss / 2**20:8.0f}M {cr:7.0f}ms {xcr:7.0f}ms {fb:5d} {ref:5.1f}')
 with open(ratios, "a") as f:
-    f.write(f'{t} {o / x} {orss / xrss} {cr / xcr}\n')
+    f.write(f'{t} {o / x} {orss / xrss} {cr / xcr} {name} {fb}\n')
+if rows_out:
+    ops = sorted({r["opType"] for r in last.get("fallbacks", [])})
+    with open(rows_out, "a") as f:
+        f.write(json.dumps({"model": name, "threads": int(t), "oursMs": o, "ortMs": x, "ratio": o / x,
+                            "macs": last["model"].get("macs", 0), "fallbacks": fb, "fallbackOps": ops,
+                            "referencePercent": ref}) + "\n")
 PY
   done
 done
@@ -96,6 +117,8 @@ rows = [l.split() for l in open(sys.argv[1])]
 for t in sorted({r[0] for r in rows}, key=int):
     sel = [r for r in rows if r[0] == t]
     gm = lambda k: math.exp(sum(math.log(float(r[k])) for r in sel) / len(sel))
-    print(f'threads {t}: {len(sel)} models, geometric mean ours/ORT time {gm(1):.2f} (max {max(float(r[1]) for r in sel):.2f}), '
-          f'peak RSS {gm(2):.2f}, session creation {gm(3):.2f}')
+    worst = max(sel, key=lambda r: float(r[1]))
+    print(f'threads {t}: {len(sel)} models, geometric mean ours/ORT time {gm(1):.2f} (worst {float(worst[1]):.2f}: {worst[4]}), '
+          f'peak RSS {gm(2):.2f}, session creation {gm(3):.2f}, fallbacks {sum(int(r[5]) for r in sel)} '
+          f'in {sum(int(r[5]) > 0 for r in sel)} models')
 PY

@@ -2,7 +2,9 @@
 // Times one ONNX model in ONNX Runtime (CPU): session creation, warm-up, N runs; prints one JSON line
 // {"model","threads","createMs","medianUs","minUs","runs","samplesUs","peakRssBytes"}. Inputs are uniform [0,1) floats
 // (int inputs zero) with symbolic dims set to 1, like `npuwb-cli profile`.
-// Usage: node ort_bench.mjs --model M.onnx [--threads N] [--runs N] [--warmup K]
+// Usage: node ort_bench.mjs --model M.onnx [--threads N] [--runs N] [--warmup K] [--profile PREFIX]
+// --profile: ORT's own per-node profile of the timed runs, written to PREFIX_<date>.json (the file name is printed
+// as "profileFile"); tests/bench/op_compare.py sets it beside ours per op type.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -15,7 +17,8 @@ const ort = require(path.join(here, '..', 'tools', 'ort', 'node_modules', 'onnxr
 
 const { values: args } = parseArgs({
   options: { model: { type: 'string' }, threads: { type: 'string', default: '1' },
-             runs: { type: 'string', default: '10' }, warmup: { type: 'string', default: '2' } },
+             runs: { type: 'string', default: '10' }, warmup: { type: 'string', default: '2' },
+             profile: { type: 'string' } },
 });
 if (!args.model) { console.error('--model is required'); process.exit(1); }
 const threads = Number(args.threads), runs = Number(args.runs), warmup = Number(args.warmup);
@@ -23,6 +26,7 @@ const threads = Number(args.threads), runs = Number(args.runs), warmup = Number(
 const t0 = process.hrtime.bigint();
 const session = await ort.InferenceSession.create(args.model, {
   intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential',
+  ...(args.profile ? { enableProfiling: true, profileFilePrefix: args.profile } : {}),
 });
 const createMs = Number(process.hrtime.bigint() - t0) / 1e6;
 
@@ -55,5 +59,7 @@ for (let i = 0; i < runs; ++i) {
   samples.push(Number(process.hrtime.bigint() - s) / 1e3);
 }
 samples.sort((a, b) => a - b);
+const profileFile = args.profile ? session.endProfiling() : undefined;
 console.log(JSON.stringify({ model: args.model, threads, createMs, medianUs: samples[Math.floor(samples.length / 2)],
-  minUs: samples[0], runs, samplesUs: samples, peakRssBytes: process.resourceUsage().maxRSS * 1024 }));
+  minUs: samples[0], runs, samplesUs: samples, peakRssBytes: process.resourceUsage().maxRSS * 1024,
+  ...(profileFile ? { profileFile } : {}) }));

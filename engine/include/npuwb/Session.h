@@ -39,6 +39,16 @@ struct SessionOptions {
     /// Values RunControl::values will watch. Cheaper than making them graph outputs: a backend observes them in
     /// place (no copy to the caller, no layout change), though it still keeps each one (no fusion across it).
     std::set<std::string> watched{};
+    /// Exact graph rewrites before execution (small constant subgraphs computed, Pad folded into the Conv/pool after
+    /// it, Transpose pairs cancelled, Reshape chains merged, identities bypassed): same results bit for bit, less
+    /// work. Off: the model as given.
+    bool exactRewrites = true;
+};
+
+/// One exact rewrite a Session made before executing (SessionOptions::exactRewrites): the pass and its nodes.
+struct ExecutionRewrite {
+    std::string pass;               // "constant_folding", "fold_pad", "merge_chains", "remove_identity"
+    std::vector<std::string> nodes; // the nodes it touched (their names, else their first output)
 };
 
 struct BackendState;
@@ -59,7 +69,9 @@ public:
     /// Nodes the backend left to the reference kernels (empty before the first run, or without a backend).
     std::vector<FallbackRow> fallbacks() const;
 
+    /// The model this session executes: the one given, after the exact rewrites (executionRewrites()).
     const Model& model() const { return *model_; }
+    const std::vector<ExecutionRewrite>& executionRewrites() const { return rewrites_; }
     /// Graph inputs the caller must provide (inputs with an initializer of the same name are optional).
     const std::vector<ValueInfo>& inputs() const { return requiredInputs_; }
     const std::vector<ValueInfo>& outputs() const { return model_->graph.outputs; }
@@ -84,6 +96,7 @@ private:
     std::shared_ptr<const Model> model_;
     std::vector<size_t> order_;
     std::vector<ValueInfo> requiredInputs_;
+    std::vector<ExecutionRewrite> rewrites_;
     int threads_ = 1;
     std::shared_ptr<BackendState> backend_;  // shared by copies; null for the reference executor
     std::shared_ptr<const std::set<std::string>> watched_;  // SessionOptions::watched

@@ -18,7 +18,13 @@ template <Arith Op> void arithmetic(KernelContext& ctx) {
     if (ctx.shapesOnly()) return ctx.setOutputShape(0, a.dtype(), broadcastShapes({a.shape(), b.shape()}));
     visitNumeric(a.dtype(), [&]<typename T>() {
         ctx.setOutput(0, mapBinary<T, T, T>(a, b, [&](T x, T y) -> T {
-            if constexpr (isFloatLike<T>) {
+            if constexpr (std::is_same_v<T, float>) {
+                // Directly in float: the same bits as through double (53 >= 2 * 24 + 2 bits), and vectorized.
+                if constexpr (Op == Arith::Add) return x + y;
+                else if constexpr (Op == Arith::Sub) return x - y;
+                else if constexpr (Op == Arith::Mul) return x * y;
+                else return x / y;
+            } else if constexpr (isFloatLike<T>) {
                 double l = static_cast<double>(x), r = static_cast<double>(y);
                 if constexpr (Op == Arith::Add) return static_cast<T>(l + r);
                 else if constexpr (Op == Arith::Sub) return static_cast<T>(l - r);

@@ -122,10 +122,15 @@ Tensor castTensor(const KernelContext& ctx, const Tensor& x, DType to) {
     if (x.dtype() == to) return x.clone();
     return visitAny(x.dtype(), [&]<typename From>() {
         return visitAny(to, [&]<typename To>() {
-            Tensor y(to, x.shape());
+            Tensor y = Tensor::uninitialized(to, x.shape());
             const From* in = x.data<From>();
             To* out = y.data<To>();
-            for (int64_t i = 0, n = x.numel(); i < n; ++i) out[i] = convert<From, To>(ctx, in[i]);
+            auto range = [&](int64_t begin, int64_t end) {
+                for (int64_t i = begin; i < end; ++i) out[i] = convert<From, To>(ctx, in[i]);
+            };
+            // Numeric conversions are pure per element: several threads; string ones allocate (and may fail).
+            if constexpr (std::is_same_v<From, std::string> || std::is_same_v<To, std::string>) range(0, x.numel());
+            else parallelFor(x.numel(), 1, range);
             return y;
         }, "Cast");
     }, "Cast");

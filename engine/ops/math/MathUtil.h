@@ -1,13 +1,16 @@
 #pragma once
 // Helpers shared by the math-family reference kernels: the accumulation type of each element type, elementwise
 // maps over one tensor and over the numpy broadcast of two, and the opset < 7 "broadcast/axis" attribute rules.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <type_traits>
 
 #include "ops/Kernel.h"
 #include "ops/KernelUtil.h"
+#include "ops/Parallel.h"
 
 namespace npuwb::math {
 
@@ -32,35 +35,109 @@ template <class A> inline A accumulate(A a, A b) {
     else return wrapAdd(a, b);
 }
 
+/// Float maps are pure functions of their elements: they may run on kernelThreads() threads. Others stay serial
+/// (integer ops may fail on an element, string maps allocate).
+template <class In, class Out>
+inline constexpr bool parallelMap = std::is_floating_point_v<In> && !std::is_same_v<Out, std::string>;
+
 /// y[i] = f(x[i]) with y of element type Out.
 template <class In, class Out, class F> Tensor mapUnary(const Tensor& x, F&& f) {
-    Tensor y(dtypeOf<Out>, x.shape());
+    Tensor y = Tensor::uninitialized(dtypeOf<Out>, x.shape());
     const In* in = x.data<In>();
     Out* out = y.data<Out>();
-    for (int64_t i = 0, n = x.numel(); i < n; ++i) out[i] = f(in[i]);
+    auto range = [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) out[i] = f(in[i]);
+    };
+    if constexpr (parallelMap<In, Out>) parallelFor(x.numel(), 1, range);
+    else range(0, x.numel());
     return y;
 }
+
+/// The numpy broadcast of a and b to `shape` as rows of the innermost (merged) axis: for row r, a's and b's
+/// offsets, and their strides along the row (0 where broadcast, else 1 after merging).
+struct BroadcastRows {
+    int64_t rows = 1, length = 1, strideA = 1, strideB = 1;
+    std::vector<int64_t> sizes, stepA, stepB;  // outer axes (merged), row-major
+    BroadcastRows(const Shape& shape, const Shape& a, const Shape& b) {
+        auto aligned = [&](const Shape& s) {  // right-aligned strides, 0 on broadcast axes
+            std::vector<int64_t> st(shape.size(), 0);
+            int64_t acc = 1;
+            for (size_t i = 0; i < s.size(); ++i) {
+                const size_t d = s.size() - 1 - i, o = shape.size() - 1 - i;
+                st[o] = s[d] == 1 ? 0 : acc;
+                acc *= s[d];
+            }
+            return st;
+        };
+        const std::vector<int64_t> sa = aligned(a), sb = aligned(b);
+        std::vector<int64_t> size, ma, mb;
+        for (size_t d = 0; d < shape.size(); ++d) {
+            if (shape[d] == 1) continue;
+            if (!size.empty() && ma.back() == sa[d] * shape[d] && mb.back() == sb[d] * shape[d]) {
+                size.back() *= shape[d];
+                ma.back() = sa[d];
+                mb.back() = sb[d];
+                continue;
+            }
+            size.push_back(shape[d]);
+            ma.push_back(sa[d]);
+            mb.push_back(sb[d]);
+        }
+        if (size.empty()) return;
+        length = size.back();
+        strideA = ma.back();
+        strideB = mb.back();
+        size.pop_back(), ma.pop_back(), mb.pop_back();
+        sizes = std::move(size), stepA = std::move(ma), stepB = std::move(mb);
+        for (int64_t s : sizes) rows *= s;
+    }
+    void offsets(int64_t row, int64_t& oa, int64_t& ob) const {
+        oa = ob = 0;
+        for (size_t i = sizes.size(); i-- > 0;) {
+            const int64_t c = row % sizes[i];
+            row /= sizes[i];
+            oa += c * stepA[i];
+            ob += c * stepB[i];
+        }
+    }
+};
 
 /// y = f(a, b) elementwise over the numpy broadcast of a and b.
 template <class A, class B, class Out, class F> Tensor mapBinary(const Tensor& a, const Tensor& b, F&& f) {
     Shape shape = broadcastShapes({a.shape(), b.shape()});
-    Tensor y(dtypeOf<Out>, shape);
+    Tensor y = Tensor::uninitialized(dtypeOf<Out>, shape);
     const A* pa = a.data<A>();
     const B* pb = b.data<B>();
     Out* out = y.data<Out>();
-    int64_t n = y.numel();
-    if (a.shape() == shape && b.shape() == shape) {
-        for (int64_t i = 0; i < n; ++i) out[i] = f(pa[i], pb[i]);
-    } else if (a.shape() == shape && b.numel() == 1) {
-        for (int64_t i = 0; i < n; ++i) out[i] = f(pa[i], pb[0]);
-    } else {
-        std::vector<int64_t> ia = BroadcastIndex(shape, a.shape()).all();
-        std::vector<int64_t> ib = BroadcastIndex(shape, b.shape()).all();
-        for (int64_t i = 0; i < n; ++i) {
-            size_t k = static_cast<size_t>(i);
-            out[i] = f(pa[ia[k]], pb[ib[k]]);
+    if (y.numel() == 0) return y;
+    const BroadcastRows r(shape, a.shape(), b.shape());
+    // Work units are blocks of rows of the innermost axis (a long row is cut in several); the common stride
+    // pairs get loops of their own so the compiler vectorizes them.
+    constexpr int64_t kBlock = 16384;
+    const int64_t blocksPerRow = (r.length + kBlock - 1) / kBlock;
+    auto unitsIn = [&](int64_t begin, int64_t end) {
+        for (int64_t unit = begin; unit < end; ++unit) {
+            const int64_t row = unit / blocksPerRow, from = unit % blocksPerRow * kBlock;
+            const int64_t to = std::min(r.length, from + kBlock);
+            int64_t oa, ob;
+            r.offsets(row, oa, ob);
+            const A* x = pa + oa;
+            const B* z = pb + ob;
+            Out* o = out + row * r.length;
+            if (r.strideA == 1 && r.strideB == 1) {
+                for (int64_t i = from; i < to; ++i) o[i] = f(x[i], z[i]);
+            } else if (r.strideA == 1 && r.strideB == 0) {
+                for (int64_t i = from; i < to; ++i) o[i] = f(x[i], z[0]);
+            } else if (r.strideA == 0 && r.strideB == 1) {
+                for (int64_t i = from; i < to; ++i) o[i] = f(x[0], z[i]);
+            } else {
+                for (int64_t i = from; i < to; ++i) o[i] = f(x[i * r.strideA], z[i * r.strideB]);
+            }
         }
-    }
+    };
+    const int64_t units = r.rows * blocksPerRow;
+    if constexpr (parallelMap<A, Out> && std::is_floating_point_v<B>) parallelFor(units, r.length / blocksPerRow, unitsIn);
+    else unitsIn(0, units);
     return y;
 }
 

@@ -61,6 +61,23 @@ void where(KernelContext& ctx) {
     if (cond.dtype() != DType::Bool) ctx.fail("condition must be a bool tensor");
     if (x.dtype() != y.dtype()) ctx.fail("X and Y must have the same element type");
     Shape shape = broadcastShapes({cond.shape(), x.shape(), y.shape()});
+    // Fast path: every operand either has the output's shape or is one element (a mask against a fill value).
+    auto step = [&](const Tensor& t) -> int64_t { return t.shape() == shape ? 1 : t.numel() == 1 ? 0 : -1; };
+    const int64_t sc = step(cond), sx = step(x), sy = step(y);
+    if (sc >= 0 && sx >= 0 && sy >= 0 && x.dtype() != DType::String) {
+        visitAny(x.dtype(), [&]<typename T>() {
+            Tensor out = Tensor::uninitialized(x.dtype(), shape);
+            const bool* c = cond.data<bool>();
+            const T* px = x.data<T>();
+            const T* py = y.data<T>();
+            T* o = out.data<T>();
+            parallelFor(out.numel(), 1, [&](int64_t begin, int64_t end) {
+                for (int64_t i = begin; i < end; ++i) o[i] = c[i * sc] ? px[i * sx] : py[i * sy];
+            });
+            ctx.setOutput(0, std::move(out));
+        }, "Where");
+        return;
+    }
     std::vector<int64_t> ic = BroadcastIndex(shape, cond.shape()).all();
     std::vector<int64_t> ix = BroadcastIndex(shape, x.shape()).all();
     std::vector<int64_t> iy = BroadcastIndex(shape, y.shape()).all();

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "ops/KernelUtil.h"
+#include "ops/tensor/StridedCopy.h"
 #include "ops/tensor/TensorOpsUtil.h"
 
 namespace npuwb {
@@ -34,6 +35,17 @@ void concat(KernelContext& ctx) {
         outShape[uz(axis)] = addDims(outShape[uz(axis)], t.shape()[uz(axis)], "concatenated axis");
     }
     if (ctx.shapesOnly()) return ctx.setOutputShape(0, first.dtype(), outShape);
+    if (bytewiseCopyable(first.dtype())) {
+        Tensor out = Tensor::uninitialized(first.dtype(), outShape);
+        const std::vector<int64_t> outStrides = stridesOf(outShape);
+        int64_t at = 0;
+        for (size_t i = 0; i < ctx.inputCount(); ++i) {
+            const Tensor& t = ctx.input(i);
+            stridedCopy(t, 0, stridesOf(t.shape()), out, at * outStrides[uz(axis)], outStrides, t.shape());
+            at += t.shape()[uz(axis)];
+        }
+        return ctx.setOutput(0, std::move(out));
+    }
     int64_t outer = 1, inner = 1;
     for (int64_t d = 0; d < axis; ++d) outer *= outShape[uz(d)];
     for (int64_t d = axis + 1; d < rank; ++d) inner *= outShape[uz(d)];
@@ -76,6 +88,14 @@ void split(KernelContext& ctx) {
     for (size_t i = 0; i < parts.size(); ++i) {
         Shape shape = x.shape();
         shape[uz(axis)] = parts[i];
+        if (bytewiseCopyable(x.dtype())) {
+            Tensor out = Tensor::uninitialized(x.dtype(), shape);
+            const std::vector<int64_t> inStrides = stridesOf(x.shape());
+            stridedCopy(x, start * inStrides[uz(axis)], inStrides, out, 0, stridesOf(shape), shape);
+            start += parts[i];
+            ctx.setOutput(i, std::move(out));
+            continue;
+        }
         Tensor out(x.dtype(), shape);
         int64_t run = parts[i] * inner;
         for (int64_t o = 0; o < outer; ++o) copyRun(x, o * dim * inner + start * inner, out, o * run, run);
@@ -130,7 +150,7 @@ void slice(KernelContext& ctx) {
         strides[uz(a)] = inStrides[uz(a)] * step;
     }
     if (ctx.shapesOnly()) return ctx.setOutputShape(0, x.dtype(), outShape);
-    ctx.setOutput(0, gatherByIndex(x, outShape, stridedIndex(outShape, strides, offset)));
+    ctx.setOutput(0, stridedGather(x, outShape, strides, offset));
 }
 
 }  // namespace

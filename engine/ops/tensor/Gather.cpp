@@ -1,5 +1,9 @@
 // Indexed reads: Gather, GatherElements, GatherND. Indices may be negative (counted from the end of the axis).
 #include "ops/KernelUtil.h"
+#include <cstring>
+
+#include "ops/Parallel.h"
+#include "ops/tensor/StridedCopy.h"
 #include "ops/tensor/TensorOpsUtil.h"
 
 namespace npuwb {
@@ -27,6 +31,20 @@ void gather(KernelContext& ctx) {
     outShape.insert(outShape.end(), data.shape().begin() + axis + 1, data.shape().end());
     std::vector<int64_t> ind = indices.toInt64Vector();
     for (int64_t& i : ind) i = checkedIndex(ctx, i, dim);
+    if (bytewiseCopyable(data.dtype())) {  // whole inner runs per (outer, index)
+        Tensor out = Tensor::uninitialized(data.dtype(), outShape);
+        const size_t bytes = dtypeSize(data.dtype()), run = uz(inner) * bytes;
+        const auto* src = static_cast<const unsigned char*>(data.raw());
+        auto* dst = static_cast<unsigned char*>(out.raw());
+        const int64_t count = static_cast<int64_t>(ind.size());
+        parallelFor(outer * count, inner, [&](int64_t begin, int64_t end) {
+            for (int64_t r = begin; r < end; ++r) {
+                const int64_t o = r / count, k = ind[uz(r % count)];
+                std::memcpy(dst + uz(r) * run, src + uz(o * dim + k) * run, run);
+            }
+        });
+        return ctx.setOutput(0, std::move(out));
+    }
     std::vector<int64_t> idx;
     idx.reserve(uz(outer) * ind.size() * uz(inner));
     for (int64_t o = 0; o < outer; ++o)

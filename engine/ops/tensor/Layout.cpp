@@ -1,6 +1,7 @@
 // Ops that rearrange or replicate elements without arithmetic: Transpose, DepthToSpace, SpaceToDepth,
 // Expand, Tile.
 #include "ops/KernelUtil.h"
+#include "ops/tensor/StridedCopy.h"
 #include "ops/tensor/TensorOpsUtil.h"
 
 namespace npuwb {
@@ -17,8 +18,7 @@ Tensor permuted(const Tensor& x, const Shape& viewShape, const std::vector<int64
         outShape[i] = viewShape[uz(perm[i])];
         strides[i] = inStrides[uz(perm[i])];
     }
-    std::vector<int64_t> idx = stridedIndex(outShape, strides);
-    return gatherByIndex(x, outShape, idx);
+    return stridedGather(x, outShape, strides);
 }
 
 void transpose(KernelContext& ctx) {
@@ -66,7 +66,12 @@ void expand(KernelContext& ctx) {
     const Tensor& x = ctx.input(0);
     Shape target = ctx.input(1).toInt64Vector();
     Shape outShape = broadcastShapes({x.shape(), target});
-    ctx.setOutput(0, gatherByIndex(x, outShape, BroadcastIndex(outShape, x.shape()).all()));
+    // Right-aligned strides of x, 0 on the axes it is repeated along.
+    std::vector<int64_t> strides(outShape.size(), 0);
+    const std::vector<int64_t> inStrides = stridesOf(x.shape());
+    const size_t lead = outShape.size() - x.rank();
+    for (size_t d = 0; d < x.rank(); ++d) strides[lead + d] = x.shape()[d] == 1 ? 0 : inStrides[d];
+    ctx.setOutput(0, stridedGather(x, outShape, strides));
 }
 
 void tile(KernelContext& ctx) {

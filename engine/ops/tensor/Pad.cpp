@@ -1,6 +1,7 @@
 // Pad: constant / reflect / edge / wrap (opset 19) padding; negative pads crop. Pad-2..10 take pads and value as
 // attributes, Pad-11 onwards as inputs, Pad-18 adds an optional axes input.
 #include "ops/KernelUtil.h"
+#include "ops/tensor/StridedCopy.h"
 #include "ops/tensor/TensorOpsUtil.h"
 
 namespace npuwb {
@@ -48,6 +49,32 @@ void pad(KernelContext& ctx) {
     if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
         ctx.failUnsupported("pad mode '" + mode + "'");
 
+    checkOutputBudget(x.dtype(), outShape, 0);  // the output (the fast path below needs no work buffer)
+    const bool fillGiven = ctx.opset() >= 11 ? ctx.hasInput(2) && ctx.input(2).numel() > 0 : ctx.hasAttr("value");
+    if (mode == "constant" && bytewiseCopyable(x.dtype())) {
+        // Fast path: the fill, then the kept part of x copied as one strided block (negative pads crop).
+        const std::vector<int64_t> inStrides = stridesOf(x.shape()), outStrides = stridesOf(outShape);
+        Tensor out;
+        if (!fillGiven) {
+            out = Tensor(x.dtype(), outShape);  // zeros
+        } else if (ctx.opset() < 11) {
+            out = filledTensor(x.dtype(), outShape, ctx.attrFloat("value", 0.0f));
+        } else {
+            if (ctx.input(2).dtype() != x.dtype()) ctx.fail("the constant value must have the input's element type");
+            out = Tensor::uninitialized(x.dtype(), outShape);  // the value's bytes repeated: stride 0
+            stridedCopy(ctx.input(2), 0, std::vector<int64_t>(uz(rank), 0), out, 0, outStrides, outShape);
+        }
+        Shape kept(uz(rank));
+        int64_t srcOffset = 0, dstOffset = 0;
+        for (size_t d = 0; d < uz(rank); ++d) {
+            const int64_t cutBegin = std::max<int64_t>(0, -begin[d]), cutEnd = std::max<int64_t>(0, -end[d]);
+            kept[d] = std::max<int64_t>(0, x.shape()[d] - cutBegin - cutEnd);
+            srcOffset += cutBegin * inStrides[d];
+            dstOffset += std::max<int64_t>(0, begin[d]) * outStrides[d];
+        }
+        stridedCopy(x, srcOffset, inStrides, out, dstOffset, outStrides, kept);
+        return ctx.setOutput(0, std::move(out));
+    }
     checkOutputBudget(x.dtype(), outShape, sizeof(int64_t));  // the output and its offset table below
     // Source offset for every output element; -1 marks the constant fill.
     std::vector<int64_t> inStrides = stridesOf(x.shape());

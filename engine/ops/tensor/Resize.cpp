@@ -6,6 +6,7 @@
 
 #include "npuwb/Limits.h"
 #include "ops/KernelUtil.h"
+#include "ops/Parallel.h"
 #include "ops/tensor/TensorOpsUtil.h"
 
 namespace npuwb {
@@ -107,6 +108,54 @@ double interpolate(const std::vector<double>& data, const std::vector<std::vecto
     return sum;
 }
 
+/// Nearest neighbour (every tap set has one weight 1, nothing outside): a gather of whole elements, no arithmetic, on
+/// kernelThreads() threads. Only for types a double holds exactly, so it matches the interpolation path bit for bit.
+bool nearestGather(KernelContext& ctx, const Tensor& x, const Shape& outShape,
+                   const std::vector<std::vector<AxisTaps>>& taps) {
+    const DType t = x.dtype();
+    if (t != DType::F32 && t != DType::F16 && t != DType::U8 && t != DType::I8 && t != DType::I32 && t != DType::U16 &&
+        t != DType::I16)
+        return false;
+    const size_t rank = outShape.size();
+    if (rank == 0 || shapeNumel(outShape) == 0) return false;
+    const std::vector<int64_t> strides = stridesOf(x.shape());
+    std::vector<std::vector<int64_t>> source(rank);  // per axis and output coordinate: the input offset
+    for (size_t d = 0; d < rank; ++d)
+        for (const AxisTaps& tap : taps[d]) {
+            if (tap.outside) return false;
+            int64_t pick = -1;
+            for (size_t k = 0; k < tap.weight.size(); ++k) {
+                if (tap.weight[k] == 0.0) continue;
+                if (tap.weight[k] != 1.0 || pick >= 0) return false;
+                pick = tap.index[k];
+            }
+            if (pick < 0) return false;
+            source[d].push_back(pick * strides[d]);
+        }
+    Tensor out = Tensor::uninitialized(t, outShape);
+    const int64_t inner = outShape.back(), rows = shapeNumel(outShape) / inner;
+    visitAny(t, [&]<typename T>() {
+        if constexpr (std::is_trivially_copyable_v<T>) {
+            const T* in = x.data<T>();
+            T* o = out.data<T>();
+            parallelFor(rows, inner, [&](int64_t begin, int64_t end) {
+                for (int64_t r = begin; r < end; ++r) {
+                    int64_t offset = 0;
+                    for (int64_t rest = r, d = static_cast<int64_t>(rank) - 2; d >= 0; --d) {
+                        offset += source[uz(d)][uz(rest % outShape[uz(d)])];
+                        rest /= outShape[uz(d)];
+                    }
+                    const std::vector<int64_t>& last = source.back();
+                    T* row = o + r * inner;
+                    for (int64_t j = 0; j < inner; ++j) row[j] = in[offset + last[uz(j)]];
+                }
+            });
+        }
+    }, "Resize");
+    ctx.setOutput(0, std::move(out));
+    return true;
+}
+
 /// Output shape from scales (floor of in * scale) or sizes, then the interpolation itself.
 void runResize(KernelContext& ctx, const ResizeOptions& o, std::vector<double> scales,
                const std::vector<int64_t>& sizes,
@@ -147,6 +196,7 @@ void runResize(KernelContext& ctx, const ResizeOptions& o, std::vector<double> s
             taps[d].push_back(axisTaps(ctx, o, c, x.shape()[d], scales[d], r0, r1));
     }
     if (x.dtype() == DType::Bool || x.dtype() == DType::String) ctx.failUnsupported("Resize needs a numeric tensor");
+    if (o.mode == "nearest" && nearestGather(ctx, x, outShape, taps)) return;
     std::vector<double> data = toDoubles(x);
     std::vector<int64_t> strides = stridesOf(x.shape());
     std::vector<double> out;

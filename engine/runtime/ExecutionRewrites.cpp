@@ -1,0 +1,133 @@
+#include "runtime/ExecutionRewrites.h"
+
+#include <algorithm>
+#include <string_view>
+
+#include "npuwb/Error.h"
+
+#include "passes/GraphEdit.h"
+#include "passes/Pass.h"
+
+namespace npuwb {
+
+namespace {
+
+/// The exact passes, and which of their matches are exact (merge_chains also merges constant arithmetic, which
+/// rounds differently: only its layout merges are taken).
+struct ExactPass {
+    const char* name;
+    bool (*exact)(const Graph&, const passes::Match&);
+};
+
+bool anyMatch(const Graph&, const passes::Match&) { return true; }
+
+bool layoutMerge(const Graph& graph, const passes::Match& match) {
+    passes::GraphIndex index(graph);
+    return std::all_of(match.nodes.begin(), match.nodes.end(), [&](const std::string& name) {
+        const Node* n = index.node(name);
+        return n && (n->opType == "Reshape" || n->opType == "Transpose" || n->opType == "Slice");
+    });
+}
+
+/// Constants computed by the same reference kernels the run would use (so the same bits), when they are small: the
+/// pads, shapes and axes exporters compute with ConstantOfShape/Concat/Slice chains (torch's F.pad), which the passes
+/// below need as constants. Never Quantize/DequantizeLinear (the int8 plan reads the int8 weights behind them), and
+/// never large inputs (weights: the backend plan folds those lazily).
+bool smallConstant(const Graph& graph, const passes::Match& match) {
+    constexpr int64_t kMaxElements = 1 << 16;
+    passes::GraphIndex index(graph);
+    const Node* n = index.node(match.nodes.front());
+    if (!n || n->opType == "QuantizeLinear" || n->opType == "DequantizeLinear") return false;
+    for (const auto& in : n->inputs) {
+        if (in.empty()) continue;
+        const Tensor* t = passes::constantOf(graph, in);
+        if (!t || t->numel() > kMaxElements) return false;  // a chain's next node waits for the next round
+    }
+    return true;
+}
+
+constexpr ExactPass kExactPasses[] = {
+    {"constant_folding", smallConstant},
+    {"remove_identity", anyMatch},  // Identity, Dropout, same-type Cast, no-op layout ops
+    {"merge_chains", layoutMerge},  // Transpose pairs (cancelled by remove_identity after), Reshape chains, Slices
+    {"fold_pad", anyMatch},         // explicit constant Pad into the Conv/pool padding
+};
+
+constexpr const char* kTemporaryName = "\x01npuwb.exec.";
+
+}  // namespace
+
+std::shared_ptr<const Model> rewriteForExecution(std::shared_ptr<const Model> model, const std::set<std::string>& keep,
+                                                 std::vector<ExecutionRewrite>* applied) {
+    std::vector<std::unique_ptr<passes::Pass>> pipeline;
+    passes::PassConfig config;
+    config.opset = model->opset("");
+    for (const auto& p : kExactPasses) {
+        pipeline.push_back(passes::PassRegistry::instance().create(p.name));
+        pipeline.back()->configure(config);
+    }
+    std::optional<Model> work;
+    // Matches name nodes: unnamed ones get a temporary name, taken off again at the end.
+    auto graphNow = [&]() -> Graph& {
+        if (!work) {
+            work.emplace(*model);
+            for (auto& n : work->graph.nodes)
+                if (n.name.empty() && !n.outputs.empty()) n.name = kTemporaryName + n.outputs[0];
+        }
+        return work->graph;
+    };
+    graphNow();
+    bool changed = false;
+    for (int round = 0, progress = 1; progress && round < 32; ++round) {
+        progress = 0;
+        for (size_t p = 0; p < pipeline.size(); ++p) {
+            Graph& g = graphNow();
+            for (const auto& m : pipeline[p]->findMatches(g)) {
+                if (!m.applicable() || !kExactPasses[p].exact(g, m)) continue;
+                // A kept value must still be produced after the rewrite: undo the rewrite otherwise.
+                std::vector<std::string> kept;
+                {
+                    passes::GraphIndex index(g);
+                    for (const auto& name : m.nodes)
+                        if (const Node* n = index.node(name))
+                            for (const auto& o : n->outputs)
+                                if (keep.count(o)) kept.push_back(o);
+                }
+                std::optional<Graph> before;
+                if (!kept.empty()) before = g;
+                try {
+                    if (!pipeline[p]->apply(g, m)) continue;
+                } catch (const Error&) {
+                    // A constant that cannot be computed (too large, bad input) throws before the graph changes:
+                    // the node stays, and the run reports it by name as it would without the rewrites.
+                    if (std::string_view(kExactPasses[p].name) != "constant_folding") throw;
+                    continue;
+                }
+                if (before) {
+                    passes::GraphIndex index(g);
+                    if (!std::all_of(kept.begin(), kept.end(), [&](const std::string& v) { return index.producer(v); })) {
+                        g = std::move(*before);
+                        continue;
+                    }
+                }
+                ++progress;
+                changed = true;
+                if (applied) {
+                    ExecutionRewrite r{kExactPasses[p].name, {}};
+                    for (const auto& name : m.nodes)
+                        r.nodes.push_back(name.rfind(kTemporaryName, 0) == 0 ? name.substr(std::string(kTemporaryName).size())
+                                                                            : name);
+                    applied->push_back(std::move(r));
+                }
+            }
+        }
+    }
+    if (!changed) return model;
+    for (auto& n : work->graph.nodes)
+        if (n.name.rfind(kTemporaryName, 0) == 0) n.name.clear();
+    passes::pruneUnused(work->graph);
+    passes::sortTopologically(work->graph);
+    return std::make_shared<const Model>(std::move(*work));
+}
+
+}  // namespace npuwb

@@ -1,0 +1,66 @@
+#!/usr/bin/python3
+"""Joins the rows of an fp32 and an int8 corpus run (bench_vs_ort.sh / bench_int8_vs_ort.sh -c ... -o ROWS.jsonl)
+into one table per thread count: model, MACs, fp32 ours/ORT, int8 ours/ORT, our int8/fp32 time, fallbacks
+(fp32/int8), share of our time in reference kernels; then geometric means, worst models and the issue's goals.
+
+    corpus_table.py FP32.jsonl INT8.jsonl
+"""
+import json
+import math
+import sys
+
+GOAL_GEOMEAN, GOAL_WORST, GOAL_REFERENCE = 0.85, 1.05, 10.0
+
+
+def load(path):
+    rows = {}
+    for line in open(path):
+        r = json.loads(line)
+        name = r["model"][:-len("_w8a8")] if r["model"].endswith("_w8a8") else r["model"]
+        rows[(name, r["threads"])] = r  # a later run of the same model replaces an earlier one
+    return rows
+
+
+def gmean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 1
+    fp32, int8 = load(sys.argv[1]), load(sys.argv[2])
+    for t in sorted({k[1] for k in fp32} | {k[1] for k in int8}):
+        names = sorted({k[0] for k in fp32 if k[1] == t} | {k[0] for k in int8 if k[1] == t},
+                       key=lambda n: -(fp32.get((n, t)) or int8.get((n, t)))["macs"])
+        print(f"threads {t}")
+        print(f"{'model':34s} {'GMACs':>6s} {'fp32/ORT':>8s} {'int8/ORT':>8s} {'i8/fp32':>7s} {'fallb':>7s} {'ref%':>9s}")
+        slow_int8 = []
+        for n in names:
+            f, i = fp32.get((n, t)), int8.get((n, t))
+            macs = (f or i)["macs"]
+            cell = lambda r, k, fmt: format(r[k], fmt) if r else "-"
+            i8f = i["oursMs"] / f["oursMs"] if f and i else None
+            if i8f is not None and macs > 100e6 and i8f >= 1.0:
+                slow_int8.append(n)
+            fb = f"{f['fallbacks'] if f else '-'}/{i['fallbacks'] if i else '-'}"
+            ref = f"{cell(f, 'referencePercent', '.0f')}/{cell(i, 'referencePercent', '.0f')}"
+            print(f"{n[:34]:34s} {macs / 1e9:6.2f} {cell(f, 'ratio', '8.2f'):>8s} {cell(i, 'ratio', '8.2f'):>8s} "
+                  f"{format(i8f, '7.2f') if i8f else '-':>7s} {fb:>7s} {ref:>9s}")
+        for kind, rows in (("fp32", fp32), ("int8", int8)):
+            sel = [(n, rows[(n, t)]) for n in names if (n, t) in rows]
+            if not sel:
+                continue
+            g = gmean([r["ratio"] for _, r in sel])
+            worst = max(sel, key=lambda x: x[1]["ratio"])
+            ref = max(sel, key=lambda x: x[1]["referencePercent"])
+            ok = g <= GOAL_GEOMEAN and worst[1]["ratio"] <= GOAL_WORST and ref[1]["referencePercent"] <= GOAL_REFERENCE
+            print(f"  {kind}: {len(sel)} models, geometric mean {g:.2f} (goal {GOAL_GEOMEAN}), worst {worst[1]['ratio']:.2f} "
+                  f"{worst[0]} (goal {GOAL_WORST}), most reference time {ref[1]['referencePercent']:.0f}% {ref[0]} "
+                  f"(goal {GOAL_REFERENCE:.0f}%): {'met' if ok else 'NOT met'}")
+        print(f"  int8 not faster than fp32 above 100 M MACs: {', '.join(slow_int8) or 'none'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
