@@ -290,7 +290,7 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message) {
 void MainWindow::startRun() {
     if (!loaded_ || isBusy()) return;
     if (runTarget_->currentIndex() > 0) return startBoardRun();
-    const ProfileOptions options = runBar_->options();
+    const RunOptions options = runBar_->options();
     runWarmup_ = options.warmup;
     runCount_ = options.runs;
     progress_->setRange(0, runWarmup_ + runCount_);

@@ -106,7 +106,8 @@ void MainWindow::refreshRunTargets() {
         runTarget_->clear();
         runTarget_->addItem(QIcon::fromTheme(QStringLiteral("computer")), tr("Local"));
         for (const BoardEntry& b : boardsView_->model()->boards())
-            runTarget_->addItem(QIcon::fromTheme(QStringLiteral("network-server")), b.name, b.host);
+            runTarget_->addItem(QIcon::fromTheme(QStringLiteral("network-server")), b.name,
+                                QString::fromStdString(b.connection.host));
     }
     const int at = keep.isEmpty() ? 0 : runTarget_->findText(keep);
     runTarget_->setCurrentIndex(qMax(at, 0));
@@ -132,7 +133,7 @@ void MainWindow::startBoardRun() {
     request.modelPath = loaded_->path;
     if (!editor_->undoStack()->isClean()) request.edited = loaded_->model;  // run what the user sees
     request.options = runBar_->options();
-    request.options.backend = "auto";  // the agent picks the board's best backend
+    request.options.executor.backend = kAutoBackend;  // the agent picks the board's best backend
     runWarmup_ = request.options.warmup;
     runCount_ = request.options.runs;
     progress_->setRange(0, 0);

@@ -1,6 +1,6 @@
 #pragma once
-// `npuwb-agent probe`: one JSON object describing the board (seed 000, 5.2.1.1): architecture, kernel, OS, CPU
-// model and cores, memory, NPU driver and load, CPU/DDR/NPU frequencies and governors, librknnrt.
+// `npuwb-agent probe`: one JSON object describing the board (RKNN SDK user guide V2.5.0, 5.2.1.1): architecture,
+// kernel, OS, CPU model and cores, memory, NPU driver and load, CPU/DDR/NPU frequencies and governors, librknnrt.
 #include <nlohmann/json.hpp>
 #include <string>
 

@@ -122,8 +122,8 @@ InputSets proofInputs(const Model& model, const ProofOptions& options) {
     return sets;
 }
 
-InputSets runOnSets(const Model& model, const InputSets& sets, const SessionOptions& executor) {
-    Session session(std::make_shared<const Model>(model), executor);
+InputSets runOnSets(const Model& model, const InputSets& sets, const ExecutorOptions& executor) {
+    Session session(std::make_shared<const Model>(model), SessionOptions{.executor = executor});
     InputSets outs;
     for (const auto& s : sets) outs.push_back(session.runTensors(s));
     return outs;

@@ -22,7 +22,7 @@ void ProfileJob::cancel() {
     if (isRunning()) cancel_ = true;
 }
 
-void ProfileJob::start(std::shared_ptr<const Model> model, const ProfileOptions& options) {
+void ProfileJob::start(std::shared_ptr<const Model> model, const RunOptions& options) {
     if (isRunning()) return;
     running_ = true;
     cancel_ = false;

@@ -24,7 +24,7 @@ public:
     /// True from start() until the result signal: the worker may be done before its result is delivered.
     bool isRunning() const { return running_; }
     /// Ignored while a run is in flight.
-    void start(std::shared_ptr<const Model> model, const ProfileOptions& options);
+    void start(std::shared_ptr<const Model> model, const RunOptions& options);
 
 public slots:
     void cancel();

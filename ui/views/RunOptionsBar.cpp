@@ -23,8 +23,8 @@ RunOptionsBar::RunOptionsBar(QWidget* parent)
     connect(warmup_, &QSpinBox::valueChanged, this, &RunOptionsBar::optionsChanged);
 }
 
-ProfileOptions RunOptionsBar::options() const {
-    ProfileOptions options;
+RunOptions RunOptionsBar::options() const {
+    RunOptions options;
     options.runs = runs_->value();
     options.warmup = warmup_->value();
     return options;

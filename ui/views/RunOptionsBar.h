@@ -16,7 +16,7 @@ public:
 
     explicit RunOptionsBar(QWidget* parent = nullptr);
 
-    ProfileOptions options() const;
+    RunOptions options() const;
     void setRuns(int runs);
     void setWarmup(int warmup);
     QSpinBox* runsBox() const { return runs_; }

@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "npuwb/AgentProtocol.h"
 
 class QCustomPlot;
 class QCPGraph;
@@ -14,15 +14,14 @@ class QCPItemText;
 
 namespace npuwb::ui {
 
-/// One agent telemetry event ({"event":"telemetry","tMs":..,"npuLoad":[..],"cpuFreqKHz":[..],...}); absent
-/// values stay empty.
+/// One agent telemetry event (AgentTelemetry) as the chart plots it; absent values stay empty.
 struct TelemetrySample {
     double seconds = 0.0;
     std::optional<double> npuLoadPercent;
     std::optional<double> cpuMHz, npuMHz, ddrMHz;
     std::optional<double> rssMiB;
 };
-TelemetrySample telemetryFromJson(const nlohmann::json& event);
+TelemetrySample telemetrySampleFrom(const AgentTelemetry& event);
 
 class TelemetryChart : public QWidget {
     Q_OBJECT

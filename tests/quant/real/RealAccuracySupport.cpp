@@ -17,7 +17,7 @@ Model loadTestModel(const std::string& fileName) { return loadModel(std::string(
 std::vector<std::vector<float>> runOutputs(const Model& model, const quant::SampleSource& samples,
                                            const std::vector<std::string>& outputs) {
     SessionOptions options;
-    options.backend = "auto";
+    options.executor.backend = "auto";
     const Session session(std::make_shared<const Model>(model), options);
     std::vector<std::vector<float>> out;
     for (size_t i = 0; i < samples.size(); ++i) {
