@@ -34,9 +34,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # --- arm64 sysroot ----------------------------------------------------------------------------------------------
-# What the engine, the cpu-xnnpack plugin, the agent and the tests link against (dependencies come along).
+# What the engine, npuwb_imageio, the cpu-xnnpack plugin, the agent and the tests link against (dependencies come
+# along).
 SYSROOT_PKGS="libc6-dev libstdc++-12-dev libonnx-dev libonnxifi libprotobuf-dev nlohmann-json3-dev libcli11-dev
-  libxnnpack-dev libpthreadpool-dev libgtest-dev libssl-dev libeigen3-dev"
+  libxnnpack-dev libpthreadpool-dev libgtest-dev libssl-dev libeigen3-dev
+  libpng-dev libjpeg62-turbo-dev libturbojpeg0-dev libexif-dev libstb-dev"
 SYSROOT_PKGS="$(echo $SYSROOT_PKGS)"
 STAMP="$SYSROOT/.npuwb-sysroot"
 

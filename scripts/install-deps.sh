@@ -9,6 +9,7 @@ PKGS=(
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   libdnnl-dev libxnnpack-dev libpthreadpool-dev
   nlohmann-json3-dev libcli11-dev qtkeychain-qt6-dev libgtest-dev libeigen3-dev
+  libpng-dev libjpeg62-turbo-dev libturbojpeg0-dev libexif-dev libstb-dev zlib1g-dev
   libssh-dev libssl-dev openssh-server openssh-client
   graphviz xvfb xauth fonts-dejavu-core
   clang libclang-rt-14-dev

@@ -70,6 +70,9 @@ static void addAccuracyCommand(CLI::App& app) {
     cmd->add_option("--preprocess", o->preprocess, "per-input preprocessing JSON (images)");
     cmd->add_option("--max-samples", o->accuracy.maxSamples, "use at most N samples (0: all)");
     cmd->add_flag("--no-single{false}", o->accuracy.single, "skip the single-layer comparison");
+    cmd->add_option("--snr-threshold", o->accuracy.snrThresholdDb,
+                    "flag layers whose own SNR (dB, single run; entire with --no-single) is below this")
+        ->capture_default_str();
     addExecutorOptions(cmd, o->accuracy.executor, "the two whole models run");
     cmd->add_option("--json", o->jsonPath, "report with the accuracy section (resources/schema/report.schema.json)");
     cmd->add_option("--text", o->textPath, "error_analysis.txt-style table");

@@ -3,15 +3,11 @@
 #include <filesystem>
 #include <sstream>
 
-#include "npuwb/NpySampleSource.h"
 #include "npuwb/AtomicFile.h"
+#include "npuwb/DatasetSampleSource.h"
 #include "npuwb/Error.h"
-
-#if __has_include("imageio/DatasetSampleSource.h")
-#include "imageio/DatasetSampleSource.h"
-#include "imageio/Preprocessing.h"
-#define NPUWB_CLI_HAS_IMAGEIO 1
-#endif
+#include "npuwb/NpySampleSource.h"
+#include "npuwb/Preprocessing.h"
 
 namespace npuwb::cli {
 
@@ -39,16 +35,11 @@ std::unique_ptr<quant::SampleSource> openDataset(const std::string& listOrFolder
     std::vector<ValueInfo> inputs;
     for (const auto& in : model.graph.inputs)
         if (!model.graph.initializers.count(in.name)) inputs.push_back(in);
-#ifdef NPUWB_CLI_HAS_IMAGEIO
     if (preprocessingFile.empty() && npyOnlyList(listOrFolder))
         return std::make_unique<quant::NpySampleSource>(listOrFolder, inputs);
     imageio::PreprocessingSet pre;
     if (!preprocessingFile.empty()) pre = imageio::loadPreprocessingFile(preprocessingFile);
     return imageio::makeSampleSource(listOrFolder, inputs, pre);
-#else
-    if (!preprocessingFile.empty()) failUnsupported("--preprocess needs the image loader (built without Qt)");
-    return std::make_unique<quant::NpySampleSource>(listOrFolder, inputs);
-#endif
 }
 
 }  // namespace npuwb::cli

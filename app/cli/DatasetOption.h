@@ -1,7 +1,7 @@
 #pragma once
 // The --dataset / --preprocess options of `quantize` and `accuracy`: a dataset.txt (or image folder) turned into
-// a quant::SampleSource. Uses app/imageio (images + .npy, preprocessing) when the CLI is built with it, else the
-// engine's .npy-only source.
+// a quant::SampleSource: the engine's npuwb_imageio (images + .npy, preprocessing), or its .npy-only source for a
+// list of .npy files without preprocessing.
 #include <memory>
 #include <string>
 

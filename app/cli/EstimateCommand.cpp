@@ -38,11 +38,15 @@ void runEstimate(const EstimateCliOptions& o) {
         saveReport(report, o.jsonPath);
         std::cerr << "report written to " << o.jsonPath << "\n";
     }
-    char fps[256];
-    std::snprintf(fps, sizeof fps, "Estimated FPS: %.1f   (%s, %s, %lld core(s), MACs %s)", estimatedFps(report),
+    char range[96] = "";
+    if (!report.run.estimateBasis.empty() && report.run.maxUs > 0)
+        std::snprintf(range, sizeof range, ", likely %.1f-%.1f", 1e6 / report.run.maxUs, 1e6 / report.run.minUs);
+    char fps[384];
+    std::snprintf(fps, sizeof fps, "Estimated FPS: %.1f%s   (%s, %s, %lld core(s), MACs %s)", estimatedFps(report), range,
                   report.environment.device.c_str(), report.layers.empty() ? "-" : report.environment.os.c_str(),
                   static_cast<long long>(report.environment.threads), humanCount(report.model.macs).c_str());
     printPerfDetailTable(report, {0, fps});
+    if (!report.run.estimateBasis.empty()) std::printf("FPS %s\n", report.run.estimateBasis.c_str());
 }
 }  // namespace
 

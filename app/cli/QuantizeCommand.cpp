@@ -57,8 +57,20 @@ nlohmann::json resultJson(const quant::QuantizeResult& r, const QuantizeCliOptio
         for (const auto& l : h.layers)
             layers.push_back({{"node", l.node}, {"opType", l.opType}, {"sensitivity", l.sensitivity},
                               {"extraCostUs", l.extraCostUs}, {"kept", l.kept}});
+        auto outputsJson = [](const std::vector<AccuracyOutput>& rows) {
+            nlohmann::json out = nlohmann::json::array();
+            for (const auto& o : rows)
+                out.push_back({{"name", o.name}, {"worstCosine", o.worstCosine}, {"worstCosineSample", o.worstCosineSample},
+                               {"meanCosine", o.cosine}, {"snrDb", o.snrDb}, {"worstSnrDb", o.worstSnrDb},
+                               {"worstSnrSample", o.worstSnrSample}});
+            return out;
+        };
+        // cosineBefore/After: the worst output on the worst evaluated sample (what targetMet is decided on).
         j["autoHybrid"] = {{"targetCosine", h.targetCosine}, {"cosineBefore", h.cosineBefore},
-                           {"cosineAfter", h.cosineAfter},   {"targetMet", h.targetMet},
+                           {"cosineAfter", h.cosineAfter},   {"meanCosineBefore", h.meanCosineBefore},
+                           {"meanCosineAfter", h.meanCosineAfter}, {"evalSamples", h.evalSamples},
+                           {"outputsBefore", outputsJson(h.outputsBefore)},
+                           {"outputsAfter", outputsJson(h.outputsAfter)}, {"targetMet", h.targetMet},
                            {"chip", h.chip},                 {"int8LatencyUs", h.int8LatencyUs},
                            {"hybridLatencyUs", h.hybridLatencyUs}, {"layers", layers}};
     }
@@ -95,10 +107,20 @@ void runQuantize(const QuantizeCliOptions& o) {
     std::printf("\n");
     if (r.hybrid) {
         const auto& h = *r.hybrid;
-        std::printf("auto-hybrid: target cosine %.4f, before %.6f, after %.6f (%s); predicted latency on %s: "
-                    "%.1f us -> %.1f us\n",
-                    h.targetCosine, h.cosineBefore, h.cosineAfter, h.targetMet ? "met" : "NOT met", h.chip.c_str(),
-                    h.int8LatencyUs, h.hybridLatencyUs);
+        std::printf("auto-hybrid: target cosine %.4f for every output on each of %zu sample(s): worst before %.6f "
+                    "(mean %.6f), after %.6f (mean %.6f) (%s); predicted latency on %s: %.1f us -> %.1f us\n",
+                    h.targetCosine, h.evalSamples, h.cosineBefore, h.meanCosineBefore, h.cosineAfter,
+                    h.meanCosineAfter, h.targetMet ? "met" : "NOT met", h.chip.c_str(), h.int8LatencyUs,
+                    h.hybridLatencyUs);
+        std::printf("%-30s %12s %12s %12s %12s %10s %10s  %s\n", "Output", "WorstBefore", "MeanBefore", "WorstAfter",
+                    "MeanAfter", "SNRAfter", "WorstSNR", "Verdict");
+        for (size_t i = 0; i < h.outputsAfter.size(); ++i) {
+            const AccuracyOutput& a = h.outputsAfter[i];
+            const AccuracyOutput* b = i < h.outputsBefore.size() ? &h.outputsBefore[i] : nullptr;
+            std::printf("%-30s %12.6f %12.6f %12.6f %12.6f %9.1fdB %9.1fdB  %s (worst sample %lld)\n", a.name.c_str(),
+                        b ? b->worstCosine : 0.0, b ? b->cosine : 0.0, a.worstCosine, a.cosine, a.snrDb, a.worstSnrDb,
+                        a.worstCosine >= h.targetCosine ? "met" : "NOT met", static_cast<long long>(a.worstCosineSample));
+        }
         std::printf("%-6s %-30s %-16s %12s %12s\n", "Kept", "Layer", "OpType", "Sensitivity", "ExtraCost(us)");
         for (const auto& l : h.layers)
             std::printf("%-6s %-30s %-16s %12.6f %12.1f\n", l.kept ? "yes" : "", l.node.c_str(), l.opType.c_str(),

@@ -28,7 +28,7 @@ public:
             const int64_t outPerGroup = isDepthwiseLayer(layer) ? g.outChannels : g.outChannels / std::max<int64_t>(1, g.groups);
             // Fewer output channels than one block is the "output channels" heuristic of conv-utilization.
             bool outMisaligned = outPerGroup >= outAlign && outPerGroup % outAlign != 0;
-            bool inMisaligned = !isDepthwiseLayer(layer) && !g.packSmallChannels && g.inChannelsPerGroup % inAlign != 0;
+            bool inMisaligned = !isDepthwiseLayer(layer) && g.inChannelsPerGroup >= r.c2 && g.inChannelsPerGroup % inAlign != 0;
             if (!outMisaligned && !inMisaligned) continue;
             double keep = 1.0;
             // Documented alignment decides what is flagged; the gain is the padding the cost model charges

@@ -114,7 +114,8 @@ NpuWork workIfOnNpu(const NodeShapes& a, int64_t macs, const NpuDTypeRates& rate
         const Shape& out = a.outputs[0];
         int64_t group = n.attrInt("group", 1);
         w.kind = group > 1 && wt[1] == 1 ? NpuWorkKind::DepthwiseConv : NpuWorkKind::Conv;
-        w.conv = ConvGeometry{out[0], wt[1], wt[0], group, wt[2], wt[3], out[2], out[3], group == 1 && wt[1] < rates.c2};
+        w.conv = ConvGeometry{.batch = out[0], .inChannelsPerGroup = wt[1], .outChannels = wt[0], .groups = group,
+                              .kernelH = wt[2], .kernelW = wt[3], .outH = out[2], .outW = out[3]};
     } else {
         w.kind = NpuWorkKind::Vector;
         w.vectorElements = std::max(inElems, outElems);

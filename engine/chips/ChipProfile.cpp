@@ -34,6 +34,40 @@ NpuDTypeRates parseRates(const ProfileFields& f) {
     return r;
 }
 
+NpuOpConditions parseConditions(const ProfileFields& f) {
+    NpuOpConditions c;
+    if (f.has("perms")) {
+        ProfileFields perms = f.object("perms");
+        for (const auto& [perm, byDtype] : perms.json().items()) {
+            ProfileFields rules = perms.object(perm);
+            for (const auto& [dtype, exprs] : byDtype.items()) c.perms[perm][dtype] = rules.strings(dtype);
+        }
+    }
+    if (f.has("constants")) {
+        ProfileFields constants = f.object("constants");
+        for (const auto& [name, value] : constants.json().items()) c.constants[name] = constants.integer(name);
+    }
+    auto numbers = [&](const std::string& key) {
+        std::vector<double> out;
+        const auto& j = f.raw(key);
+        if (!j.is_array()) f.fail(key, "expected an array of numbers");
+        for (const auto& v : j) {
+            if (!v.is_number()) f.fail(key, "expected an array of numbers");
+            out.push_back(v.get<double>());
+        }
+        return out;
+    };
+    if (f.has("axes"))
+        for (double a : numbers("axes")) c.axes.push_back(static_cast<int64_t>(a));
+    if (f.has("exponents")) c.exponents = numbers("exponents");
+    if (f.has("integerScale")) {
+        std::vector<double> range = numbers("integerScale");
+        if (range.size() != 2 || range[0] > range[1]) f.fail("integerScale", "expected [min, max]");
+        c.integerScale = std::array<int64_t, 2>{static_cast<int64_t>(range[0]), static_cast<int64_t>(range[1])};
+    }
+    return c;
+}
+
 NpuOp parseNpuOp(const std::string& name, const ProfileFields& f) {
     NpuOp op;
     op.name = name;
@@ -45,6 +79,7 @@ NpuOp parseNpuOp(const std::string& name, const ProfileFields& f) {
             limits.fail(key, "expected [min, max] integers");
         op.limits.push_back({key, value[0].get<int64_t>(), value[1].get<int64_t>()});
     }
+    if (f.has("conditions")) op.conditions = parseConditions(f.object("conditions"));
     return op;
 }
 
@@ -74,6 +109,8 @@ void parseCoefficients(CostCoefficients& c, const ProfileFields& f) {
     if (f.has("ddrEfficiency")) c.ddrEfficiency = f.positiveNumber("ddrEfficiency");
     if (f.has("layerOverheadCycles")) c.layerOverheadCycles = f.number("layerOverheadCycles");
     if (f.has("minStripePixels")) c.minStripePixels = f.positiveInteger("minStripePixels");
+    if (f.has("lutElementsPerLane")) c.lutElementsPerLane = f.positiveNumber("lutElementsPerLane");
+    if (f.has("outputBlockCycles")) c.outputBlockCycles = f.positiveNumber("outputBlockCycles");
     if (c.computeEfficiency > 1) f.fail("computeEfficiency", "must be at most 1");
     if (c.ddrEfficiency > 1) f.fail("ddrEfficiency", "must be at most 1");
 }
@@ -130,7 +167,21 @@ ChipProfile chipProfileFromJson(const nlohmann::json& j, const std::string& labe
     parseOps(p, root.object("ops"));
     if (root.has("matmul")) p.matmul = root.raw("matmul");
     if (root.has("notes")) p.notes = root.strings("notes");
-    if (root.has("costModel")) parseCoefficients(p.coefficients, root.object("costModel"));
+    if (root.has("costModel")) {
+        ProfileFields costModel = root.object("costModel");
+        parseCoefficients(p.coefficients, costModel);
+        if (costModel.has("validation")) {
+            ProfileFields v = costModel.object("validation");
+            p.validation.method = v.string("method");
+            p.validation.points = static_cast<int>(v.positiveInteger("points"));
+            p.validation.medianAbsError = v.number("medianAbsError");
+            p.validation.maxAbsError = v.number("maxAbsError");
+            p.validation.fastRatioP10 = v.positiveNumber("fastRatioP10");
+            p.validation.slowRatioP90 = v.positiveNumber("slowRatioP90");
+            if (p.validation.fastRatioP10 > p.validation.slowRatioP90)
+                v.fail("fastRatioP10", "must not exceed slowRatioP90");
+        }
+    }
     return p;
 }
 

@@ -1,10 +1,11 @@
 #include "npuwb/CostModel.h"
 
 #include <cmath>
+#include <cstdio>
 
-#include "npuwb/ModelSummary.h"
-#include "perfmodel/LayerPlanner.h"
 #include "npuwb/Error.h"
+#include "npuwb/ModelSummary.h"
+#include "perfmodel/ModelPlan.h"
 
 namespace npuwb {
 
@@ -28,19 +29,57 @@ LayerRow rowFor(const PlannedLayer& layer, int64_t id) {
 
 std::string reportDtype(const std::string& dtype) { return dtype == "fp16" ? "float16" : dtype; }
 
-}  // namespace
+double cpuTimeUs(const PlannedLayer& layer, const ChipProfile& chip) {
+    const NodeShapes& anchor = *layer.nodes.front();
+    return cpuLayerTimeUs(nodeMacs(*anchor.node, anchor.inputs, anchor.outputs), layer.cpuBytes, chip.cpu);
+}
 
-Report estimateModel(const Model& model, const ChipProfile& chip, const EstimateOptions& options) {
+void checkOptions(const ChipProfile& chip, const EstimateOptions& options) {
     if (options.dtype != "int8" && options.dtype != "fp16")
         failInput("dtype must be int8 or fp16, got '" + options.dtype + "'");
     if (options.cores < 1 || options.cores > chip.cores)
         failInput("chip " + chip.name + " has " + std::to_string(chip.cores) + " NPU core(s); cannot use " +
                   std::to_string(options.cores));
+}
+
+/// The range the held-out error of the fit puts around an estimate, and the sentence that says so.
+void applyUncertainty(Report& report, const ChipProfile& chip, double totalUs) {
+    const EstimateValidation& v = chip.validation;
+    if (v.points == 0) return;
+    // ratio = estimated time / measured time on held-out models; the measured time is the estimate / ratio.
+    report.run.minUs = totalUs / v.slowRatioP90;
+    report.run.maxUs = totalUs / v.fastRatioP10;
+    char basis[320];
+    std::snprintf(basis, sizeof basis,
+                  "range: 10th-90th percentile of estimated/published time on models held out of the fit (%s, %d "
+                  "published figures: median error %.0f%%, max %.0f%%)",
+                  v.method.c_str(), v.points, 100.0 * v.medianAbsError, 100.0 * v.maxAbsError);
+    report.run.estimateBasis = basis;
+}
+
+}  // namespace
+
+ModelPlan planModel(const Model& model, const ChipProfile& chip, const std::string& dtype, int64_t symbolicDimValue) {
+    ModelPlan plan;
+    plan.dtype = dtype;
+    plan.shapes = resolveLayerShapes(model, symbolicDimValue);
+    plan.layers = planLayers(plan.shapes, model.graph, chip, dtype);
+    return plan;
+}
+
+double planTimeUs(const ModelPlan& plan, const ChipProfile& chip, int64_t cores, const CostCoefficients& k) {
+    const NpuDTypeRates& rates = chip.rates(plan.dtype);
+    double total = 0;
+    for (const PlannedLayer& layer : plan.layers)
+        total += layer.npuOp.empty() ? cpuTimeUs(layer, chip) : npuLayerCost(layer.work, chip, rates, cores, k).timeUs;
+    return total;
+}
+
+Report estimateModel(const Model& model, const ChipProfile& chip, const EstimateOptions& options) {
+    checkOptions(chip, options);
     const NpuDTypeRates& rates = chip.rates(options.dtype);
     CostCoefficients k = options.coefficients.value_or(chip.coefficients);
-
-    std::vector<NodeShapes> shapes = resolveLayerShapes(model, options.symbolicDimValue);
-    std::vector<PlannedLayer> layers = planLayers(shapes, model.graph, chip, options.dtype);
+    ModelPlan plan = planModel(model, chip, options.dtype, options.symbolicDimValue);
 
     Report report;
     report.kind = "estimate";
@@ -57,7 +96,7 @@ Report estimateModel(const Model& model, const ChipProfile& chip, const Estimate
     report.environment.os = "estimate (" + options.dtype + ", " + chip.sourcePath + ")";
 
     double totalUs = 0;
-    for (const PlannedLayer& layer : layers) {
+    for (const PlannedLayer& layer : plan.layers) {
         LayerRow row = rowFor(layer, static_cast<int64_t>(report.layers.size()));
         const NodeShapes& anchor = *layer.nodes.front();
         row.macs = nodeMacs(*anchor.node, anchor.inputs, anchor.outputs);
@@ -80,7 +119,7 @@ Report estimateModel(const Model& model, const ChipProfile& chip, const Estimate
             row.dataType = "float32";
             row.bytesRead = layer.cpuBytes / 2;
             row.bytesWritten = layer.cpuBytes - row.bytesRead;
-            row.timeUs = cpuLayerTimeUs(row.macs, layer.cpuBytes, chip.cpu);
+            row.timeUs = cpuTimeUs(layer, chip);
             report.fallbacks.push_back(FallbackRow{row.fullName, row.opType, layer.cpuReason});  // why not on the NPU
         }
         row.timeUsMin = row.timeUs;
@@ -91,8 +130,9 @@ Report estimateModel(const Model& model, const ChipProfile& chip, const Estimate
 
     report.run.runs = 0;  // nothing was measured
     report.run.medianUs = report.run.minUs = report.run.meanUs = report.run.maxUs = totalUs;
+    if (!options.coefficients) applyUncertainty(report, chip, totalUs);
     int64_t weightBytes = 0;
-    for (const PlannedLayer& l : layers) weightBytes += l.work.weightBytes;
+    for (const PlannedLayer& l : plan.layers) weightBytes += l.work.weightBytes;
     report.memory.weightBytes = weightBytes;
     return report;
 }

@@ -7,9 +7,8 @@ namespace npuwb {
 namespace {
 int64_t outputPixels(const ConvGeometry& g, const ChipProfile& chip, const CostCoefficients& k) {
     int64_t hw = g.outH * g.outW;
-    // H*W is aligned only when it exceeds 1; a pass over fewer pixels than a stripe still costs a stripe.
-    int64_t aligned = hw > 1 ? roundUp(hw, chip.hwAlign) : hw;
-    return std::max(aligned, k.minStripePixels);
+    // Pixels go through the array in blocks (vendor perf detail on RK3588: a 60x34 output costs 2048 pixels).
+    return roundUp(std::max<int64_t>(hw, 1), std::max(chip.hwAlign, k.minStripePixels));
 }
 }  // namespace
 
@@ -23,9 +22,17 @@ int64_t paddedConvMacs(const NpuWork& work, const NpuDTypeRates& rates, const Ch
         return pixels * window * roundUp(g.outChannels, rates.atomicOutputChannels) * rates.atomicInputChannels;
     }
     int64_t outPerGroup = g.groups > 0 ? g.outChannels / g.groups : g.outChannels;
-    int64_t reduction = g.packSmallChannels ? roundUp(g.inChannelsPerGroup * window, rates.atomicInputChannels)
-                                            : window * roundUp(g.inChannelsPerGroup, rates.atomicInputChannels);
+    // Even the 3-channel image input is reduced lane-aligned per kernel tap (vendor perf detail on RK3588: a 3x3
+    // conv 3 -> 16 channels takes 9 cycles per output pixel).
+    int64_t reduction = window * roundUp(g.inChannelsPerGroup, rates.atomicInputChannels);
     return pixels * g.groups * reduction * roundUp(outPerGroup, rates.atomicOutputChannels);
+}
+
+double outputStageCycles(const NpuWork& work, const NpuDTypeRates& rates, const ChipProfile& chip,
+                         const CostCoefficients& k) {
+    const ConvGeometry& g = work.conv;
+    const int64_t blocks = (roundUp(g.outChannels, rates.atomicOutputChannels) / rates.atomicOutputChannels);
+    return double(g.batch * outputPixels(g, chip, k) * blocks) * k.outputBlockCycles;
 }
 
 int64_t ddrReadBytes(const NpuWork& work, int64_t bufferBytes) {
@@ -44,8 +51,10 @@ NpuLayerCost npuLayerCost(const NpuWork& work, const ChipProfile& chip, const Np
         c.npuCycles = double(work.vectorElements) / double(rates.atomicOutputChannels);
     } else {
         c.paddedMacs = paddedConvMacs(work, rates, chip, k);
-        c.npuCycles = double(c.paddedMacs) / (double(rates.macsPerCycle) * k.computeEfficiency);
+        const double macCycles = double(c.paddedMacs) / double(rates.macsPerCycle);
+        c.npuCycles = std::max(macCycles, outputStageCycles(work, rates, chip, k)) / k.computeEfficiency;
     }
+    c.npuCycles += double(work.lutElements) / (k.lutElementsPerLane * double(rates.atomicOutputChannels));
     c.npuCycles /= double(c.coresUsed);
     c.bytesRead = ddrReadBytes(work, chip.bufferBytesPerCore);
     c.bytesWritten = work.writeBytes;

@@ -1,10 +1,12 @@
 #pragma once
 // The per-layer cost formula of the board-less NPU estimate (resources/chips/README.md explains every term):
-//   NPU cycles = padded MACs / (MACs per cycle x compute efficiency)       [split over cores for multi-core ops]
+//   NPU cycles = max(padded MACs / MACs per cycle, output-stage cycles) / compute efficiency
+//                + lookup-table activation elements / (lutElementsPerLane x output lanes)   [split over cores for
+//                multi-core ops]
 //   DDR cycles = bytes moved / (DDR bandwidth x DDR efficiency), converted to NPU clock cycles
 //   total      = max(NPU, DDR) + per-layer overhead;   time = total / clock
 // Padded MACs charge the alignment waste: channels rounded up to the MAC array's atomic sizes, output pixels
-// rounded up to the H*W alignment and to a minimum stripe, depthwise using one of the array's input lanes.
+// rounded up to the pixel block, depthwise using one of the array's input lanes.
 #include <cstdint>
 
 #include "npuwb/ChipProfile.h"
@@ -25,8 +27,6 @@ struct ConvGeometry {
     int64_t groups = 1;
     int64_t kernelH = 1, kernelW = 1;
     int64_t outH = 1, outW = 1;
-    /// A layer reading few channels (the model input) packs the kernel window into the channel lanes.
-    bool packSmallChannels = false;
 };
 
 struct NpuWork {
@@ -37,6 +37,7 @@ struct NpuWork {
     int64_t activationReadBytes = 0;  // non-constant inputs, in the NPU layout at the dtype size
     int64_t weightBytes = 0;          // constant inputs
     int64_t writeBytes = 0;
+    int64_t lutElements = 0;          // outputs of lookup-table activations in the layer (fused or standalone)
     bool splitsAcrossCores = false;
 };
 
@@ -53,6 +54,11 @@ struct NpuLayerCost {
 /// MACs the array spends on a conv-like layer including alignment waste.
 int64_t paddedConvMacs(const NpuWork& work, const NpuDTypeRates& rates, const ChipProfile& chip,
                        const CostCoefficients& k);
+/// Cycles the output stage needs to write a conv-like layer's result: one block of atomicOutputChannels output
+/// channels per pixel every `outputBlockCycles` (vendor perf detail on RK3588: NPU cycles of a 1x1 conv are
+/// max(MAC cycles, pixels x output-channel blocks x 4)).
+double outputStageCycles(const NpuWork& work, const NpuDTypeRates& rates, const ChipProfile& chip,
+                         const CostCoefficients& k);
 /// Bytes read from DDR: activations + weights, plus weights re-streamed per input tile when neither fits half
 /// of the per-core buffer.
 int64_t ddrReadBytes(const NpuWork& work, int64_t bufferBytes);

@@ -5,6 +5,8 @@
 #include <set>
 
 #include "npuwb/ModelSummary.h"
+#include "perfmodel/ConverterRewrites.h"
+#include "perfmodel/OpConditions.h"
 
 namespace npuwb {
 
@@ -75,7 +77,8 @@ bool matchesStep(const std::string& step, const std::string& onnxOp) {
 class Planner {
 public:
     Planner(const std::vector<NodeShapes>& nodes, const Graph& graph, const ChipProfile& chip, const std::string& dtype)
-        : nodes_(nodes), chip_(chip), rates_(chip.rates(dtype)), dtype_(dtype) {
+        : nodes_(nodes), graph_(graph), chip_(chip), rates_(chip.rates(dtype)), dtype_(dtype),
+          swish_(swishPairs(nodes, graph)) {
         for (size_t i = 0; i < nodes.size(); ++i) {
             for (const auto& in : nodes[i].node->inputs)
                 if (!in.empty()) consumers_.emplace(in, i);
@@ -97,24 +100,28 @@ public:
     }
 
 private:
-    /// Nodes the converter removes: constant subgraphs and pass-through ops.
-    static bool folded(const NodeShapes& ns) {
+    /// Nodes the converter removes: constant subgraphs, pass-through ops, transposes into the I/O layout.
+    bool folded(const NodeShapes& ns) const {
         const std::string& op = ns.node->opType;
-        if (op == "Identity" || op == "Dropout") return true;
+        if (op == "Identity" || op == "Dropout" || absorbedByIoLayout(ns, graph_)) return true;
         return std::all_of(ns.inputIsConstant.begin(), ns.inputIsConstant.end(), [](bool c) { return c; });
     }
 
     std::string npuOpFor(const NodeShapes& ns) const {
         const Node& n = *ns.node;
         if (!n.domain.empty() && n.domain != "ai.onnx") return {};
+        const ConvertedNode converted = convertNode(ns, graph_);
+        if (converted.channelReduction) return "Convolution";
+        if (converted.channelScale) return "Depthwise Convolution";
+        if (swish_.count(size_t(&ns - nodes_.data())) && chip_.npuOp("exSwish")) return "exSwish";
         if (n.opType == "Conv") {
             int64_t group = n.attrInt("group", 1);
             bool depthwise = group > 1 && !ns.inputs.empty() && ns.inputs[0].size() >= 2 && group == ns.inputs[0][1];
             return depthwise ? "Depthwise Convolution" : "Convolution";
         }
-        if (auto it = chip_.onnxToNpu.find(n.opType); it != chip_.onnxToNpu.end() && !it->second.empty())
+        if (auto it = chip_.onnxToNpu.find(converted.opType); it != chip_.onnxToNpu.end() && !it->second.empty())
             return it->second.front();
-        if (auto it = chip_.lowering.find(n.opType); it != chip_.lowering.end()) return it->second;
+        if (auto it = chip_.lowering.find(converted.opType); it != chip_.lowering.end()) return it->second;
         return {};
     }
 
@@ -131,8 +138,15 @@ private:
             layer.cpuReason = op + " does not support " + dtype_ + " on " + chip_.name;
         } else if (auto violated = violatedLimit(*npu, ns)) {
             layer.cpuReason = op + " limit exceeded: " + *violated;
+        } else if (auto unmet = unmetCondition(*npu, ns, graph_, dtypeOpListName(dtype_))) {
+            layer.cpuReason = op + " on " + chip_.name + ": " + *unmet;
         } else {
             layer.npuOp = op;
+            layer.rewrite = convertNode(ns, graph_).rewrite;
+            if (op == "exSwish") {
+                layer.nodes.push_back(&nodes_[swish_.at(index)]);  // x * Sigmoid(x): the Mul joins its Sigmoid
+                layer.rewrite = "x * Sigmoid(x) -> exSwish";
+            }
             fuse(layer, index);
             buildWork(layer);
         }
@@ -142,6 +156,22 @@ private:
         return layer;
     }
 
+    /// The next fusion step after `node`: its sole consumer, or the x * Sigmoid(x) pair reading its output (step
+    /// "Swish", both nodes). Empty when the output has other readers or is a graph output.
+    std::optional<std::pair<std::string, std::vector<size_t>>> nextStep(size_t node) const {
+        const auto& outs = nodes_[node].node->outputs;
+        if (outs.empty() || graphOutputs_.count(outs[0])) return std::nullopt;
+        if (auto next = soleConsumer(outs[0], consumers_, graphOutputs_))
+            return std::make_pair(nodes_[*next].node->opType, std::vector<size_t>{*next});
+        auto range = consumers_.equal_range(outs[0]);
+        if (std::distance(range.first, range.second) != 2) return std::nullopt;
+        for (auto it = range.first; it != range.second; ++it)
+            if (auto pair = swish_.find(it->second); pair != swish_.end())
+                for (auto other = range.first; other != range.second; ++other)
+                    if (other->second == pair->second) return std::make_pair(std::string("Swish"), std::vector<size_t>{pair->first, pair->second});
+        return std::nullopt;
+    }
+
     /// Greedily extends the layer with consumers as long as some fused op of the chip continues the chain.
     void fuse(PlannedLayer& layer, size_t anchor) {
         std::string base = layer.npuOp == "Depthwise Convolution" ? "Convolution" : layer.npuOp;
@@ -149,17 +179,15 @@ private:
         std::vector<std::string> steps;  // op types that count as fusion steps
         size_t best = 0;
         std::string bestName;
-        size_t current = anchor;
+        size_t current = size_t(layer.nodes.back() - nodes_.data());
         while (true) {
-            const auto& outs = nodes_[current].node->outputs;
-            if (outs.empty()) break;
-            auto next = soleConsumer(outs[0], consumers_, graphOutputs_);
-            if (!next || !operandsReadyBefore(*next, anchor)) break;
-            const std::string& op = nodes_[*next].node->opType;
+            auto step = nextStep(current);
+            if (!step || !operandsReady(step->second.back(), anchor, chain)) break;
+            const std::string& op = step->first;
             if (op == "BatchNormalization" && base == "Convolution" && steps.empty()) {
-                chain.push_back(*next);  // folded into the convolution's weights by the converter
+                chain.push_back(step->second[0]);  // folded into the convolution's weights by the converter
                 best = chain.size();
-                current = *next;
+                current = step->second[0];
                 continue;
             }
             bool continues = false;
@@ -170,9 +198,9 @@ private:
                 if (prefix && matchesStep(f.then[steps.size()], op)) continues = true;
             }
             if (!continues) break;
-            chain.push_back(*next);
+            chain.insert(chain.end(), step->second.begin(), step->second.end());
             steps.push_back(op);
-            current = *next;
+            current = step->second.back();
             for (const auto& f : chip_.fusedOps) {
                 if (f.base != base || f.then.size() != steps.size() || !chip_.npuOp(f.name)) continue;
                 bool all = true;
@@ -195,13 +223,31 @@ private:
         for (const NodeShapes* ns : layer.nodes)
             for (size_t i = 0; i < ns->inputs.size(); ++i) {
                 bool producedInLayer = ns != &a && i < ns->node->inputs.size() && producedBy(layer, ns->node->inputs[i]);
-                if (producedInLayer || ns->inputs[i].empty() || ns->node->opType == "BatchNormalization") continue;
+                if (producedInLayer || ns->inputs[i].empty() || (ns != &a && ns->node->opType == "BatchNormalization")) continue;
                 if (!ns->inputIsConstant[i]) w.activationReadBytes += npuActivationBytes(ns->inputs[i], rates_);
                 else if (ns == &a) w.weightBytes += elements(ns->inputs[i]) * (isBias(n, i) ? 4 : rates_.bytes);
             }
         const NodeShapes& last = *layer.nodes.back();
         for (const Shape& s : last.outputs) w.writeBytes += npuActivationBytes(s, rates_);
-        if (isConvLike(anchorOp)) {
+        for (const NodeShapes* ns : layer.nodes)
+            if (isLookupTableActivation(ns->node->opType) && !ns->outputs.empty()) w.lutElements += elements(ns->outputs[0]);
+        if (convertNode(a, graph_).channelScale) {
+            w.kind = NpuWorkKind::DepthwiseConv;
+            w.conv.batch = a.inputs[0][0];
+            w.conv.inChannelsPerGroup = 1;
+            w.conv.outChannels = w.conv.groups = a.inputs[0][1];
+            w.conv.outH = a.inputs[0][2];
+            w.conv.outW = a.inputs[0][3];
+            w.macs = elements(a.inputs[0]);
+        } else if (convertNode(a, graph_).channelReduction) {
+            w.kind = NpuWorkKind::Conv;
+            w.conv.inChannelsPerGroup = a.inputs[0][1];
+            w.conv.outChannels = 1;
+            w.conv.outH = a.inputs[0][2];
+            w.conv.outW = a.inputs[0][3];
+            w.conv.batch = a.inputs[0][0];
+            w.macs = elements(a.inputs[0]);
+        } else if (isConvLike(anchorOp)) {
             w.kind = anchorOp == "Depthwise Convolution" ? NpuWorkKind::DepthwiseConv : NpuWorkKind::Conv;
             w.conv = geometry(a);
         } else if (n.opType == "Gemm") {
@@ -217,27 +263,17 @@ private:
     }
 
     /// A node can join the anchor's layer only if its other operands exist when the anchor runs (for a residual
-    /// Add fed by two convs, the conv that runs second takes the Add).
-    bool operandsReadyBefore(size_t consumer, size_t anchor) const {
+    /// Add fed by two convs, the conv that runs second takes the Add): every producer after the anchor must be
+    /// the node itself or already in the chain (a Swish step's Sigmoid, say).
+    bool operandsReady(size_t consumer, size_t anchor, const std::vector<size_t>& chain) const {
         for (const auto& in : nodes_[consumer].node->inputs) {
             auto it = producer_.find(in);
-            if (it != producer_.end() && it->second > anchor && it->second != consumer &&
-                !producesChainValue(it->second, anchor))
-                return false;
-        }
-        return true;
-    }
-    /// True for nodes between the anchor and the consumer that the chain itself contains.
-    bool producesChainValue(size_t producer, size_t anchor) const {
-        // Chains are linear (each step is the sole consumer of the previous one), so a producer after the anchor
-        // belongs to the chain exactly when it feeds the chain; walk forward from the anchor to check.
-        size_t current = anchor;
-        while (current != producer) {
-            const auto& outs = nodes_[current].node->outputs;
-            if (outs.empty()) return false;
-            auto next = soleConsumer(outs[0], consumers_, graphOutputs_);
-            if (!next) return false;
-            current = *next;
+            if (it == producer_.end() || it->second <= anchor || it->second == consumer) continue;
+            if (std::find(chain.begin(), chain.end(), it->second) != chain.end()) continue;
+            const size_t producer = it->second;
+            // Nodes of the same step (the Sigmoid of a Swish) are added with it.
+            if (auto pair = swish_.find(producer); pair != swish_.end() && pair->second == consumer) continue;
+            return false;
         }
         return true;
     }
@@ -268,7 +304,6 @@ private:
             g.kernelW = wt.size() > 3 ? wt[3] : 1;
             g.outH = out[2];
             g.outW = out.size() > 3 ? out[3] : 1;
-            g.packSmallChannels = g.groups == 1 && g.inChannelsPerGroup < rates_.c2;
         } else if (!in.empty() && !out.empty()) {  // Gemm / MatMul: rows are the pixels, K the input channels
             bool transA = n.opType == "Gemm" && n.attrInt("transA", 0);
             g.inChannelsPerGroup = transA ? in[0] : in.back();
@@ -280,9 +315,11 @@ private:
     }
 
     const std::vector<NodeShapes>& nodes_;
+    const Graph& graph_;
     const ChipProfile& chip_;
     const NpuDTypeRates& rates_;
     std::string dtype_;
+    std::map<size_t, size_t> swish_;  // Sigmoid -> Mul of x * Sigmoid(x)
     std::multimap<std::string, size_t> consumers_;
     std::set<std::string> graphOutputs_;
     std::map<std::string, size_t> producer_;

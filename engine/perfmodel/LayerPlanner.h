@@ -1,8 +1,10 @@
 #pragma once
 // Turns ONNX nodes into the layers the RKNN converter would produce for a chip: constant subgraphs folded,
-// BatchNormalization folded into the preceding convolution, fused ops (ConvolutionRelu, ConvolutionAdd, AddRelu,
-// ...) merged into one layer, and every layer assigned to the NPU or, when the op is missing from the chip's op
-// list or exceeds one of its limits, to the CPU with the reason.
+// BatchNormalization folded into the preceding convolution, the rewrites of ConverterRewrites.h (constant Div as
+// Mul, reductions as pooling or 1x1 convolution, x * Sigmoid(x) as Swish), fused ops (ConvolutionRelu,
+// ConvolutionSwish, ConvolutionAdd, AddRelu, ...) merged into one layer, and every layer assigned to the NPU or,
+// when the op is missing from the chip's op list, its dtype, one of its limits or conditions (OpConditions.h),
+// to the CPU with the reason.
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +19,7 @@ struct PlannedLayer {
     std::vector<const NodeShapes*> nodes;  // the anchor node first, then the nodes fused into it
     std::string npuOp;                     // RKNN op name; empty when the layer runs on the CPU
     std::string cpuReason;                 // why it is not on the NPU
+    std::string rewrite;                   // what the converter turned the anchor into, when it rewrote it
     NpuWork work;                          // NPU work (shapes, bytes) when npuOp is set
     int64_t cpuBytes = 0;                  // fp32 bytes the CPU fallback reads and writes
 };

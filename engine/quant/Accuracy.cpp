@@ -3,12 +3,14 @@
 // kernels with the float model's values as its inputs.
 #include "npuwb/Accuracy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "quant/OutputAgreement.h"
 #include "quant/QuantGraph.h"
 #include "runtime/BackendPlan.h"
 #include "npuwb/Session.h"
@@ -33,7 +35,22 @@ double euclideanDistance(const float* a, const float* b, size_t n) {
     return std::sqrt(s);
 }
 
+double snrFromEnergies(double signalEnergy, double noiseEnergy) {
+    if (noiseEnergy <= 0) return kSnrCapDb;
+    if (signalEnergy <= 0) return -kSnrCapDb;
+    return std::clamp(10.0 * std::log10(signalEnergy / noiseEnergy), -kSnrCapDb, kSnrCapDb);
+}
+
 namespace {
+
+/// Adds the energies of reference and difference for an SNR over all samples.
+void addEnergies(const float* reference, const float* other, size_t n, double& signal, double& noise) {
+    for (size_t i = 0; i < n; ++i) {
+        const double d = double(reference[i]) - double(other[i]);
+        signal += double(reference[i]) * double(reference[i]);
+        noise += d * d;
+    }
+}
 
 const std::set<std::string> kChainOps = {"QuantizeLinear", "DequantizeLinear", "Cast", "Reshape", "Transpose"};
 
@@ -100,6 +117,7 @@ struct LayerAccum {
     std::optional<QuantizedAt> q;
     std::optional<SingleLayer> single;
     double entireCos = 0, entireEu = 0, singleCos = 0, singleEu = 0;
+    double entireSignal = 0, entireNoise = 0, singleSignal = 0, singleNoise = 0;
     size_t compared = 0, singleCompared = 0;
     double saturated = 0, elements = 0;
     bool seen = false;
@@ -189,7 +207,7 @@ AccuracySection analyzeAccuracy(const Model& floatModel, const Model& quantModel
 
     const size_t count = options.maxSamples ? std::min(options.maxSamples, samples.size()) : samples.size();
     if (count == 0) failInput("accuracy analysis needs at least one sample");
-    std::map<std::string, std::pair<double, double>> outputSums;  // name -> (cosine sum, euclidean sum)
+    detail::OutputAgreementAccumulator outputAgreement(count);
     for (size_t i = 0; i < count; ++i) {
         if (control.cancel && control.cancel->load()) fail(ErrorKind::Cancelled, "accuracy analysis cancelled");
         Sample sample = samples.load(i);
@@ -226,6 +244,7 @@ AccuracySection analyzeAccuracy(const Model& floatModel, const Model& quantModel
             if (q != qv.end() && q->second.dtype() == DType::F32 && q->second.numel() == ft.numel()) {
                 a.entireCos += cosineSimilarity(fd, q->second.data<float>(), n);
                 a.entireEu += euclideanDistance(fd, q->second.data<float>(), n);
+                addEnergies(fd, q->second.data<float>(), n, a.entireSignal, a.entireNoise);
                 ++a.compared;
             }
             if (a.single) {
@@ -242,6 +261,7 @@ AccuracySection analyzeAccuracy(const Model& floatModel, const Model& quantModel
                 if (s != out.end() && s->second.dtype() == DType::F32 && s->second.numel() == ft.numel()) {
                     a.singleCos += cosineSimilarity(fd, s->second.data<float>(), n);
                     a.singleEu += euclideanDistance(fd, s->second.data<float>(), n);
+                    addEnergies(fd, s->second.data<float>(), n, a.singleSignal, a.singleNoise);
                     ++a.singleCompared;
                 }
             }
@@ -249,12 +269,7 @@ AccuracySection analyzeAccuracy(const Model& floatModel, const Model& quantModel
         for (const auto& o : fg.outputs) {
             auto f = fv.find(o.name);
             auto q = qv.find(o.name);
-            if (f == fv.end() || q == qv.end() || f->second.dtype() != DType::F32 || q->second.dtype() != DType::F32 ||
-                f->second.numel() != q->second.numel())
-                continue;
-            const size_t n = static_cast<size_t>(f->second.numel());
-            outputSums[o.name].first += cosineSimilarity(f->second.data<float>(), q->second.data<float>(), n);
-            outputSums[o.name].second += euclideanDistance(f->second.data<float>(), q->second.data<float>(), n);
+            if (f != fv.end() && q != qv.end()) outputAgreement.add(i, o.name, f->second, q->second);
         }
         if (control.progress) control.progress(i + 1, count);
     }
@@ -264,22 +279,28 @@ AccuracySection analyzeAccuracy(const Model& floatModel, const Model& quantModel
     out.quantModel = quantModel.sourcePath;
     if (auto it = quantModel.metadata.find("npuwb.quant.scheme"); it != quantModel.metadata.end()) out.scheme = it->second;
     out.samples = static_cast<int64_t>(count);
+    out.snrThresholdDb = options.snrThresholdDb;
     for (auto& a : layers) {
         if (!a.seen) continue;  // a value never computed at run time (folded constants)
         if (a.compared) {
             a.row.entireCosine = a.entireCos / double(a.compared);
             a.row.entireEuclidean = a.entireEu / double(a.compared);
+            a.row.entireSnrDb = snrFromEnergies(a.entireSignal, a.entireNoise);
         }
         if (a.singleCompared) {
             a.row.singleCosine = a.singleCos / double(a.singleCompared);
             a.row.singleEuclidean = a.singleEu / double(a.singleCompared);
+            a.row.singleSnrDb = snrFromEnergies(a.singleSignal, a.singleNoise);
         }
+        // The layer's own noise when the single run measured it, else the noise accumulated up to it.
+        const std::optional<double> ownSnr = a.row.singleSnrDb ? a.row.singleSnrDb : a.row.entireSnrDb;
+        a.row.lowSnr = ownSnr && *ownSnr < options.snrThresholdDb;
         a.row.saturationRate = a.elements > 0 ? a.saturated / a.elements : 0.0;
         out.layers.push_back(std::move(a.row));
     }
-    for (const auto& o : fg.outputs)
-        if (auto it = outputSums.find(o.name); it != outputSums.end())
-            out.outputs.push_back({o.name, it->second.first / double(count), it->second.second / double(count)});
+    std::vector<std::string> outputNames;
+    for (const auto& o : fg.outputs) outputNames.push_back(o.name);
+    out.outputs = outputAgreement.summarize(outputNames);
     return out;
 }
 
@@ -289,9 +310,9 @@ std::string accuracyToText(const AccuracySection& a) {
     std::snprintf(line, sizeof line, "# float: %s\n# quantized: %s (%s), %lld sample(s)\n", a.floatModel.c_str(),
                   a.quantModel.c_str(), a.scheme.empty() ? "?" : a.scheme.c_str(), static_cast<long long>(a.samples));
     s += line;
-    std::snprintf(line, sizeof line, "%-5s %-18s %-6s %-10s %-12s %-10s %-12s %-12s %-12s %-10s %-5s %-8s %s\n", "ID",
-                  "OpType", "Prec", "entire_cos", "entire_eu", "single_cos", "single_eu", "float_min", "float_max",
-                  "scale", "zp", "satur%", "FullName");
+    std::snprintf(line, sizeof line, "%-5s %-18s %-6s %-10s %-12s %-10s %-12s %-9s %-9s %-12s %-12s %-10s %-5s %-8s %-4s %s\n",
+                  "ID", "OpType", "Prec", "entire_cos", "entire_eu", "single_cos", "single_eu", "entire_dB",
+                  "single_dB", "float_min", "float_max", "scale", "zp", "satur%", "flag", "FullName");
     s += line;
     for (const auto& l : a.layers) {
         char single[64] = "-", singleEu[64] = "-", scale[64] = "-", zp[32] = "-";
@@ -299,15 +320,38 @@ std::string accuracyToText(const AccuracySection& a) {
         if (l.singleEuclidean) std::snprintf(singleEu, sizeof singleEu, "%.5g", *l.singleEuclidean);
         if (l.scale) std::snprintf(scale, sizeof scale, "%.4g", *l.scale);
         if (l.zeroPoint) std::snprintf(zp, sizeof zp, "%lld", static_cast<long long>(*l.zeroPoint));
-        std::snprintf(line, sizeof line, "%-5lld %-18s %-6s %-10.6f %-12.5g %-10s %-12s %-12.5g %-12.5g %-10s %-5s %-8.4f %s\n",
+        char entireDb[32] = "-", singleDb[32] = "-";
+        if (l.entireSnrDb) std::snprintf(entireDb, sizeof entireDb, "%.1f", *l.entireSnrDb);
+        if (l.singleSnrDb) std::snprintf(singleDb, sizeof singleDb, "%.1f", *l.singleSnrDb);
+        std::snprintf(line, sizeof line,
+                      "%-5lld %-18s %-6s %-10.6f %-12.5g %-10s %-12s %-9s %-9s %-12.5g %-12.5g %-10s %-5s %-8.4f %-4s %s\n",
                       static_cast<long long>(l.id), l.opType.c_str(), l.precision.c_str(), l.entireCosine,
-                      l.entireEuclidean, single, singleEu, l.floatMin, l.floatMax, scale, zp, 100.0 * l.saturationRate,
-                      l.fullName.c_str());
+                      l.entireEuclidean, single, singleEu, entireDb, singleDb, l.floatMin, l.floatMax, scale, zp,
+                      100.0 * l.saturationRate, l.lowSnr ? "LOW" : "", l.fullName.c_str());
         s += line;
     }
-    s += "\n# outputs\n";
+    size_t low = 0;
+    for (const auto& l : a.layers) low += l.lowSnr ? 1 : 0;
+    std::snprintf(line, sizeof line, "# %zu layer(s) flagged LOW: own (single, else entire) SNR below %.1f dB\n", low,
+                  a.snrThresholdDb);
+    s += line;
+    s += "\n# outputs (worst sample decides; mean beside it)\n";
+    std::snprintf(line, sizeof line, "%-30s %-12s %-8s %-12s %-10s %-8s %-10s %s\n", "output", "worst_cos", "sample",
+                  "mean_cos", "worst_dB", "sample", "snr_dB", "mean_eu");
+    s += line;
     for (const auto& o : a.outputs) {
-        std::snprintf(line, sizeof line, "%-30s cosine %.6f  euclidean %.5g\n", o.name.c_str(), o.cosine, o.euclidean);
+        std::snprintf(line, sizeof line, "%-30s %-12.6f %-8lld %-12.6f %-10.2f %-8lld %-10.2f %.5g\n", o.name.c_str(),
+                      o.worstCosine, static_cast<long long>(o.worstCosineSample), o.cosine, o.worstSnrDb,
+                      static_cast<long long>(o.worstSnrSample), o.snrDb, o.euclidean);
+        s += line;
+    }
+    if (!a.outputs.empty()) {
+        const auto worst = std::min_element(a.outputs.begin(), a.outputs.end(), [](const auto& x, const auto& y) {
+            return x.worstCosine < y.worstCosine;
+        });
+        std::snprintf(line, sizeof line, "# worst output: %s, cosine %.6f on sample %lld (mean over outputs %.6f)\n",
+                      worst->name.c_str(), worst->worstCosine, static_cast<long long>(worst->worstCosineSample),
+                      detail::meanCosine(a.outputs));
         s += line;
     }
     return s;

@@ -16,6 +16,7 @@
 #include "npuwb/Error.h"
 #include "npuwb/CostModel.h"
 #include "npuwb/Accuracy.h"
+#include "quant/OutputAgreement.h"
 #include "quant/QuantGraph.h"
 #include "npuwb/Quantizer.h"
 #include "npuwb/Session.h"
@@ -42,27 +43,20 @@ Reference referenceOutputs(const Model& model, const SampleSource& samples, size
     return r;
 }
 
-double cosineAgainst(const Reference& ref, const Model& candidate, const SampleSource& samples,
-                     const ExecutorOptions& executor, const std::atomic<bool>* cancel) {
-    std::vector<double> cos(ref.outputs.size(), 1.0);
+/// Each graph output against the reference, per sample (OutputAgreement.h): a verdict takes the worst row.
+std::vector<AccuracyOutput> agreementWith(const Reference& ref, const Model& reference, const Model& candidate,
+                                          const SampleSource& samples, const ExecutorOptions& executor,
+                                          const std::atomic<bool>* cancel) {
+    detail::OutputAgreementAccumulator agreement(ref.outputs.size());
     const detail::SampleRunOptions run{.executor = executor, .cancel = cancel};
     detail::forEachSample(candidate, samples, ref.outputs.size(), run,
                           [&](size_t, size_t i, std::map<std::string, Tensor>& out) {
-                              std::vector<float> a, b;
-                              for (const auto& [name, t] : ref.outputs[i]) {
-                                  auto it = out.find(name);
-                                  if (it == out.end() || t.dtype() != DType::F32 || it->second.dtype() != DType::F32 ||
-                                      it->second.numel() != t.numel())
-                                      continue;
-                                  a.insert(a.end(), t.values<float>().begin(), t.values<float>().end());
-                                  auto v = it->second.values<float>();
-                                  b.insert(b.end(), v.begin(), v.end());
-                              }
-                              cos[i] = cosineSimilarity(a.data(), b.data(), a.size());
+                              for (const auto& [name, t] : ref.outputs[i])
+                                  if (auto it = out.find(name); it != out.end()) agreement.add(i, name, t, it->second);
                           });
-    double sum = 0;
-    for (double c : cos) sum += c;
-    return cos.empty() ? 1.0 : sum / static_cast<double>(cos.size());
+    std::vector<std::string> names;
+    for (const auto& o : reference.graph.outputs) names.push_back(o.name);
+    return agreement.summarize(names);
 }
 
 /// Estimated per-layer latency (us) by node name for a dtype, empty when the cost model cannot estimate.
@@ -113,11 +107,17 @@ std::optional<Model> withSampleShapes(const Model& model, const SampleSource& sa
 
 }  // namespace
 
-double outputCosine(const Model& reference, const Model& candidate, const SampleSource& samples, size_t maxSamples,
-                    const ExecutorOptions& executor, const std::atomic<bool>* cancel) {
+std::vector<AccuracyOutput> compareOutputs(const Model& reference, const Model& candidate, const SampleSource& samples,
+                                           size_t maxSamples, const ExecutorOptions& executor,
+                                           const std::atomic<bool>* cancel) {
     const size_t count = std::min(maxSamples ? maxSamples : samples.size(), samples.size());
     Reference ref = referenceOutputs(reference, samples, count, executor, cancel);
-    return cosineAgainst(ref, candidate, samples, executor, cancel);
+    return agreementWith(ref, reference, candidate, samples, executor, cancel);
+}
+
+double outputCosine(const Model& reference, const Model& candidate, const SampleSource& samples, size_t maxSamples,
+                    const ExecutorOptions& executor, const std::atomic<bool>* cancel) {
+    return detail::worstCosine(compareOutputs(reference, candidate, samples, maxSamples, executor, cancel));
 }
 
 Model floatReferenceFor(const Model& floatModel, const Model& quantModel, const SampleSource& samples,
@@ -196,14 +196,19 @@ static QuantizeResult quantizeConverted(const Model& floatModel, const SampleSou
         const size_t count = std::min(std::max<size_t>(options.evalSamples, 1), samples.size());
         const Reference ref =
             referenceOutputs(floatModel, samples, count, options.executor, control.cancel);
-        auto evaluate = [&](const std::map<std::string, Precision>& p) {
-            return cosineAgainst(ref, buildQdqModel(floatModel, result.calibration, options, p), samples,
+        // The target holds for the worst output on the worst evaluated sample.
+        auto evaluateOutputs = [&](const std::map<std::string, Precision>& p) {
+            return agreementWith(ref, floatModel, buildQdqModel(floatModel, result.calibration, options, p), samples,
                                  options.executor, control.cancel);
         };
+        std::map<size_t, std::vector<AccuracyOutput>> outputsWithTop;  // prefix length -> per-output agreement
         HybridResult h;
         h.targetCosine = target;
         h.chip = options.chip;
-        h.cosineBefore = evaluate(result.precisions);
+        h.evalSamples = count;
+        h.outputsBefore = outputsWithTop[0] = evaluateOutputs(result.precisions);
+        h.cosineBefore = detail::worstCosine(h.outputsBefore);
+        h.meanCosineBefore = detail::meanCosine(h.outputsBefore);
         // Candidates: layers at a lower precision than the hybrid one and not pinned by the user.
         std::vector<std::string> candidates;
         auto rank = [](Precision p) {  // by how much precision it keeps
@@ -255,10 +260,9 @@ static QuantizeResult quantizeConverted(const Model& floatModel, const SampleSou
                 return p;
             };
             // Smallest k meeting the target (cosine grows with k in practice; binary search keeps evaluations few).
-            std::map<size_t, double> cosineWithTop{{0, h.cosineBefore}};
             auto cosineOf = [&](size_t k) {
-                auto it = cosineWithTop.find(k);
-                return it != cosineWithTop.end() ? it->second : cosineWithTop[k] = evaluate(withTop(k));
+                if (!outputsWithTop.count(k)) outputsWithTop[k] = evaluateOutputs(withTop(k));
+                return detail::worstCosine(outputsWithTop[k]);
             };
             size_t lo = 0, hi = ranked.size();
             if (cosineOf(hi) >= target) {
@@ -273,6 +277,7 @@ static QuantizeResult quantizeConverted(const Model& floatModel, const SampleSou
             }
             result.precisions = withTop(hi);
             h.cosineAfter = cosineOf(hi);
+            h.outputsAfter = outputsWithTop[hi];
             h.targetMet = h.cosineAfter >= target;
             for (size_t i = 0; i < hi; ++i)
                 for (auto& l : h.layers)
@@ -281,8 +286,10 @@ static QuantizeResult quantizeConverted(const Model& floatModel, const SampleSou
                              [](const HybridLayer& a, const HybridLayer& b) { return a.sensitivity > b.sensitivity; });
         } else {
             h.cosineAfter = h.cosineBefore;
+            h.outputsAfter = h.outputsBefore;
             h.targetMet = true;
         }
+        h.meanCosineAfter = detail::meanCosine(h.outputsAfter);
         h.hybridLatencyUs = h.int8LatencyUs;
         for (const auto& l : h.layers)
             if (l.kept) h.hybridLatencyUs += l.extraCostUs;

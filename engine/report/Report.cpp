@@ -33,11 +33,18 @@ json accuracyJson(const AccuracySection& a) {
                           {"entireEuclidean", l.entireEuclidean}, {"singleCosine", optionalJson(l.singleCosine)},
                           {"singleEuclidean", optionalJson(l.singleEuclidean)}, {"floatMin", l.floatMin},
                           {"floatMax", l.floatMax}, {"scale", optionalJson(l.scale)},
-                          {"zeroPoint", optionalJson(l.zeroPoint)}, {"saturationRate", l.saturationRate}});
+                          {"zeroPoint", optionalJson(l.zeroPoint)}, {"saturationRate", l.saturationRate},
+                          {"entireSnrDb", optionalJson(l.entireSnrDb)}, {"singleSnrDb", optionalJson(l.singleSnrDb)},
+                          {"lowSnr", l.lowSnr}});
     json outputs = json::array();
-    for (const auto& o : a.outputs) outputs.push_back({{"name", o.name}, {"cosine", o.cosine}, {"euclidean", o.euclidean}});
+    for (const auto& o : a.outputs)
+        outputs.push_back({{"name", o.name}, {"cosine", o.cosine}, {"euclidean", o.euclidean},
+                           {"worstCosine", o.worstCosine}, {"worstCosineSample", o.worstCosineSample},
+                           {"snrDb", o.snrDb}, {"worstSnrDb", o.worstSnrDb}, {"worstSnrSample", o.worstSnrSample},
+                           {"samples", o.samples}});
     return {{"floatModel", a.floatModel}, {"quantModel", a.quantModel}, {"scheme", a.scheme},
-            {"samples", a.samples},       {"layers", layers},           {"outputs", outputs}};
+            {"samples", a.samples},       {"snrThresholdDb", a.snrThresholdDb},
+            {"layers", layers},           {"outputs", outputs}};
 }
 
 AccuracySection accuracyFrom(const json& j) {
@@ -46,6 +53,7 @@ AccuracySection accuracyFrom(const json& j) {
     a.quantModel = j.value("quantModel", "");
     a.scheme = j.value("scheme", "");
     a.samples = j.value("samples", int64_t(0));
+    a.snrThresholdDb = j.value("snrThresholdDb", 10.0);
     for (const auto& l : j.at("layers")) {
         AccuracyLayer row;
         row.id = l.at("id").get<int64_t>();
@@ -62,10 +70,24 @@ AccuracySection accuracyFrom(const json& j) {
         row.scale = optionalFrom<double>(l, "scale");
         row.zeroPoint = optionalFrom<int64_t>(l, "zeroPoint");
         row.saturationRate = l.value("saturationRate", 0.0);
+        row.entireSnrDb = optionalFrom<double>(l, "entireSnrDb");
+        row.singleSnrDb = optionalFrom<double>(l, "singleSnrDb");
+        row.lowSnr = l.value("lowSnr", false);
         a.layers.push_back(std::move(row));
     }
-    for (const auto& o : j.value("outputs", json::array()))
-        a.outputs.push_back({o.at("name").get<std::string>(), o.at("cosine").get<double>(), o.value("euclidean", 0.0)});
+    for (const auto& o : j.value("outputs", json::array())) {
+        AccuracyOutput row;
+        row.name = o.at("name").get<std::string>();
+        row.cosine = o.at("cosine").get<double>();
+        row.euclidean = o.value("euclidean", 0.0);
+        row.worstCosine = o.value("worstCosine", row.cosine);  // older reports: the mean is all there is
+        row.worstCosineSample = o.value("worstCosineSample", int64_t(0));
+        row.snrDb = o.value("snrDb", 0.0);
+        row.worstSnrDb = o.value("worstSnrDb", row.snrDb);
+        row.worstSnrSample = o.value("worstSnrSample", int64_t(0));
+        row.samples = o.value("samples", a.samples);
+        a.outputs.push_back(row);
+    }
     return a;
 }
 
@@ -79,6 +101,7 @@ void addBoardFields(json& out, const Report& r) {
     if (e.clocks)
         env["clocks"] = {{"cpuFreqKHz", e.clocks->cpuFreqKHz}, {"npuFreqHz", optionalJson(e.clocks->npuFreqHz)},
                          {"ddrFreqHz", optionalJson(e.clocks->ddrFreqHz)}, {"governors", e.clocks->governors}};
+    if (!r.run.estimateBasis.empty()) out["run"]["estimateBasis"] = r.run.estimateBasis;
     if (const auto& b = r.run.breakdown)
         out["run"]["breakdownUs"] = {{"preProcess", b->preProcessUs}, {"inputCopy", b->inputCopyUs},
                                      {"inference", b->inferenceUs}, {"outputCopy", b->outputCopyUs},
@@ -222,6 +245,7 @@ Report reportFromJson(const json& j) {
         r.run.maxUs = run.value("maxUs", 0.0);
         r.run.samplesUs = run.value("samplesUs", std::vector<double>{});
         r.run.sessionCreateUs = run.value("sessionCreateUs", 0.0);
+        r.run.estimateBasis = run.value("estimateBasis", "");
         for (const auto& l : j.at("layers")) {
             LayerRow row;
             row.id = l.at("id").get<int64_t>();

@@ -1,24 +1,17 @@
 #pragma once
 // Runs a compiled `.rknn` model on a Rockchip board through Rockchip's runtime (librknnrt.so, loaded with dlopen,
-// never linked) with per-layer perf collection, and maps what the runtime reports into the shared Report.
+// never linked) with per-layer perf collection, and maps what the runtime reports into the shared Report. The
+// plugin's ModelRuntime (RknpuPlugin.cpp) is made of these; private to the plugin.
 //
-// Not an engine Backend (engine/backend/Backend.h): a .rknn file is the vendor's compiled graph, not ONNX nodes a
-// backend could claim one by one, so this is a separate runner used by `npuwb-cli run-rknn` (and the board agent).
 // On a host without the runtime every entry point fails with Error(Unsupported) "librknnrt.so not available on
 // this board: ..." and nothing else is affected.
 #include <string>
 #include <vector>
 
 #include "npuwb/Report.h"
+#include "npuwb/sdk/ModelRuntime.h"
 
 namespace npuwb::rknpu {
-
-struct RknnRunOptions {
-    int runs = 10;
-    int warmup = 2;
-    /// The runtime library: this path, else $NPUWB_RKNNRT_LIBRARY, else "librknnrt.so" from the loader's path.
-    std::string library;
-};
 
 /// What one profiling session got from the runtime; reportFromRknnRun() maps it (kept apart so it is testable).
 struct RknnRunResult {
@@ -32,7 +25,8 @@ struct RknnRunResult {
     int64_t weightBytes = 0, internalBytes = 0, dmaBytes = 0, sramTotalBytes = 0, sramFreeBytes = 0;
 };
 
-/// The library that would be loaded (see RknnRunOptions::library).
+/// The library that would be loaded: `library`, else $NPUWB_RKNNRT_LIBRARY, else "librknnrt.so" from the loader's
+/// path.
 std::string rknnRuntimeLibrary(const std::string& library = "");
 /// Empty when the runtime loads and has the functions this runner needs, else the reason (names the library).
 std::string rknnRuntimeUnavailableReason(const std::string& library = "");
@@ -40,7 +34,7 @@ std::string rknnRuntimeUnavailableReason(const std::string& library = "");
 /// Loads the runtime, runs the model `warmup` + `runs` times with RKNN_FLAG_COLLECT_PERF_MASK on zero inputs, and
 /// queries perf run, perf detail, memory size and SDK version. Throws Error(Unsupported) when the runtime is missing,
 /// Error(InvalidInput/Io) naming the model and the failing call otherwise.
-RknnRunResult runRknnModel(const std::string& modelPath, const RknnRunOptions& options);
+RknnRunResult runRknnModel(const std::string& modelPath, const ModelRunOptions& options);
 
 /// The run as a Report (kind "profile", backend "rknpu"): layers from the perf-detail table, run statistics from
 /// the perf-run durations, memory from the memory-size query.

@@ -113,7 +113,7 @@ std::string rknnRuntimeUnavailableReason(const std::string& library) {
     return loadLibrary(rknnRuntimeLibrary(library), why) ? std::string() : why;
 }
 
-RknnRunResult runRknnModel(const std::string& modelPath, const RknnRunOptions& options) {
+RknnRunResult runRknnModel(const std::string& modelPath, const ModelRunOptions& options) {
     if (options.runs < 1) failInput("run-rknn: --runs must be at least 1");
     std::string why;
     auto lib = loadLibrary(rknnRuntimeLibrary(options.library), why);

@@ -88,11 +88,11 @@ nlohmann::json AgentClient::runForOneObject(const std::vector<std::string>& args
 }
 
 AgentVersion AgentClient::version() {
+    const nlohmann::json line = runForOneObject({"version"});
     AgentVersion v;
     try {
-        v = agentVersionFromJson(runForOneObject({"version"}), "the agent's version line");
-    } catch (const Error& e) {
-        if (e.kind() != ErrorKind::InvalidInput) throw;
+        v = agentVersionFromJson(line, "the agent's version line");
+    } catch (const Error& e) {  // a malformed line is the board's problem, not the user's input
         fail(ErrorKind::Io, "board " + session_.describe() + ": " + e.what());
     }
     if (v.agent != kAgentName)

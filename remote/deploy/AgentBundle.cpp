@@ -72,7 +72,9 @@ AgentBundle scanAgentBundle(const std::string& root, const std::string& arch) {
         return startsWith(n, "libnpuwb-") && n.find(".so") != std::string::npos;  // engine, backends, runtimes
     });
     addLibraries(b, fs::path(root) / "lib" / "plugins", "lib/plugins",
-                 [](const std::string& n) { return startsWith(n, "libnpuwb-backend-") && n.ends_with(".so"); });
+                 [](const std::string& n) {
+                     return (startsWith(n, "libnpuwb-backend-") || startsWith(n, "libnpuwb-runtime-")) && n.ends_with(".so");
+                 });
     return b;
 }
 

@@ -99,6 +99,39 @@ def multi_core(entry, chip_name):
     return mc == "yes"
 
 
+def conditions(entry, base):
+    """Conditions beyond integer ranges: Transpose permutations, Softmax axes, Pow exponents, Resize factors."""
+    out = {}
+    attrs = {**base.get("attrs", {}), **entry.get("attrs", {})}
+    dtypes = {**base.get("dtypes", {}), **entry.get("dtypes", {})}
+    perm = attrs.get("perm")
+    if isinstance(perm, dict) and "rules" in perm:
+        perms = {}
+        for p, rule in perm["rules"].items():
+            if rule == "unsupported":
+                continue  # absent = CPU
+            if rule == "any":
+                perms[p] = {t.split(":")[0]: [] for ts in dtypes.values() for t in ts}
+                continue
+            per_dtype = {}
+            for tvars, exprs in rule.items():
+                for tvar in tvars.split(","):
+                    for t in dtypes.get(tvar.strip(), []):
+                        per_dtype[t.split(":")[0]] = exprs
+            perms[p] = per_dtype
+        out["perms"] = perms
+        out["constants"] = perm.get("constants", {})
+    axis = attrs.get("axis")
+    if isinstance(axis, dict) and "allowed" in axis and entry.get("inputs", {}).get("input"):
+        out["axes"] = axis["allowed"]
+    limits = {**base.get("limits", {}), **entry.get("limits", {})}
+    if isinstance(limits.get("Y.value"), dict) and "one_of" in limits["Y.value"]:
+        out["exponents"] = limits["Y.value"]["one_of"]
+    if isinstance(limits.get("scale_h_w"), dict) and "integer_factor_range" in limits["scale_h_w"]:
+        out["integerScale"] = limits["scale_h_w"]["integer_factor_range"]
+    return out
+
+
 def extract_ops(data, platform, chip_name, cores):
     pf = data["platforms"][platform]
     npu_ops = {}
@@ -111,6 +144,9 @@ def extract_ops(data, platform, chip_name, cores):
                          for t in ts if ":" not in t})
         split = cores > 1 and (multi_core(entry, chip_name) or name in MULTI_CORE_RULE)
         npu_ops[name] = {"dtypes": dtypes, "multiCore": split, "limits": limits}
+        cond = conditions(entry, base)
+        if cond:
+            npu_ops[name]["conditions"] = cond
     onnx_to_npu = {}
     for onnx_op, e in data["onnx"]["ops"].items():
         targets = [n for n, pfs in e.get("rknn_npu", {}).items() if platform in pfs and n in npu_ops]

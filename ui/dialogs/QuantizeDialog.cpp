@@ -23,7 +23,7 @@
 #include <algorithm>
 #include <exception>
 
-#include "imageio/DatasetSampleSource.h"
+#include "npuwb/DatasetSampleSource.h"
 #include "npuwb/ModelIO.h"
 #include "npuwb/Error.h"
 
@@ -235,6 +235,16 @@ QuantizeRequest QuantizeDialog::request() const {
     return r;
 }
 
+namespace {
+/// A decoded image (gray, RGB or RGBA bytes) as a QImage that owns its pixels.
+QImage toQImage(const imageio::Image& image) {
+    const QImage::Format format = image.channels == 1   ? QImage::Format_Grayscale8
+                                  : image.channels == 4 ? QImage::Format_RGBA8888
+                                                        : QImage::Format_RGB888;
+    return QImage(image.pixels.data(), image.width, image.height, image.width * image.channels, format).copy();
+}
+}  // namespace
+
 void QuantizeDialog::updatePreview() {
     preview_->setPixmap({});
     if (!model_ || dataset_->text().trimmed().isEmpty()) {
@@ -253,8 +263,9 @@ void QuantizeDialog::updatePreview() {
             previewInfo_->setText(tr("%1 samples").arg(source->size()));
             return;
         }
-        const QImage original = source->loadImage(0, 0);
-        const QImage prepared = imageio::prepareImage(original, source->preprocessingOf(0), g, source->list().originOf(0));
+        const imageio::Image original = source->loadImage(0, 0);
+        const QImage prepared =
+            toQImage(imageio::prepareImage(original, source->preprocessingOf(0), g, source->list().originOf(0)));
         const Tensor t = imageio::imageToTensor(original, source->preprocessingOf(0), g, source->list().originOf(0));
         const std::vector<float> v = t.toFloatVector();
         const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
@@ -263,7 +274,7 @@ void QuantizeDialog::updatePreview() {
         previewInfo_->setText(tr("%1 samples · %2 %3 → %4, values [%5, %6]")
                                   .arg(source->size())
                                   .arg(QString::fromStdString(g.name))
-                                  .arg(QStringLiteral("%1×%2").arg(original.width()).arg(original.height()))
+                                  .arg(QStringLiteral("%1×%2").arg(original.width).arg(original.height))
                                   .arg(QString::fromStdString(shapeToString(g.shape)))
                                   .arg(*lo, 0, 'g', 4)
                                   .arg(*hi, 0, 'g', 4));

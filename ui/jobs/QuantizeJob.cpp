@@ -6,7 +6,7 @@
 
 #include <exception>
 
-#include "imageio/DatasetSampleSource.h"
+#include "npuwb/DatasetSampleSource.h"
 #include "npuwb/Accuracy.h"
 #include "npuwb/Error.h"
 

@@ -10,7 +10,7 @@
 #include <map>
 #include <memory>
 
-#include "imageio/Preprocessing.h"
+#include "npuwb/Preprocessing.h"
 #include "npuwb/Quantizer.h"
 #include "npuwb/Report.h"
 

@@ -4,7 +4,8 @@
 //   entire: cosine / euclidean distance of the QDQ model's value (quantized all the way) vs the float value;
 //   single: the node alone quantized (its QDQ input chain and weights), fed with the float model's values;
 // plus the float range of the value, the scale / zero point of the QuantizeLinear applied to it and the fraction
-// of elements that saturate. Metrics are computed per sample and averaged; samples stream (memory does not grow).
+// of elements that saturate, and the SNR (dB) of both. Graph outputs get the mean and the worst sample's cosine
+// and SNR. Metrics are computed per sample; samples stream (memory does not grow).
 #include <atomic>
 #include <functional>
 #include <string>
@@ -20,6 +21,7 @@ struct AccuracyOptions {
     ExecutorOptions executor;  // for the two whole-model runs; "single" runs nodes on the reference kernels
     size_t maxSamples = 0;         // 0: all
     bool single = true;            // also compute "single" (costs about one extra model run per sample)
+    double snrThresholdDb = 10.0;  // flag layers whose own (single) SNR is below this, as Hailo's layer analysis
 };
 
 struct AccuracyControl {
@@ -37,5 +39,7 @@ std::string accuracyToText(const AccuracySection& accuracy);
 /// Cosine similarity / euclidean distance of two equally sized float vectors (1 / 0 for two all-zero vectors).
 double cosineSimilarity(const float* a, const float* b, size_t n);
 double euclideanDistance(const float* a, const float* b, size_t n);
+/// 10 log10(signal / noise) in dB, kSnrCapDb when there is no noise, -kSnrCapDb when there is no signal.
+double snrFromEnergies(double signalEnergy, double noiseEnergy);
 
 }  // namespace npuwb::quant

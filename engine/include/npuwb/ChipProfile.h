@@ -30,11 +30,24 @@ struct NpuOpLimit {
     int64_t max = 0;
 };
 
+/// Conditions of the op list beyond integer ranges, under which the converter keeps an op on the NPU.
+struct NpuOpConditions {
+    /// Transpose: permutation ("[0,2,3,1]") -> op-list dtype ("int8", "float16") -> expressions over the input
+    /// dims n1, c1, h1, w1 and `constants` that must all hold ("h1%16==0", "(h1==w1==1, n1%4==0) or (...)").
+    /// A permutation that is absent runs on the CPU; an empty list means any shape.
+    std::map<std::string, std::map<std::string, std::vector<std::string>>> perms;
+    std::map<std::string, int64_t> constants;  // "p", "q" of the Transpose rules
+    std::vector<int64_t> axes;                 // Softmax: the axes (of the 4-D NPU tensor) it runs on
+    std::vector<double> exponents;             // Pow: the constant exponents it runs
+    std::optional<std::array<int64_t, 2>> integerScale;  // Resize: integer H/W scale factors in [min, max]
+};
+
 struct NpuOp {
     std::string name;  // RKNN op name ("Convolution", "Depthwise Convolution", "Clip/ReLU6")
     std::vector<std::string> dtypes;  // "int8", "float16", ...
     bool multiCore = false;  // split across cores when more than one is used
     std::vector<NpuOpLimit> limits;
+    NpuOpConditions conditions;
 };
 
 /// A fused NPU op: `base` followed by each of `then` (alternatives separated by '|', ONNX-style names).
@@ -52,14 +65,31 @@ struct CpuProfile {
     double opOverheadUs = 0;  // NPU<->CPU hand-over, layout conversion
 };
 
-/// Coefficients of the cost model; every chip uses the defaults unless its profile has a "costModel" object.
-/// Set once against the published figures in rockchip-facts.md only (tests/perfmodel prints them); the fit is
-/// flat (RMS log error 0.12-0.14 over a wide range), so round, physically plausible values were taken.
+/// Coefficients of the cost model, the same physics on every chip (resources/chips/README.md). The profiles'
+/// "costModel" objects hold the values fitted on the published rknn_model_zoo figures by tests/perfmodel; these
+/// defaults only serve a profile without one.
 struct CostCoefficients {
     double computeEfficiency = 0.6;  // MAC array busy fraction on aligned layers (pipeline fill, halo re-fetch)
     double ddrEfficiency = 0.3;      // fraction of theoretical DDR bandwidth the NPU's strided NC1HWC2 DMA achieves
     double layerOverheadCycles = 6000;  // per NPU layer: task set-up, register programming, pipeline drain
-    int64_t minStripePixels = 16;     // fewer output pixels per pass still cost this many (doc: H*W < 16 is poor)
+    int64_t minStripePixels = 16;     // output pixels are processed in blocks of this many (doc: H*W < 16 is poor)
+    /// Elements per cycle of the output stage's lookup-table activations (Sigmoid, Swish, Tanh, ...) per
+    /// atomicOutputChannels lane: a LUT activation fused into a layer adds output elements / (this x lanes) cycles.
+    double lutElementsPerLane = 0.25;
+    /// Cycles the output stage takes per pixel and block of atomicOutputChannels output channels (vendor perf
+    /// detail on RK3588; not fitted).
+    double outputBlockCycles = 4;
+};
+
+/// How the fitted coefficients did on published figures they were not fitted on (tests/perfmodel's
+/// leave-one-family-out cross-validation): the estimate's uncertainty range. ratio = estimated / published time.
+struct EstimateValidation {
+    std::string method;        // "leave-one-family-out cross-validation over the rknn_model_zoo figures"
+    int points = 0;            // 0: no validation, no range
+    double medianAbsError = 0;  // |ratio - 1|
+    double maxAbsError = 0;
+    double fastRatioP10 = 1;   // 10th percentile of the ratio
+    double slowRatioP90 = 1;   // 90th percentile
 };
 
 struct ChipProfile {
@@ -84,6 +114,7 @@ struct ChipProfile {
     nlohmann::json matmul;  // layouts and alignments as in the file (README.md); null when absent
     std::vector<std::string> notes;
     CostCoefficients coefficients;
+    EstimateValidation validation;  // "costModel.validation"
 
     const NpuDTypeRates& rates(const std::string& dtype) const;  // throws Unsupported naming chip and dtype
     const NpuOp* npuOp(const std::string& opName) const;

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "npuwb/ir/Graph.h"
+#include "npuwb/Report.h"
 #include "npuwb/SampleSource.h"
 #include "npuwb/Session.h"
 
@@ -156,8 +157,13 @@ struct HybridLayer {
 struct HybridResult {
     std::vector<HybridLayer> layers;  // sorted by sensitivity, most sensitive first
     double targetCosine = 0.0;
-    double cosineBefore = 0.0;  // all layers at the scheme's precision
+    /// The target holds for the worst output on the worst evaluated sample: cosineBefore/After are those minima
+    /// (all layers at the scheme's precision / with the kept layers raised); the means over outputs stand beside.
+    double cosineBefore = 0.0;
     double cosineAfter = 0.0;
+    double meanCosineBefore = 0.0, meanCosineAfter = 0.0;
+    std::vector<AccuracyOutput> outputsBefore, outputsAfter;  // per graph output: worst and mean cosine, SNR
+    size_t evalSamples = 0;
     double int8LatencyUs = 0.0;    // cost model, whole model (0 when the cost model could not estimate)
     double hybridLatencyUs = 0.0;
     bool targetMet = false;
@@ -220,7 +226,12 @@ struct QuantizeResult {
 QuantizeResult quantizeModel(const Model& floatModel, const SampleSource& samples, const QuantizeOptions& options,
                              const QuantizeControl& control = {});
 
-/// Output cosine (all outputs concatenated, averaged over samples) of `candidate` against `reference`.
+/// Each graph output of `candidate` against `reference` on the first `maxSamples` samples (0: all): mean and worst
+/// cosine, SNR over all samples and on the worst sample.
+std::vector<AccuracyOutput> compareOutputs(const Model& reference, const Model& candidate, const SampleSource& samples,
+                                           size_t maxSamples, const ExecutorOptions& executor,
+                                           const std::atomic<bool>* cancel = nullptr);
+/// The worst output cosine on the worst sample (compareOutputs), the figure a cosine target is checked against.
 double outputCosine(const Model& reference, const Model& candidate, const SampleSource& samples, size_t maxSamples,
                     const ExecutorOptions& executor, const std::atomic<bool>* cancel = nullptr);
 

@@ -122,6 +122,8 @@ struct RunStats {
     /// with a backend, the first run (reference learning run + backend compile).
     double sessionCreateUs = 0.0;
     std::optional<TimeBreakdown> breakdown;
+    /// Estimates only: what minUs..maxUs mean (the cost model's held-out error); empty when there is no range.
+    std::string estimateBasis;
 };
 
 struct Suggestion {
@@ -154,12 +156,21 @@ struct AccuracyLayer {
     std::optional<double> scale;            // of the QuantizeLinear applied to the value, when quantized
     std::optional<int64_t> zeroPoint;
     double saturationRate = 0.0;            // fraction of float elements outside the quantized range
+    std::optional<double> entireSnrDb, singleSnrDb;  // dB over all samples
+    bool lowSnr = false;  // single SNR (entire when there is no single run) below the section's threshold
 };
 
+/// One graph output over the samples: verdicts hold for the worst sample; the means stand beside.
 struct AccuracyOutput {
     std::string name;
-    double cosine = 1.0;
-    double euclidean = 0.0;
+    double cosine = 1.0;     // mean over samples
+    double euclidean = 0.0;  // mean over samples
+    double worstCosine = 1.0;
+    int64_t worstCosineSample = 0;  // index in the data set
+    double snrDb = 0.0;  // 10 log10(sum x^2 / sum (x - q)^2) over all samples (capped at kSnrCapDb when q == x)
+    double worstSnrDb = 0.0;
+    int64_t worstSnrSample = 0;
+    int64_t samples = 0;
 };
 
 struct AccuracySection {
@@ -167,9 +178,13 @@ struct AccuracySection {
     std::string quantModel;
     std::string scheme;      // from the quantized model's metadata, when present
     int64_t samples = 0;
+    double snrThresholdDb = 10.0;  // layers below it are flagged (AccuracyLayer::lowSnr)
     std::vector<AccuracyLayer> layers;
     std::vector<AccuracyOutput> outputs;
 };
+
+/// SNR values are capped here (an exact copy has no noise).
+inline constexpr double kSnrCapDb = 200.0;
 
 struct Report {
     std::string kind = "profile";  // profile | estimate | info | accuracy

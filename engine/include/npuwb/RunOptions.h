@@ -16,6 +16,10 @@ namespace npuwb {
 inline constexpr const char* kAutoBackend = "auto";
 /// The engine's own single-threaded kernels: the correctness oracle every backend is tested against.
 inline constexpr const char* kReferenceBackend = "reference";
+/// Timed runs and untimed warm-up runs before them, for every way of measuring a model (RunOptions, and the
+/// vendor runtimes' ModelRunOptions).
+inline constexpr int kDefaultRuns = 10;
+inline constexpr int kDefaultWarmupRuns = 2;
 
 /// Where a model runs.
 struct ExecutorOptions {
@@ -30,8 +34,8 @@ struct ExecutorOptions {
 /// How to run and measure a model (profileModel; `npuwb-cli profile/run`, the GUI's Run, an agent job).
 struct RunOptions {
     ExecutorOptions executor;
-    int runs = 10;    // timed runs (the report gives their median and minimum)
-    int warmup = 2;   // untimed runs first
+    int runs = kDefaultRuns;         // timed runs (the report gives their median and minimum)
+    int warmup = kDefaultWarmupRuns;  // untimed runs first
     uint64_t seed = 1;  // for generated inputs
     /// Concrete shapes for generated inputs (e.g. a detector's 1x3x480x480); must fit the declared shape.
     std::map<std::string, Shape> inputShapes{};

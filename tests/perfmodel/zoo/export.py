@@ -164,6 +164,8 @@ def main(argv=None):
     p.add_argument("out", nargs="?", help="output .onnx path")
     p.add_argument("--list", action="store_true", help="print the model names")
     p.add_argument("--all", metavar="OUTDIR", help="export every model to OUTDIR/NAME.onnx")
+    p.add_argument("--missing-only", action="store_true",
+                   help="with --all: skip models whose file is newer than every exporter source (test fixtures)")
     a = p.parse_args(argv)
     if a.list:
         print("\n".join(MODELS))
@@ -171,9 +173,15 @@ def main(argv=None):
     try:
         if a.all:
             t0 = time.time()
+            sources = max(os.path.getmtime(os.path.join(HERE, f)) for f in os.listdir(HERE) if f.endswith(".py"))
+            done = 0
             for name in MODELS:
-                export_model(name, os.path.join(a.all, name + ".onnx"))
-            print(f"exported {len(MODELS)} models in {time.time() - t0:.1f} s")
+                out = os.path.join(a.all, name + ".onnx")
+                if a.missing_only and os.path.exists(out) and os.path.getmtime(out) > sources:
+                    continue
+                export_model(name, out)
+                done += 1
+            print(f"exported {done} of {len(MODELS)} models in {time.time() - t0:.1f} s")
             return 0
         if not a.name or not a.out:
             p.error("give NAME OUT.onnx, --list or --all OUTDIR")

@@ -11,7 +11,7 @@
 #include <set>
 #include <thread>
 
-#include "imageio/DatasetSampleSource.h"
+#include "npuwb/DatasetSampleSource.h"
 #include "npuwb/Error.h"
 #include "npuwb/Npy.h"
 

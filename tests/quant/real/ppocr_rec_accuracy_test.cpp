@@ -20,7 +20,7 @@
 #include <random>
 
 #include "RealAccuracySupport.h"
-#include "imageio/DatasetSampleSource.h"
+#include "npuwb/DatasetSampleSource.h"
 #include "npuwb/ModelIO.h"
 #include "npuwb/Accuracy.h"
 #include "npuwb/Quantizer.h"

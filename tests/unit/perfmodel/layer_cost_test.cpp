@@ -37,7 +37,8 @@ CostCoefficients handCoefficients() {
 NpuWork conv(int64_t cin, int64_t cout, int64_t k, int64_t outH, int64_t outW) {
     NpuWork w;
     w.kind = NpuWorkKind::Conv;
-    w.conv = ConvGeometry{1, cin, cout, 1, k, k, outH, outW, false};
+    w.conv = ConvGeometry{.batch = 1, .inChannelsPerGroup = cin, .outChannels = cout, .groups = 1, .kernelH = k,
+                          .kernelW = k, .outH = outH, .outW = outW};
     w.macs = cin * cout * k * k * outH * outW;
     return w;
 }
@@ -52,7 +53,8 @@ TEST(LayerCost, AlignedPointwiseConvByHand) {
     w.writeBytes = 64 * 64;
     NpuLayerCost c = npuLayerCost(w, chip, chip.rates("int8"), 1, handCoefficients());
     EXPECT_EQ(c.paddedMacs, 262144);
-    EXPECT_DOUBLE_EQ(c.npuCycles, 256.0);            // 262144 / 1024
+    // 262144 / 1024 = 256 MAC cycles, but the output stage writes 64 pixels x 2 blocks of 32 channels at 4 cycles
+    EXPECT_DOUBLE_EQ(c.npuCycles, 512.0);
     EXPECT_DOUBLE_EQ(c.ddrCycles, 12288.0 / 5.0);    // bytes / (5 bytes per cycle)
     EXPECT_DOUBLE_EQ(c.totalCycles, 2457.6 + 1000);  // DDR-bound, plus overhead
     EXPECT_DOUBLE_EQ(c.timeUs, 3.4576);
@@ -66,29 +68,50 @@ TEST(LayerCost, ChannelAlignmentWastesMacs) {
     EXPECT_EQ(paddedConvMacs(w, chip.rates("int8"), chip, handCoefficients()), 256 * 9 * 64 * 64);
 }
 
-TEST(LayerCost, SmallChannelInputPacksTheKernelWindow) {
+TEST(LayerCost, SmallChannelInputIsReducedPerKernelTap) {
+    // The RK3588 perf log's first conv (3 -> 16 channels, 3x3) takes 9 cycles per output pixel: no packing of
+    // the window into the 32 input lanes.
     ChipProfile chip = handChip();
     NpuWork w = conv(3, 32, 3, 16, 16);
     EXPECT_EQ(paddedConvMacs(w, chip.rates("int8"), chip, handCoefficients()), 256 * 9 * 32 * 32);
-    w.conv.packSmallChannels = true;  // 3 x 3x3 = 27 reduction lanes -> 32
-    EXPECT_EQ(paddedConvMacs(w, chip.rates("int8"), chip, handCoefficients()), 256 * 32 * 32);
+}
+
+TEST(LayerCost, OutputStageBoundsPointwiseConvs) {
+    ChipProfile chip = handChip();
+    NpuWork w = conv(32, 32, 1, 16, 16);  // 1 MAC cycle per pixel, 4 output-stage cycles per pixel
+    EXPECT_DOUBLE_EQ(outputStageCycles(w, chip.rates("int8"), chip, handCoefficients()), 256 * 4);
+    EXPECT_DOUBLE_EQ(npuLayerCost(w, chip, chip.rates("int8"), 1, handCoefficients()).npuCycles, 256 * 4);
+    NpuWork wide = conv(256, 32, 1, 16, 16);  // 8 MAC cycles per pixel: the array bounds it
+    EXPECT_DOUBLE_EQ(npuLayerCost(wide, chip, chip.rates("int8"), 1, handCoefficients()).npuCycles, 256 * 8);
+}
+
+TEST(LayerCost, LookupTableActivationsAddCycles) {
+    ChipProfile chip = handChip();
+    CostCoefficients k = handCoefficients();
+    k.lutElementsPerLane = 0.25;  // 32 lanes x 0.25 = 8 elements per cycle
+    NpuWork w = conv(256, 32, 1, 16, 16);
+    const double plain = npuLayerCost(w, chip, chip.rates("int8"), 1, k).npuCycles;
+    w.lutElements = 32 * 256;
+    EXPECT_DOUBLE_EQ(npuLayerCost(w, chip, chip.rates("int8"), 1, k).npuCycles, plain + 32 * 256 / 8.0);
 }
 
 TEST(LayerCost, DepthwiseUsesOneInputLane) {
     ChipProfile chip = handChip();
     NpuWork w;
     w.kind = NpuWorkKind::DepthwiseConv;
-    w.conv = ConvGeometry{1, 1, 48, 48, 3, 3, 8, 8, false};
+    w.conv = ConvGeometry{.batch = 1, .inChannelsPerGroup = 1, .outChannels = 48, .groups = 48, .kernelH = 3,
+                          .kernelW = 3, .outH = 8, .outW = 8};
     // 48 channels pad to 64 output lanes; each uses 1 of 32 input lanes.
     EXPECT_EQ(paddedConvMacs(w, chip.rates("int8"), chip, handCoefficients()), 64 * 9 * 64 * 32);
 }
 
-TEST(LayerCost, SmallOutputPaysAFullStripe) {
+TEST(LayerCost, OutputPixelsGoInBlocksOfSixteen) {
+    // The RK3588 perf log charges a 60x34 output (2040 pixels) as 2048.
     ChipProfile chip = handChip();
-    NpuWork tiny = conv(32, 32, 1, 2, 3);   // 6 pixels -> aligned 8 -> stripe 16
-    NpuWork odd = conv(32, 32, 1, 5, 5);    // 25 pixels -> aligned to 28
+    NpuWork tiny = conv(32, 32, 1, 2, 3);   // 6 pixels -> 16
+    NpuWork odd = conv(32, 32, 1, 5, 5);    // 25 pixels -> 32
     EXPECT_EQ(paddedConvMacs(tiny, chip.rates("int8"), chip, handCoefficients()), 16 * 32 * 32);
-    EXPECT_EQ(paddedConvMacs(odd, chip.rates("int8"), chip, handCoefficients()), 28 * 32 * 32);
+    EXPECT_EQ(paddedConvMacs(odd, chip.rates("int8"), chip, handCoefficients()), 32 * 32 * 32);
 }
 
 TEST(LayerCost, MultiCoreSplitsComputeNotBandwidth) {

@@ -1,46 +1,13 @@
-// Per-op kernel builders of the oneDNN segment builder (included by OnednnSegment.cpp, inside Builder's scope).
+// fp32 lowering of the compute-heavy ops: Conv chains (Winograd where it pays), ConvTranspose, pooling, Gemm,
+// MatMul.
+#include "OnednnSegmentBuilder.h"
 
-void Builder::build(size_t idx) {
-    auto chain = chainEndingAt.find(idx);
-    if (chain != chainEndingAt.end())
-    if (chain != chainEndingAt.end()) {
-        const std::vector<size_t>& c = chains[chain->second];
-        if (int8Chains.count(chain->second)) return buildInt8Chain(c);
-        return node(c[0]).opType == "ConvTranspose" ? buildDeconv(c) : buildConvChain(c);
-    }
-    const Node& n = node(idx);
-    const std::string& op = n.opType;
-    if (op == "QuantizeLinear") return buildQuantize(n);
-    if (op == "DequantizeLinear") return buildDequantize(n);
-    if (kInt8Movements.count(op) && dequantizedFrom.count(n.inputs[0])) return buildInt8Movement(n);
-    if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool") return buildPool(n);
-    if (op == "Gemm") return buildGemm(n);
-    if (op == "ConvTranspose") return buildDeconv({idx});
-    if (op == "MatMul") return buildMatMul(n);
-    if (op == "Softmax") return buildSoftmax(n);
-    if (op == "Resize") return buildResize(n);
-    if (op == "Concat") return buildConcat(n);
-    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Max" || op == "Min") return buildBinary(n);
-    if (op == "Flatten" || op == "Reshape" || op == "Squeeze" || op == "Unsqueeze" || op == "Identity") {
-        mem[n.outputs[0]] = reshaped(n.inputs[0], desc(n.inputs[0]).shape, desc(n.outputs[0]).shape, dt::f32, nodeName(n));
-        return;
-    }
-    if (op == "BatchNormalization") return buildBatchNorm(n);
-    if (op == "Transpose") return buildTranspose(n);
-    if (op == "Slice") return buildSlice(n);
-    if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin") return buildReduce(n);
-    memory src = get(n.inputs[0]);
-    bool first = true;
-    for (auto [alg, alpha, beta] : eltwiseOf(n)) {  // later steps run in place on the first step's output
-        dnnl::eltwise_forward::primitive_desc pd({dnnl::prop_kind::forward_inference, alg, src.get_desc(), alpha, beta},
-                                                 eng);
-        memory dst = first ? activation(pd.dst_desc()) : src;
-        addPrimitive(pd, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, {nodeName(n)});
-        src = dst;
-        first = false;
-    }
-    mem[n.outputs[0]] = src;
-}
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace npuwb::onednn {
 
 /// Winograd F(2x2,3x3) for a 3x3, stride 1, undilated, ungrouped Conv: about 0.55x the time of the direct kernel
 /// (resnet18 at 2 threads: 0.59 vs 1.0 ms for 64->64 at 56x56), but its weight transform at creation is slow and
@@ -295,12 +262,6 @@ void Builder::buildGemm(const Node& n) {
     mem[n.outputs[0]] = dst;
 }
 
-/// Shape with leading 1s up to `rank` (numpy broadcasting aligns trailing dims).
-Shape padRank(Shape s, size_t rank) {
-    s.insert(s.begin(), rank - std::min(rank, s.size()), 1);
-    return s;
-}
-
 void Builder::buildMatMul(const Node& n) {
     const Shape& y = desc(n.outputs[0]).shape;
     std::vector<memory> operands;
@@ -316,163 +277,4 @@ void Builder::buildMatMul(const Node& n) {
     mem[n.outputs[0]] = dst;
 }
 
-void Builder::buildBinary(const Node& n) {
-    using A = dnnl::algorithm;
-    const std::string& op = n.opType;
-    const Shape& y = desc(n.outputs[0]).shape;
-    bool swap = desc(n.inputs[0]).shape != y;  // commutative ops only (checked by supportsNode)
-    const std::string& full = n.inputs[swap ? 1 : 0];
-    const std::string& other = n.inputs[swap ? 0 : 1];
-    memory src0 = get(full);
-    memory src1;
-    const Shape& os = desc(other).shape;
-    if (os == y && !desc(other).constant) {
-        src1 = getAs(other, src0.get_desc(), nodeName(n));
-    } else {
-        memory plain = getAs(other, plainDesc(os), nodeName(n));
-        src1 = os.size() == y.size() ? plain : desc(other).constant ? constantMemory(*desc(other).constant, padRank(os, y.size()))
-                                                                    : view(plain, padRank(os, y.size()));
-    }
-    A alg = op == "Add" ? A::binary_add : op == "Sub" ? A::binary_sub : op == "Mul" ? A::binary_mul
-          : op == "Div" ? A::binary_div : op == "Max" ? A::binary_max : A::binary_min;
-    dnnl::binary::primitive_desc pd({alg, src0.get_desc(), src1.get_desc(), src0.get_desc()}, eng);
-    if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0 && src0.get_desc() != plainDesc(y)) {
-        // No optimized kernel for this layout pair (e.g. a channel-padded blocked layout with a per-channel
-        // operand runs oneDNN's reference loop, 30x slower): the plain layout has one.
-        src0 = getAs(full, plainDesc(y), nodeName(n));
-        if (os == y && !desc(other).constant) src1 = getAs(other, plainDesc(y), nodeName(n));
-        pd = dnnl::binary::primitive_desc({alg, src0.get_desc(), src1.get_desc(), src0.get_desc()}, eng);
-    }
-    memory dst = activation(pd.dst_desc());
-    addPrimitive(pd, {{DNNL_ARG_SRC_0, src0}, {DNNL_ARG_SRC_1, src1}, {DNNL_ARG_DST, dst}}, {nodeName(n)});
-    mem[n.outputs[0]] = dst;
-}
-
-void Builder::buildResize(const Node& n) {
-    const ResizeKind kind = *resizeAlgorithm(makeNodeQuery(q, indexOf(n)));
-    const Shape& y = desc(n.outputs[0]).shape;
-    memory src = get(n.inputs[0]);
-    const auto alg = kind == ResizeKind::Nearest ? dnnl::algorithm::resampling_nearest : dnnl::algorithm::resampling_linear;
-    dnnl::resampling_forward::primitive_desc pd(
-        {dnnl::prop_kind::forward_inference, alg, src.get_desc(), memory::desc(toDims(y), dt::f32, tag::any)}, eng);
-    memory dst = activation(pd.dst_desc());
-    addPrimitive(pd, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, {nodeName(n)});
-    mem[n.outputs[0]] = dst;
-}
-
-void Builder::buildSoftmax(const Node& n) {
-    const Shape& x = desc(n.inputs[0]).shape;
-    int64_t axis = n.attrInt("axis", q.opset >= 13 ? -1 : 1);
-    if (axis < 0) axis += static_cast<int64_t>(x.size());
-    memory src = getAs(n.inputs[0], plainDesc(x), nodeName(n));
-    dnnl::softmax_forward::primitive_desc pd(
-        {dnnl::prop_kind::forward_inference, src.get_desc(), static_cast<int>(axis)}, eng);
-    memory dst = activation(pd.dst_desc());
-    addPrimitive(pd, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, {nodeName(n)});
-    mem[n.outputs[0]] = dst;
-}
-
-void Builder::buildConcat(const Node& n) {
-    const Shape& y = desc(n.outputs[0]).shape;
-    int64_t axis = n.attrInt("axis", 0);
-    if (axis < 0) axis += static_cast<int64_t>(y.size());
-    std::vector<memory> srcs;
-    std::vector<memory::desc> mds;
-    for (const auto& in : n.inputs) {
-        srcs.push_back(get(in));
-        mds.push_back(srcs.back().get_desc());
-    }
-    dnnl::concat::primitive_desc pd(memory::desc(toDims(y), dt::f32, tag::any), static_cast<int>(axis), mds, eng);
-    memory dst = activation(pd.dst_desc());
-    std::unordered_map<int, memory> args{{DNNL_ARG_DST, dst}};
-    for (size_t i = 0; i < srcs.size(); ++i) args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = srcs[i];
-    addPrimitive(pd, args, {nodeName(n)});
-    mem[n.outputs[0]] = dst;
-}
-
-void Builder::buildBatchNorm(const Node& n) {
-    memory src = get(n.inputs[0]);
-    using F = dnnl::normalization_flags;
-    dnnl::batch_normalization_forward::primitive_desc pd(
-        {dnnl::prop_kind::forward_inference, src.get_desc(), n.attrFloat("epsilon", 1e-5f),
-         F::use_global_stats | F::use_scale | F::use_shift},
-        eng);
-    memory dst = activation(pd.dst_desc());
-    addPrimitive(pd,
-                 {{DNNL_ARG_SRC, src}, {DNNL_ARG_SCALE, get(n.inputs[1])}, {DNNL_ARG_SHIFT, get(n.inputs[2])},
-                  {DNNL_ARG_MEAN, get(n.inputs[3])}, {DNNL_ARG_VARIANCE, get(n.inputs[4])}, {DNNL_ARG_DST, dst}},
-                 {nodeName(n)});
-    mem[n.outputs[0]] = dst;
-}
-
-/// Transpose as one reorder: the plain source read through a descriptor with the output's dims and the source's
-/// strides permuted, written to a plain destination.
-/// `in`/`out`/`type` let the int8 path move int8 values under other names (shapes are the node's).
-void Builder::buildTranspose(const Node& n, const std::string& in, const std::string& out, dt type) {
-    const Shape& x = desc(n.inputs[0]).shape;
-    const Shape& y = desc(n.outputs[0]).shape;
-    const std::string& output = out.empty() ? n.outputs[0] : out;
-    const std::string& input = in.empty() ? n.inputs[0] : in;
-    if (x.size() <= 1) {
-        mem[output] = getAs(input, plainDesc(x, type), nodeName(n));
-        return;
-    }
-    const size_t rank = x.size();
-    std::vector<int64_t> perm = n.attrInts("perm");
-    if (perm.empty())
-        for (size_t i = 0; i < rank; ++i) perm.push_back(static_cast<int64_t>(rank - 1 - i));
-    if (perm.size() != rank) throw std::runtime_error("perm does not match the input rank");
-    std::vector<size_t> axes(rank);
-    for (size_t i = 0; i < rank; ++i) {
-        int64_t axis = perm[i] < 0 ? perm[i] + static_cast<int64_t>(rank) : perm[i];
-        if (axis < 0 || axis >= static_cast<int64_t>(rank)) throw std::runtime_error("perm axis out of range");
-        axes[i] = static_cast<size_t>(axis);
-    }
-    // The source in its own unblocked layout (a plain copy of a blocked one), read through permuted strides; the
-    // output keeps the source's storage order where the permutation allows (channels-last stays channels-last).
-    auto [src, sourceStrides] = unblocked(input, x, type, nodeName(n));
-    memory::dims permutedStrides(rank);
-    for (size_t i = 0; i < rank; ++i) permutedStrides[i] = sourceStrides[axes[i]];
-    memory permuted(memory::desc(toDims(y), type, permutedStrides), eng, nullptr);
-    // Segment inputs get their buffer per run: the permuted view follows the source's handle like view() does.
-    addAlias(src, permuted);
-    memory dst = activation(memory::desc(toDims(y), type, denseStrides(y, transposedOrder(storageOrder(x, sourceStrides), axes))));
-    addPrimitive(dnnl::reorder::primitive_desc(permuted, dst), {{DNNL_ARG_FROM, permuted}, {DNNL_ARG_TO, dst}}, {nodeName(n)});
-    mem[output] = dst;
-}
-
-/// Step-1 Slice as one reorder from a sub-memory view of the source (ShuffleNet's channel split).
-void Builder::buildSlice(const Node& n, const std::string& in, const std::string& out, dt type) {
-    std::string why;
-    auto offsets = sliceOffsets(makeNodeQuery(q, indexOf(n)), why);
-    if (!offsets) throw std::runtime_error(why);
-    const Shape& x = desc(n.inputs[0]).shape;
-    const Shape& y = desc(n.outputs[0]).shape;
-    // A window of the source in its own unblocked layout, copied out dense in the same storage order.
-    auto [src, strides] = unblocked(in.empty() ? n.inputs[0] : in, x, type, nodeName(n));
-    memory part(src.get_desc().submemory_desc(toDims(y), toDims(*offsets)), eng, nullptr);
-    addAlias(src, part);
-    memory dst = activation(memory::desc(toDims(y), type, denseStrides(y, storageOrder(x, strides))));
-    addPrimitive(dnnl::reorder::primitive_desc(part, dst), {{DNNL_ARG_FROM, part}, {DNNL_ARG_TO, dst}}, {nodeName(n)});
-    mem[out.empty() ? n.outputs[0] : out] = dst;
-}
-
-/// ReduceMean/Sum/Max/Min over constant axes with oneDNN's reduction; keepdims=0 is a free view of the result.
-void Builder::buildReduce(const Node& n) {
-    using A = dnnl::algorithm;
-    std::string why;
-    auto axes = reduceAxes(makeNodeQuery(q, indexOf(n)), why);
-    if (!axes) throw std::runtime_error(why);
-    const Shape& x = desc(n.inputs[0]).shape;
-    Shape kept = x;
-    for (int64_t a : *axes) kept[static_cast<size_t>(a)] = 1;
-    const std::string& op = n.opType;
-    A alg = op == "ReduceMean" ? A::reduction_mean : op == "ReduceSum" ? A::reduction_sum
-          : op == "ReduceMax" ? A::reduction_max : A::reduction_min;
-    memory src = getAs(n.inputs[0], plainDesc(x), nodeName(n));
-    dnnl::reduction::primitive_desc pd({alg, src.get_desc(), plainDesc(kept), 0.f, 0.f}, eng);
-    memory dst = activation(pd.dst_desc());
-    addPrimitive(pd, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, {nodeName(n)});
-    const Shape& y = desc(n.outputs[0]).shape;
-    mem[n.outputs[0]] = y == kept ? dst : view(dst, y);
-}
+}  // namespace npuwb::onednn

@@ -9,9 +9,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "npuwb/Image.h"
 #include "npuwb/ir/Graph.h"
-
-class QImage;
 
 namespace npuwb::imageio {
 
@@ -61,11 +60,11 @@ struct InputGeometry {
 /// Throws InvalidInput naming the input when a needed dimension is unknown and not set in `p`.
 InputGeometry resolveInput(const ValueInfo& input, const Preprocessing& p);
 
-/// Resized or letterboxed to the input size, in the input's colour order and channel count (gray for 1 channel):
-/// the picture the model sees, also what the GUI previews. Throws InvalidInput naming `origin` for a channel
+/// Resized or letterboxed to the input size (resizeImage), in the input's colour order and channel count (gray for
+/// 1 channel): the picture the model sees, also what the GUI previews. Throws InvalidInput naming `origin` for a channel
 /// count other than 1, 3 or 4.
-QImage prepareImage(const QImage& image, const Preprocessing& p, const InputGeometry& g, const std::string& origin);
+Image prepareImage(const Image& image, const Preprocessing& p, const InputGeometry& g, const std::string& origin);
 /// prepareImage, then scale/mean/std into a tensor of g.shape and g.dtype (batch 1; larger batches repeat it).
-Tensor imageToTensor(const QImage& image, const Preprocessing& p, const InputGeometry& g, const std::string& origin);
+Tensor imageToTensor(const Image& image, const Preprocessing& p, const InputGeometry& g, const std::string& origin);
 
 }  // namespace npuwb::imageio

@@ -1,56 +1,18 @@
-// int8 kernels of the oneDNN segment builder (included by OnednnSegment.cpp, inside Builder's scope).
-//
-// QDQ graphs are matched here, at compile time, not rewritten in the user's graph:
-//   DQ(x_q) -> Conv/Gemm(W = folded DQ(w_s8), B = folded DQ(b_s32)) -> [Relu|Clip|SiLU] -> [Q]  one int8
-//                                                                                          primitive (SiLU:
-//                                                                                          x * Sigmoid(x))
-//   DQ(a_q), DQ(b_q) -> Add|Mul -> [Relu|Clip] -> Q                                         one int8 elementwise kernel
-//   DQ(x_q) -> Sigmoid|Tanh|HardSigmoid|HardSwish|... -> Q                                  a 256-entry table
-//   DQ(x_q) -> MaxPool -> Q (same scale and zero point)                                     int8 pooling
-//   DQ(x_q) -> GlobalAveragePool -> Q                                                       int8 average (exact sum)
-//   DQ(a_q), DQ(b_q), ... -> Concat -> Q                                                   int8 concat (inputs with
-//                                                                                          other parameters requantized)
-// DequantizeLinear is lazy: it costs nothing unless a float consumer reads its output, and Q(DQ(x)) with equal
-// parameters is x itself. Everything else runs in float between exact Q/DQ kernels (OnednnQuant.h has the rounding).
+// The int8 kernels of the segment builder (chains matched by OnednnInt8Plan.cpp), QuantizeLinear and the lazy
+// DequantizeLinear.
+#include "OnednnSegmentBuilder.h"
 
-/// Data movement that runs on int8 values as well: Q(Move(DQ(x))) = Move(x) when the parameters agree.
-inline static const std::set<std::string> kInt8Movements = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity",
-                                                           "Transpose", "Slice"};
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
 
-/// Elementwise ops of one input whose int8 form is a table of the 256 possible inputs, computed once by the
-/// reference kernel itself (so it matches the reference bit for bit).
-inline static const std::set<std::string> kInt8TableOps = {"Sigmoid", "Tanh",  "HardSigmoid", "HardSwish", "LeakyRelu",
-                                                           "Elu",     "Selu",  "Softplus",    "Exp",       "Neg",
-                                                           "Abs",     "Erf",   "Softsign",    "Celu",      "Mish"};
+#include "npuwb/sdk/ReferenceKernels.h"
 
-static bool isByte(DType t) { return t == DType::U8 || t == DType::I8; }
+namespace npuwb::onednn {
 
-/// Whether `value` is the float image of an 8-bit value of this segment.
-bool byteDequantized(const std::string& value) const {
-    auto d = dequantizedInput(value);
-    return d && isByte(d->second.type);
-}
-
-/// When `value` is the float image of an int8 value of this segment (a DequantizeLinear's output, or data movement
-/// of one): the name the int8 value has in the builder and its parameters.
-std::optional<std::pair<std::string, QuantInfo>> dequantizedInput(const std::string& value) const {
-    auto p = producerInSegment.find(value);
-    if (p == producerInSegment.end()) return std::nullopt;
-    const Node& n = node(p->second);
-    if (n.opType == "DequantizeLinear") {
-        auto info = quantParamsOf(q, n);
-        if (!info) return std::nullopt;
-        return std::make_pair(n.inputs[0], *info);
-    }
-    if (!kInt8Movements.count(n.opType) || n.inputs.empty()) return std::nullopt;
-    auto from = dequantizedInput(n.inputs[0]);
-    if (!from) return std::nullopt;
-    return std::make_pair(int8Name(value), from->second);
-}
-static std::string int8Name(const std::string& value) { return value + "#int8"; }
-
-/// Reshape-like ops, Transpose and Slice on the int8 value behind a dequantized input; the float output stays lazy.
-void buildInt8Movement(const Node& n) {
+void Builder::buildInt8Movement(const Node& n) {
     const auto [source, info] = dequantizedFrom.at(n.inputs[0]);
     const std::string out = int8Name(n.outputs[0]);
     const dt type = dnnlType(info.type);
@@ -64,141 +26,7 @@ void buildInt8Movement(const Node& n) {
     lazyDequantize(n.outputs[0], out, info, nodeName(n));
 }
 
-/// The single in-segment consumer of `value` (nullptr when it has several, or is a segment output).
-const Node* soleConsumer(const std::string& value) const {
-    auto c = consumers.find(value);
-    auto in = consumerInSegment.find(value);
-    if (c == consumers.end() || c->second != 1 || segmentOutputs.count(value) || in == consumerInSegment.end())
-        return nullptr;
-    return &node(in->second);
-}
-
-/// Mul(x, op(x)) right after unary node `op` of `x` (SiLU as exporters write it, with op = Sigmoid), the only reader
-/// of op's output: still a function of x alone. Nullptr otherwise.
-const Node* mulWithInput(const Node& op) const {
-    const std::string& x = op.inputs[0];
-    const std::string& s = op.outputs[0];
-    const Node* m = soleConsumer(s);
-    if (!m || m->opType != "Mul" || !m->domain.empty() || m->inputs.size() != 2 ||
-        !((m->inputs[0] == x && m->inputs[1] == s) || (m->inputs[0] == s && m->inputs[1] == x)))
-        return nullptr;
-    return m;
-}
-
-/// SiLU starting at value `x`: Sigmoid(x) and Mul(x, Sigmoid(x)) in this segment, x read by nothing else; the two
-/// node indices, or nothing.
-std::optional<std::pair<size_t, size_t>> siluAt(const std::string& x) const {
-    auto c = consumers.find(x);
-    if (c == consumers.end() || c->second != 2 || segmentOutputs.count(x)) return std::nullopt;
-    for (size_t idx : segmentNodes) {
-        const Node& n = node(idx);
-        if (n.opType != "Sigmoid" || !n.domain.empty() || n.inputs.size() != 1 || n.inputs[0] != x) continue;
-        if (const Node* m = mulWithInput(n)) return std::make_pair(idx, indexOf(*m));
-        return std::nullopt;
-    }
-    return std::nullopt;
-}
-
-/// Extends `chain` (ending in value `out`) by an optional Relu/Clip/SiLU and then a QuantizeLinear; true when it ends
-/// in Q. SiLU only right before a Q (its result has to be requantized; a float one is not worth the pattern).
-bool extendWithActivationAndQuantize(std::vector<size_t>& chain, bool requireQuantize) {
-    std::string out = node(chain.back()).outputs[0];
-    const Node* next = soleConsumer(out);
-    if (next && (next->opType == "Relu" || (next->opType == "Clip" && clipBounds(makeNodeQuery(q, indexOf(*next))))) &&
-        next->inputs[0] == out) {
-        chain.push_back(indexOf(*next));
-        out = next->outputs[0];
-        next = soleConsumer(out);
-    } else if (auto silu = siluAt(out)) {
-        const Node* q8 = soleConsumer(node(silu->second).outputs[0]);
-        if (q8 && q8->opType == "QuantizeLinear" && quantParamsOf(q, *q8)) {
-            chain.push_back(silu->first);
-            chain.push_back(silu->second);
-            out = node(silu->second).outputs[0];
-            next = q8;
-        }
-    }
-    if (next && next->opType == "QuantizeLinear" && quantParamsOf(q, *next)) {
-        chain.push_back(indexOf(*next));
-        return true;
-    }
-    if (requireQuantize) chain.resize(1);
-    return false;
-}
-
-void planInt8(const std::vector<size_t>& nodes) {
-    segmentNodes = nodes;
-    for (size_t idx : nodes) {
-        for (const auto& in : node(idx).inputs)
-            if (!in.empty()) consumerInSegment[in] = idx;
-        for (const auto& out : node(idx).outputs) producerInSegment[out] = idx;
-    }
-    for (size_t idx : nodes) {
-        const Node& n = node(idx);
-        if (int8Nodes.count(idx) || n.inputs.empty()) continue;
-        std::vector<size_t> chain{idx};
-        bool matched = false;
-        if (isQLinearOp(n.opType)) {
-            matched = true;  // already quantized in and out: the node alone
-        } else if ((n.opType == "Conv" || n.opType == "Gemm" || n.opType == "MatMul") && dequantizedInput(n.inputs[0])) {
-            matched = int8Weights(n).has_value();
-            if (matched) extendWithActivationAndQuantize(chain, false);
-        } else if (kInt8TableOps.count(n.opType) && n.domain.empty() && n.inputs.size() == 1 &&
-                   byteDequantized(n.inputs[0])) {
-            const Node* next = soleConsumer(n.outputs[0]);
-            if (const Node* m = mulWithInput(n)) {  // SiLU after a DequantizeLinear
-                chain.push_back(indexOf(*m));
-                next = soleConsumer(m->outputs[0]);
-            }
-            const auto y = next && next->opType == "QuantizeLinear" ? quantParamsOf(q, *next) : std::nullopt;
-            matched = y && isByte(y->type);
-            if (matched) chain.push_back(indexOf(*next));
-            else chain.resize(1);
-        } else if ((n.opType == "Add" || n.opType == "Mul") && n.inputs.size() == 2 && dequantizedInput(n.inputs[0]) &&
-                   dequantizedInput(n.inputs[1]) && desc(n.inputs[0]).shape == desc(n.outputs[0]).shape &&
-                   desc(n.inputs[1]).shape == desc(n.outputs[0]).shape) {
-            matched = extendWithActivationAndQuantize(chain, true);
-        } else if (n.opType == "Concat" && std::all_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& in) {
-                       return dequantizedInput(in).has_value();
-                   })) {
-            const Node* next = soleConsumer(n.outputs[0]);
-            matched = next && next->opType == "QuantizeLinear" && quantParamsOf(q, *next);
-            if (matched) chain.push_back(indexOf(*next));
-        } else if (n.opType == "GlobalAveragePool" && dequantizedInput(n.inputs[0]) &&
-                   desc(n.inputs[0]).shape.size() >= 3) {
-            const Node* next = soleConsumer(n.outputs[0]);
-            matched = next && next->opType == "QuantizeLinear" && quantParamsOf(q, *next);
-            if (matched) chain.push_back(indexOf(*next));
-        } else if (n.opType == "MaxPool" && dequantizedInput(n.inputs[0])) {
-            const Node* next = soleConsumer(n.outputs[0]);
-            matched = next && next->opType == "QuantizeLinear" && quantParamsOf(q, *next) == dequantizedInput(n.inputs[0])->second;
-            if (matched) chain.push_back(indexOf(*next));
-        }
-        if (!matched) continue;
-        for (size_t i = 0; i + 1 < chain.size(); ++i) inChainNotLast.insert(chain[i]);
-        int8Nodes.insert(chain.begin(), chain.end());
-        chainEndingAt[chain.back()] = chains.size();
-        int8Chains.insert(chains.size());
-        chains.push_back(chain);
-    }
-}
-
-/// The int8 weights of a Conv ([OC, IC/g, kH, kW], scales per OC) or Gemm/MatMul (scales per N), or nullopt.
-std::optional<Int8Weights> int8Weights(const Node& n) const {
-    if (n.inputs.size() < 2) return std::nullopt;
-    const ValueDesc& w = desc(n.inputs[1]);
-    if (!w.constant || w.shape.size() < 2) return std::nullopt;
-    if (n.opType == "Conv") return w.shape.size() == 4 ? int8WeightsOf(q, n.inputs[1], 0, w.shape[0]) : std::nullopt;
-    if (desc(n.inputs[0]).shape.size() != 2 || w.shape.size() != 2) return std::nullopt;
-    if (n.opType == "Gemm" && (n.attrInt("transA", 0) || n.attrFloat("alpha", 1.f) != 1.f ||
-                               (n.inputs.size() > 2 && !n.inputs[2].empty() && n.attrFloat("beta", 1.f) != 1.f)))
-        return std::nullopt;
-    const bool transB = n.opType == "Gemm" && n.attrInt("transB", 0);
-    return int8WeightsOf(q, n.inputs[1], transB ? 0 : 1, transB ? w.shape[0] : w.shape[1]);
-}
-
-/// Builds what a chain of planInt8 ends in.
-void buildInt8Chain(const std::vector<size_t>& chain) {
+void Builder::buildInt8Chain(const std::vector<size_t>& chain) {
     const std::string& op = node(chain[0]).opType;
     if (op == "Add" || op == "Mul") return buildInt8Binary(chain);
     if (kInt8TableOps.count(op)) return buildInt8Table(chain);
@@ -208,10 +36,7 @@ void buildInt8Chain(const std::vector<size_t>& chain) {
     return buildInt8Matmul(chain);
 }
 
-/// Conv, Gemm or MatMul in int8 (from QDQ, or QLinearConv / QLinearMatMul): u8/s8 source with its zero point, s8
-/// weights with per-channel scales, the bias in accumulator units, then oneDNN's requantization to the Q's type (or
-/// float when no Q follows).
-void buildInt8Matmul(const std::vector<size_t>& chain) {
+void Builder::buildInt8Matmul(const std::vector<size_t>& chain) {
     const Node& n = node(chain[0]);
     const bool qlinear = isQLinearOp(n.opType);
     const bool conv = n.opType == "Conv" || n.opType == "QLinearConv";
@@ -330,9 +155,7 @@ void buildInt8Matmul(const std::vector<size_t>& chain) {
     mem[last.outputs[0]] = dst;
 }
 
-/// Add of two dequantized values, optional Relu/Clip, quantized: the reference's float arithmetic per element on the
-/// int8 inputs (bit-exact), one pass, no float tensors.
-void buildInt8Binary(const std::vector<size_t>& chain) {
+void Builder::buildInt8Binary(const std::vector<size_t>& chain) {
     const Node& n = node(chain[0]);
     auto [sourceA, a] = *dequantizedInput(n.inputs[0]);
     auto [sourceB, b] = *dequantizedInput(n.inputs[1]);
@@ -356,10 +179,7 @@ void buildInt8Binary(const std::vector<size_t>& chain) {
     mem[node(chain.back()).outputs[0]] = dst;
 }
 
-/// DQ -> unary op [-> Mul with the op's input: SiLU] -> Q as a table over the 256 input values: the plugin's own
-/// DequantizeLinear, the reference kernels of the ops and the plugin's QuantizeLinear, once, here (so each entry is
-/// what the reference computes).
-void buildInt8Table(const std::vector<size_t>& chain) {
+void Builder::buildInt8Table(const std::vector<size_t>& chain) {
     const Node& n = node(chain[0]);
     auto [source, x] = *dequantizedInput(n.inputs[0]);
     const QuantInfo y = *quantParamsOf(q, node(chain.back()));
@@ -387,8 +207,7 @@ void buildInt8Table(const std::vector<size_t>& chain) {
     mem[node(chain.back()).outputs[0]] = dst;
 }
 
-/// MaxPool straight on the int8 values: max commutes with a monotonic quantization of equal parameters.
-void buildInt8MaxPool(const std::vector<size_t>& chain) {
+void Builder::buildInt8MaxPool(const std::vector<size_t>& chain) {
     const Node& n = node(chain[0]);
     auto [source, x] = *dequantizedInput(n.inputs[0]);
     const Shape& xs = desc(n.inputs[0]).shape;
@@ -407,8 +226,7 @@ void buildInt8MaxPool(const std::vector<size_t>& chain) {
     mem[node(chain.back()).outputs[0]] = dst;
 }
 
-/// GlobalAveragePool of an int8 value straight to the Q's type (averagePoolQuantized: exact sums, ORT's rounding).
-void buildInt8GlobalAveragePool(const std::vector<size_t>& chain) {
+void Builder::buildInt8GlobalAveragePool(const std::vector<size_t>& chain) {
     const Node& n = node(chain[0]);
     auto [source, x] = *dequantizedInput(n.inputs[0]);
     const QuantInfo y = *quantParamsOf(q, node(chain.back()));
@@ -423,9 +241,7 @@ void buildInt8GlobalAveragePool(const std::vector<size_t>& chain) {
     mem[node(chain.back()).outputs[0]] = dst;
 }
 
-/// Concat of int8 values: Q(Concat(DQ(a), DQ(b), ...)) is the concat of each input requantized to the output's
-/// parameters (nothing to do for inputs that already have them), exact like the reference.
-void buildInt8Concat(const std::vector<size_t>& chain) {
+void Builder::buildInt8Concat(const std::vector<size_t>& chain) {
     const Node& n = node(chain[0]);
     const QuantInfo y = *quantParamsOf(q, node(chain.back()));
     const std::vector<std::string> names = namesOf(chain);
@@ -457,11 +273,11 @@ void buildInt8Concat(const std::vector<size_t>& chain) {
     mem[node(chain.back()).outputs[0]] = dst;
 }
 
-/// DequantizeLinear: recorded, built only when a float consumer (or the segment's output) asks for its value.
-void buildDequantize(const Node& n) { lazyDequantize(n.outputs[0], n.inputs[0], *quantParamsOf(q, n), nodeName(n)); }
+void Builder::buildDequantize(const Node& n) {
+    lazyDequantize(n.outputs[0], n.inputs[0], *quantParamsOf(q, n), nodeName(n));
+}
 
-/// Records `out` as the float image of int8 value `source`; a kernel is made only if something reads `out`.
-void lazyDequantize(const std::string& out, const std::string& source, const QuantInfo& info, const std::string& name) {
+void Builder::lazyDequantize(const std::string& out, const std::string& source, const QuantInfo& info, const std::string& name) {
     dequantizedFrom[out] = {source, info};
     lazy[out] = [this, source, out, info, name] {
         memory s = get(source);
@@ -474,9 +290,7 @@ void lazyDequantize(const std::string& out, const std::string& source, const Qua
     };
 }
 
-/// QuantizeLinear: Q(DQ(x)) is x when the parameters agree (no kernel), one requantize pass when they differ, else
-/// the float input quantized in its own layout.
-void buildQuantize(const Node& n) {
+void Builder::buildQuantize(const Node& n) {
     const QuantInfo out = *quantParamsOf(q, n);
     const std::string& in = n.inputs[0];
     const std::string name = nodeName(n);
@@ -505,3 +319,5 @@ void buildQuantize(const Node& n) {
     }, {name}, {s, d});
     mem[n.outputs[0]] = d;
 }
+
+}  // namespace npuwb::onednn

@@ -31,7 +31,7 @@ DatasetList listDatasetFolder(const std::string& folder);
 /// A folder gives listDatasetFolder, anything else parseDatasetList.
 DatasetList loadDatasetList(const std::string& listOrFolder);
 
-/// True for the image extensions QImage decodes here (case-insensitive).
+/// True for the image extensions decodeImageFile reads (case-insensitive): jpg, jpeg, png, bmp.
 bool isImageFile(const std::string& path);
 bool isNpyFile(const std::string& path);
 

@@ -1,16 +1,13 @@
-#include "imageio/DatasetSampleSource.h"
-
-#include <QCryptographicHash>
-#include <QFile>
-#include <QImage>
-#include <QImageReader>
+#include "npuwb/DatasetSampleSource.h"
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "npuwb/AtomicFile.h"
 #include "npuwb/Error.h"
 #include "npuwb/Npy.h"
+#include "npuwb/Sha256.h"
 
 namespace npuwb::imageio {
 
@@ -95,18 +92,17 @@ DatasetSampleSource::DatasetSampleSource(DatasetList list, const std::vector<Val
 
 }
 
-QImage DatasetSampleSource::loadImage(size_t index, size_t input) const {
+Image DatasetSampleSource::loadImage(size_t index, size_t input) const {
     if (index >= size()) failInput(list_.source + ": sample " + std::to_string(index) + " out of range");
     const std::string& path = list_.entries[index].files.at(input);
     const std::string origin = list_.originOf(index);
     if (!isImageFile(path)) failInput(origin + ": '" + path + "' is not an image (jpg, png, bmp)");
     if (!std::filesystem::exists(path)) fail(ErrorKind::Io, origin + ": file not found: " + path);
-    QImageReader reader(QString::fromStdString(path));
-    reader.setAutoTransform(true);  // honour EXIF orientation, as viewers do
-    const QImage image = reader.read();
-    if (image.isNull())
-        failInput(origin + ": cannot decode image '" + path + "' (" + reader.errorString().toStdString() + ")");
-    return image;
+    try {
+        return decodeImageFile(path);  // with the EXIF orientation applied, as viewers show it
+    } catch (const Error& e) {
+        fail(e.kind(), origin + ": " + e.what());
+    }
 }
 
 Tensor DatasetSampleSource::loadInput(size_t index, size_t input) const {
@@ -146,25 +142,25 @@ quant::Sample DatasetSampleSource::load(size_t index) const {
 
 std::string DatasetSampleSource::contentHash() const {
     std::call_once(hashOnce_, [this] {
-        QCryptographicHash hash(QCryptographicHash::Sha256);
+        Sha256 hash;
         const auto addText = [&](const std::string& s) {
-            hash.addData(QByteArrayView(s.data(), static_cast<qsizetype>(s.size())));
-            hash.addData(QByteArrayView("\0", 1));
+            hash.update(s);
+            hash.update("\0", 1);
         };
         if (!list_.isFolder) addText(readFile(list_.source));
         for (size_t i = 0; i < list_.entries.size(); ++i)
             for (const std::string& path : list_.entries[i].files) {
                 addText(std::filesystem::path(path).filename().string());
-                QFile file(QString::fromStdString(path));
-                if (!file.open(QIODevice::ReadOnly))
-                    fail(ErrorKind::Io, list_.originOf(i) + ": cannot read " + path + " (" +
-                                            file.errorString().toStdString() + ")");
-                if (!hash.addData(&file))
-                    fail(ErrorKind::Io, list_.originOf(i) + ": cannot read " + path);
+                std::ifstream file(path, std::ios::binary);
+                if (!file) fail(ErrorKind::Io, list_.originOf(i) + ": cannot read " + path);
+                char block[1 << 16];
+                while (file.read(block, sizeof block) || file.gcount() > 0)
+                    hash.update(block, static_cast<size_t>(file.gcount()));
+                if (file.bad()) fail(ErrorKind::Io, list_.originOf(i) + ": cannot read " + path);
             }
         // The same files preprocessed differently are a different calibration set.
         addText(preprocessingSetToJson(preprocessing_).dump());
-        hash_ = hash.result().toHex().toStdString();
+        hash_ = hash.hex();
     });
     return hash_;
 }

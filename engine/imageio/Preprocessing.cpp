@@ -1,7 +1,4 @@
-#include "imageio/Preprocessing.h"
-
-#include <QImage>
-#include <QPainter>
+#include "npuwb/Preprocessing.h"
 
 #include <algorithm>
 #include <cmath>
@@ -195,7 +192,7 @@ InputGeometry resolveInput(const ValueInfo& input, const Preprocessing& p) {
     return g;
 }
 
-QImage prepareImage(const QImage& image, const Preprocessing& p, const InputGeometry& g, const std::string& origin) {
+Image prepareImage(const Image& image, const Preprocessing& p, const InputGeometry& g, const std::string& origin) {
     if (!g.imageLike())
         failInput(origin + ": input '" + g.name + "' of shape " + shapeToString(g.shape) +
                   " is not an image input (rank 4 with 1, 3 or 4 channels); give a .npy file");
@@ -203,26 +200,34 @@ QImage prepareImage(const QImage& image, const Preprocessing& p, const InputGeom
         failInput(origin + ": wrong channel count: input '" + g.name + "' has " + std::to_string(g.channels) +
                   " channels in " + shapeToString(g.shape) + ", images give 1 (gray), 3 (RGB/BGR) or 4; use .npy");
     const int w = static_cast<int>(g.width), h = static_cast<int>(g.height);
-    QImage rgb = image.convertToFormat(g.channels == 4 ? QImage::Format_RGBA8888 : QImage::Format_RGB888);
-    QImage sized;
+    const Image rgb = convertChannels(image, g.channels == 4 ? 4 : 3);
+    Image sized;
     if (p.resize == ResizeMode::Stretch) {
-        sized = rgb.size() == QSize(w, h) ? rgb : rgb.scaled(w, h, Qt::IgnoreAspectRatio, Qt::SmoothTransformation);
+        sized = resizeImage(rgb, w, h);
     } else {
-        const QImage fitted = rgb.scaled(w, h, Qt::KeepAspectRatio, Qt::SmoothTransformation);
-        sized = QImage(w, h, rgb.format());
-        const int fill = std::clamp(static_cast<int>(std::lround(p.fill)), 0, 255);
-        sized.fill(QColor(fill, fill, fill, 255));
-        QPainter painter(&sized);
-        painter.drawImage((w - fitted.width()) / 2, (h - fitted.height()) / 2, fitted);
+        // The largest size of the picture's aspect ratio that fits, centred on a fill-coloured canvas.
+        const int64_t widthAtFullHeight = int64_t{h} * rgb.width / rgb.height;
+        const int fw = widthAtFullHeight <= w ? static_cast<int>(std::max<int64_t>(1, widthAtFullHeight)) : w;
+        const int fh = widthAtFullHeight <= w ? h : static_cast<int>(std::max<int64_t>(1, int64_t{w} * rgb.height / rgb.width));
+        const Image fitted = resizeImage(rgb, fw, fh);
+        sized = Image(w, h, rgb.channels);
+        const auto fill = static_cast<uint8_t>(std::clamp(static_cast<int>(std::lround(p.fill)), 0, 255));
+        for (size_t i = 0; i < sized.pixels.size(); ++i)
+            sized.pixels[i] = rgb.channels == 4 && i % 4 == 3 ? 255 : fill;  // the border is opaque
+        const int left = (w - fw) / 2, top = (h - fh) / 2;
+        const size_t rowBytes = static_cast<size_t>(fw) * rgb.channels;
+        for (int y = 0; y < fh; ++y)
+            std::copy_n(fitted.row(y), rowBytes, sized.row(top + y) + static_cast<size_t>(left) * rgb.channels);
     }
-    sized = sized.convertToFormat(rgb.format());  // QPainter may leave a premultiplied or other format
-    if (g.channels == 1) return sized.convertToFormat(QImage::Format_Grayscale8);
-    if (p.color == ColorOrder::BGR) return sized.rgbSwapped();
+    if (g.channels == 1) return convertChannels(sized, 1);
+    if (p.color == ColorOrder::BGR)
+        for (size_t i = 0; i < sized.pixels.size(); i += static_cast<size_t>(sized.channels))
+            std::swap(sized.pixels[i], sized.pixels[i + 2]);
     return sized;
 }
 
-Tensor imageToTensor(const QImage& image, const Preprocessing& p, const InputGeometry& g, const std::string& origin) {
-    const QImage prepared = prepareImage(image, p, g, origin);
+Tensor imageToTensor(const Image& image, const Preprocessing& p, const InputGeometry& g, const std::string& origin) {
+    const Image prepared = prepareImage(image, p, g, origin);
     const int64_t C = g.channels, H = g.height, W = g.width;
     for (const auto* v : {&p.mean, &p.std})
         if (v->size() > 1 && static_cast<int64_t>(v->size()) != C)
@@ -232,7 +237,7 @@ Tensor imageToTensor(const QImage& image, const Preprocessing& p, const InputGeo
     std::vector<float> plane(static_cast<size_t>(C * H * W));  // one sample in the requested layout
     const bool nchw = g.layout == Layout::NCHW;
     for (int64_t y = 0; y < H; ++y) {
-        const uchar* row = prepared.constScanLine(static_cast<int>(y));
+        const uint8_t* row = prepared.row(static_cast<int>(y));
         for (int64_t x = 0; x < W; ++x)
             for (int64_t c = 0; c < C; ++c) {
                 const float pixel = row[x * C + c];

@@ -1,17 +1,16 @@
 #pragma once
 // quant::SampleSource over a data set list and per-input preprocessing: sample i is decoded on demand
-// (QImage for images, the engine's .npy reader for arrays), so calibration streams and several threads can
+// (decodeImageFile for images, the engine's .npy reader for arrays), so calibration streams and several threads can
 // load at once.
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
-#include "imageio/DatasetList.h"
-#include "imageio/Preprocessing.h"
+#include "npuwb/DatasetList.h"
+#include "npuwb/Image.h"
+#include "npuwb/Preprocessing.h"
 #include "npuwb/SampleSource.h"
-
-class QImage;
 
 namespace npuwb::imageio {
 
@@ -30,7 +29,7 @@ public:
     const std::vector<InputGeometry>& inputs() const { return geometry_; }
     const Preprocessing& preprocessingOf(size_t input) const { return preprocessingFor(preprocessing_, geometry_[input].name); }
     /// The decoded image of sample `index`, input `input` (throws when that entry is a .npy): for previews.
-    QImage loadImage(size_t index, size_t input) const;
+    Image loadImage(size_t index, size_t input) const;
 
 private:
     Tensor loadInput(size_t index, size_t input) const;

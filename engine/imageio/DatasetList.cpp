@@ -1,4 +1,4 @@
-#include "imageio/DatasetList.h"
+#include "npuwb/DatasetList.h"
 
 #include <algorithm>
 #include <cctype>

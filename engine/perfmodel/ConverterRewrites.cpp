@@ -1,0 +1,92 @@
+#include "perfmodel/ConverterRewrites.h"
+
+#include <algorithm>
+#include <set>
+
+#include "perfmodel/OpConditions.h"
+
+namespace npuwb {
+
+namespace {
+
+/// The axes a Reduce* node reduces (attribute before opset 18 for ReduceMean, input 1 for ReduceSum from 13),
+/// normalized to non-negative; empty = all axes.
+std::vector<int64_t> reducedAxes(const NodeShapes& ns, const Graph& graph) {
+    const Node& n = *ns.node;
+    std::vector<int64_t> axes = n.attrInts("axes");
+    if (axes.empty() && n.inputs.size() > 1 && !n.inputs[1].empty())
+        if (auto v = constantValues(graph, n.inputs[1]))
+            for (double a : *v) axes.push_back(static_cast<int64_t>(a));
+    const int64_t rank = ns.inputs.empty() ? 0 : static_cast<int64_t>(ns.inputs[0].size());
+    for (auto& a : axes)
+        if (a < 0) a += rank;
+    std::sort(axes.begin(), axes.end());
+    return axes;
+}
+
+}  // namespace
+
+ConvertedNode convertNode(const NodeShapes& ns, const Graph& graph) {
+    const Node& n = *ns.node;
+    ConvertedNode c{n.opType, {}, false, false};
+    if (n.opType == "BatchNormalization" && !ns.inputs.empty() && ns.inputs[0].size() == 4) {
+        c.opType = "Conv";
+        c.channelScale = true;
+        c.rewrite = "BatchNormalization -> 1x1 depthwise Convolution";
+    } else if (n.opType == "Div" && ns.inputIsConstant.size() > 1 && ns.inputIsConstant[1] && !ns.inputIsConstant[0]) {
+        c.opType = "Mul";
+        c.rewrite = "Div by a constant -> Mul by its reciprocal";
+    } else if ((n.opType == "ReduceMean" || n.opType == "ReduceSum") && !ns.inputs.empty() &&
+               ns.inputs[0].size() == 4 && n.attrInt("keepdims", 1) == 1) {
+        const std::vector<int64_t> axes = reducedAxes(ns, graph);
+        if (axes == std::vector<int64_t>{2, 3}) {
+            c.opType = "GlobalAveragePool";
+            c.rewrite = n.opType + " over H, W -> GlobalAveragePool";
+        } else if (axes == std::vector<int64_t>{1}) {
+            c.opType = "Conv";
+            c.channelReduction = true;
+            c.rewrite = n.opType + " over channels -> 1x1 Convolution";
+        }
+    }
+    return c;
+}
+
+std::map<size_t, size_t> swishPairs(const std::vector<NodeShapes>& nodes, const Graph& graph) {
+    std::multimap<std::string, size_t> consumers;
+    for (size_t i = 0; i < nodes.size(); ++i)
+        for (const auto& in : nodes[i].node->inputs)
+            if (!in.empty()) consumers.emplace(in, i);
+    std::set<std::string> outputs;
+    for (const auto& o : graph.outputs) outputs.insert(o.name);
+    std::map<size_t, size_t> pairs;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        const Node& s = *nodes[i].node;
+        if (s.opType != "Sigmoid" || s.inputs.empty() || s.outputs.empty() || outputs.count(s.outputs[0]) ||
+            consumers.count(s.outputs[0]) != 1)
+            continue;
+        const size_t m = consumers.find(s.outputs[0])->second;
+        const Node& mul = *nodes[m].node;
+        if (mul.opType != "Mul" || mul.inputs.size() != 2) continue;
+        const std::string& other = mul.inputs[0] == s.outputs[0] ? mul.inputs[1] : mul.inputs[0];
+        if (other == s.inputs[0]) pairs[i] = m;
+    }
+    return pairs;
+}
+
+bool absorbedByIoLayout(const NodeShapes& ns, const Graph& graph) {
+    const Node& n = *ns.node;
+    if (n.opType != "Transpose" || n.inputs.empty() || n.outputs.empty()) return false;
+    for (const auto& in : graph.inputs)
+        if (in.name == n.inputs[0] && !graph.initializers.count(in.name)) return true;
+    for (const auto& out : graph.outputs)
+        if (out.name == n.outputs[0]) return true;
+    return false;
+}
+
+bool isLookupTableActivation(const std::string& opType) {
+    static const std::set<std::string> lut = {"Sigmoid", "Tanh",     "Swish",       "Mish",      "Elu",
+                                              "Softplus", "HardSigmoid", "HardSwish", "Gelu"};
+    return lut.count(opType) > 0;
+}
+
+}  // namespace npuwb

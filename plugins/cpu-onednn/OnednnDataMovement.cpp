@@ -1,0 +1,80 @@
+// Data movement: reshapes as zero-copy views, Concat, Transpose and Slice as reorders (also on int8 values).
+#include "OnednnSegmentBuilder.h"
+
+namespace npuwb::onednn {
+
+void Builder::buildReshape(const Node& n) {
+    mem[n.outputs[0]] = reshaped(n.inputs[0], desc(n.inputs[0]).shape, desc(n.outputs[0]).shape, dt::f32, nodeName(n));
+}
+
+void Builder::buildConcat(const Node& n) {
+    const Shape& y = desc(n.outputs[0]).shape;
+    int64_t axis = n.attrInt("axis", 0);
+    if (axis < 0) axis += static_cast<int64_t>(y.size());
+    std::vector<memory> srcs;
+    std::vector<memory::desc> mds;
+    for (const auto& in : n.inputs) {
+        srcs.push_back(get(in));
+        mds.push_back(srcs.back().get_desc());
+    }
+    dnnl::concat::primitive_desc pd(memory::desc(toDims(y), dt::f32, tag::any), static_cast<int>(axis), mds, eng);
+    memory dst = activation(pd.dst_desc());
+    std::unordered_map<int, memory> args{{DNNL_ARG_DST, dst}};
+    for (size_t i = 0; i < srcs.size(); ++i) args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = srcs[i];
+    addPrimitive(pd, args, {nodeName(n)});
+    mem[n.outputs[0]] = dst;
+}
+
+/// Transpose as one reorder: the plain source read through a descriptor with the output's dims and the source's
+/// strides permuted, written to a plain destination.
+/// `in`/`out`/`type` let the int8 path move int8 values under other names (shapes are the node's).
+void Builder::buildTranspose(const Node& n, const std::string& in, const std::string& out, dt type) {
+    const Shape& x = desc(n.inputs[0]).shape;
+    const Shape& y = desc(n.outputs[0]).shape;
+    const std::string& output = out.empty() ? n.outputs[0] : out;
+    const std::string& input = in.empty() ? n.inputs[0] : in;
+    if (x.size() <= 1) {
+        mem[output] = getAs(input, plainDesc(x, type), nodeName(n));
+        return;
+    }
+    const size_t rank = x.size();
+    std::vector<int64_t> perm = n.attrInts("perm");
+    if (perm.empty())
+        for (size_t i = 0; i < rank; ++i) perm.push_back(static_cast<int64_t>(rank - 1 - i));
+    if (perm.size() != rank) throw std::runtime_error("perm does not match the input rank");
+    std::vector<size_t> axes(rank);
+    for (size_t i = 0; i < rank; ++i) {
+        int64_t axis = perm[i] < 0 ? perm[i] + static_cast<int64_t>(rank) : perm[i];
+        if (axis < 0 || axis >= static_cast<int64_t>(rank)) throw std::runtime_error("perm axis out of range");
+        axes[i] = static_cast<size_t>(axis);
+    }
+    // The source in its own unblocked layout (a plain copy of a blocked one), read through permuted strides; the
+    // output keeps the source's storage order where the permutation allows (channels-last stays channels-last).
+    auto [src, sourceStrides] = unblocked(input, x, type, nodeName(n));
+    memory::dims permutedStrides(rank);
+    for (size_t i = 0; i < rank; ++i) permutedStrides[i] = sourceStrides[axes[i]];
+    memory permuted(memory::desc(toDims(y), type, permutedStrides), eng, nullptr);
+    // Segment inputs get their buffer per run: the permuted view follows the source's handle like view() does.
+    addAlias(src, permuted);
+    memory dst = activation(memory::desc(toDims(y), type, denseStrides(y, transposedOrder(storageOrder(x, sourceStrides), axes))));
+    addPrimitive(dnnl::reorder::primitive_desc(permuted, dst), {{DNNL_ARG_FROM, permuted}, {DNNL_ARG_TO, dst}}, {nodeName(n)});
+    mem[output] = dst;
+}
+
+/// Step-1 Slice as one reorder from a sub-memory view of the source (ShuffleNet's channel split).
+void Builder::buildSlice(const Node& n, const std::string& in, const std::string& out, dt type) {
+    std::string why;
+    auto offsets = sliceOffsets(makeNodeQuery(q, indexOf(n)), why);
+    if (!offsets) throw std::runtime_error(why);
+    const Shape& x = desc(n.inputs[0]).shape;
+    const Shape& y = desc(n.outputs[0]).shape;
+    // A window of the source in its own unblocked layout, copied out dense in the same storage order.
+    auto [src, strides] = unblocked(in.empty() ? n.inputs[0] : in, x, type, nodeName(n));
+    memory part(src.get_desc().submemory_desc(toDims(y), toDims(*offsets)), eng, nullptr);
+    addAlias(src, part);
+    memory dst = activation(memory::desc(toDims(y), type, denseStrides(y, storageOrder(x, strides))));
+    addPrimitive(dnnl::reorder::primitive_desc(part, dst), {{DNNL_ARG_FROM, part}, {DNNL_ARG_TO, dst}}, {nodeName(n)});
+    mem[out.empty() ? n.outputs[0] : out] = dst;
+}
+
+}  // namespace npuwb::onednn

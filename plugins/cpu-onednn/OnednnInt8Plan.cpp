@@ -1,0 +1,168 @@
+// Matching QDQ patterns into int8 chains, at compile time (the user's graph is not rewritten):
+//   DQ(x_q) -> Conv/Gemm(W = folded DQ(w_s8), B = folded DQ(b_s32)) -> [Relu|Clip|SiLU] -> [Q]  one int8
+//                                                                                          primitive (SiLU:
+//                                                                                          x * Sigmoid(x))
+//   DQ(a_q), DQ(b_q) -> Add|Mul -> [Relu|Clip] -> Q                                         one int8 elementwise kernel
+//   DQ(x_q) -> Sigmoid|Tanh|HardSigmoid|HardSwish|... -> Q                                  a 256-entry table
+//   DQ(x_q) -> MaxPool -> Q (same scale and zero point)                                     int8 pooling
+//   DQ(x_q) -> GlobalAveragePool -> Q                                                       int8 average (exact sum)
+//   DQ(a_q), DQ(b_q), ... -> Concat -> Q                                                   int8 concat (inputs with
+//                                                                                          other parameters requantized)
+// DequantizeLinear is lazy: it costs nothing unless a float consumer reads its output, and Q(DQ(x)) with equal
+// parameters is x itself. Everything else runs in float between exact Q/DQ kernels (OnednnQuant.h has the rounding).
+#include "OnednnSegmentBuilder.h"
+
+#include <algorithm>
+
+namespace npuwb::onednn {
+
+namespace {
+bool isByte(DType t) { return t == DType::U8 || t == DType::I8; }
+}  // namespace
+
+bool Builder::byteDequantized(const std::string& value) const {
+    auto d = dequantizedInput(value);
+    return d && isByte(d->second.type);
+}
+
+std::optional<std::pair<std::string, QuantInfo>> Builder::dequantizedInput(const std::string& value) const {
+    auto p = producerInSegment.find(value);
+    if (p == producerInSegment.end()) return std::nullopt;
+    const Node& n = node(p->second);
+    if (n.opType == "DequantizeLinear") {
+        auto info = quantParamsOf(q, n);
+        if (!info) return std::nullopt;
+        return std::make_pair(n.inputs[0], *info);
+    }
+    if (!kInt8Movements.count(n.opType) || n.inputs.empty()) return std::nullopt;
+    auto from = dequantizedInput(n.inputs[0]);
+    if (!from) return std::nullopt;
+    return std::make_pair(int8Name(value), from->second);
+}
+
+const Node* Builder::soleConsumer(const std::string& value) const {
+    auto c = consumers.find(value);
+    auto in = consumerInSegment.find(value);
+    if (c == consumers.end() || c->second != 1 || segmentOutputs.count(value) || in == consumerInSegment.end())
+        return nullptr;
+    return &node(in->second);
+}
+
+const Node* Builder::mulWithInput(const Node& op) const {
+    const std::string& x = op.inputs[0];
+    const std::string& s = op.outputs[0];
+    const Node* m = soleConsumer(s);
+    if (!m || m->opType != "Mul" || !m->domain.empty() || m->inputs.size() != 2 ||
+        !((m->inputs[0] == x && m->inputs[1] == s) || (m->inputs[0] == s && m->inputs[1] == x)))
+        return nullptr;
+    return m;
+}
+
+std::optional<std::pair<size_t, size_t>> Builder::siluAt(const std::string& x) const {
+    auto c = consumers.find(x);
+    if (c == consumers.end() || c->second != 2 || segmentOutputs.count(x)) return std::nullopt;
+    for (size_t idx : segmentNodes) {
+        const Node& n = node(idx);
+        if (n.opType != "Sigmoid" || !n.domain.empty() || n.inputs.size() != 1 || n.inputs[0] != x) continue;
+        if (const Node* m = mulWithInput(n)) return std::make_pair(idx, indexOf(*m));
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+bool Builder::extendWithActivationAndQuantize(std::vector<size_t>& chain, bool requireQuantize) {
+    std::string out = node(chain.back()).outputs[0];
+    const Node* next = soleConsumer(out);
+    if (next && (next->opType == "Relu" || (next->opType == "Clip" && clipBounds(makeNodeQuery(q, indexOf(*next))))) &&
+        next->inputs[0] == out) {
+        chain.push_back(indexOf(*next));
+        out = next->outputs[0];
+        next = soleConsumer(out);
+    } else if (auto silu = siluAt(out)) {
+        const Node* q8 = soleConsumer(node(silu->second).outputs[0]);
+        if (q8 && q8->opType == "QuantizeLinear" && quantParamsOf(q, *q8)) {
+            chain.push_back(silu->first);
+            chain.push_back(silu->second);
+            out = node(silu->second).outputs[0];
+            next = q8;
+        }
+    }
+    if (next && next->opType == "QuantizeLinear" && quantParamsOf(q, *next)) {
+        chain.push_back(indexOf(*next));
+        return true;
+    }
+    if (requireQuantize) chain.resize(1);
+    return false;
+}
+
+void Builder::planInt8(const std::vector<size_t>& nodes) {
+    segmentNodes = nodes;
+    for (size_t idx : nodes) {
+        for (const auto& in : node(idx).inputs)
+            if (!in.empty()) consumerInSegment[in] = idx;
+        for (const auto& out : node(idx).outputs) producerInSegment[out] = idx;
+    }
+    for (size_t idx : nodes) {
+        const Node& n = node(idx);
+        if (int8Nodes.count(idx) || n.inputs.empty()) continue;
+        std::vector<size_t> chain{idx};
+        bool matched = false;
+        if (isQLinearOp(n.opType)) {
+            matched = true;  // already quantized in and out: the node alone
+        } else if ((n.opType == "Conv" || n.opType == "Gemm" || n.opType == "MatMul") && dequantizedInput(n.inputs[0])) {
+            matched = int8Weights(n).has_value();
+            if (matched) extendWithActivationAndQuantize(chain, false);
+        } else if (kInt8TableOps.count(n.opType) && n.domain.empty() && n.inputs.size() == 1 &&
+                   byteDequantized(n.inputs[0])) {
+            const Node* next = soleConsumer(n.outputs[0]);
+            if (const Node* m = mulWithInput(n)) {  // SiLU after a DequantizeLinear
+                chain.push_back(indexOf(*m));
+                next = soleConsumer(m->outputs[0]);
+            }
+            const auto y = next && next->opType == "QuantizeLinear" ? quantParamsOf(q, *next) : std::nullopt;
+            matched = y && isByte(y->type);
+            if (matched) chain.push_back(indexOf(*next));
+            else chain.resize(1);
+        } else if ((n.opType == "Add" || n.opType == "Mul") && n.inputs.size() == 2 && dequantizedInput(n.inputs[0]) &&
+                   dequantizedInput(n.inputs[1]) && desc(n.inputs[0]).shape == desc(n.outputs[0]).shape &&
+                   desc(n.inputs[1]).shape == desc(n.outputs[0]).shape) {
+            matched = extendWithActivationAndQuantize(chain, true);
+        } else if (n.opType == "Concat" && std::all_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& in) {
+                       return dequantizedInput(in).has_value();
+                   })) {
+            const Node* next = soleConsumer(n.outputs[0]);
+            matched = next && next->opType == "QuantizeLinear" && quantParamsOf(q, *next);
+            if (matched) chain.push_back(indexOf(*next));
+        } else if (n.opType == "GlobalAveragePool" && dequantizedInput(n.inputs[0]) &&
+                   desc(n.inputs[0]).shape.size() >= 3) {
+            const Node* next = soleConsumer(n.outputs[0]);
+            matched = next && next->opType == "QuantizeLinear" && quantParamsOf(q, *next);
+            if (matched) chain.push_back(indexOf(*next));
+        } else if (n.opType == "MaxPool" && dequantizedInput(n.inputs[0])) {
+            const Node* next = soleConsumer(n.outputs[0]);
+            matched = next && next->opType == "QuantizeLinear" && quantParamsOf(q, *next) == dequantizedInput(n.inputs[0])->second;
+            if (matched) chain.push_back(indexOf(*next));
+        }
+        if (!matched) continue;
+        for (size_t i = 0; i + 1 < chain.size(); ++i) inChainNotLast.insert(chain[i]);
+        int8Nodes.insert(chain.begin(), chain.end());
+        chainEndingAt[chain.back()] = chains.size();
+        int8Chains.insert(chains.size());
+        chains.push_back(chain);
+    }
+}
+
+std::optional<Int8Weights> Builder::int8Weights(const Node& n) const {
+    if (n.inputs.size() < 2) return std::nullopt;
+    const ValueDesc& w = desc(n.inputs[1]);
+    if (!w.constant || w.shape.size() < 2) return std::nullopt;
+    if (n.opType == "Conv") return w.shape.size() == 4 ? int8WeightsOf(q, n.inputs[1], 0, w.shape[0]) : std::nullopt;
+    if (desc(n.inputs[0]).shape.size() != 2 || w.shape.size() != 2) return std::nullopt;
+    if (n.opType == "Gemm" && (n.attrInt("transA", 0) || n.attrFloat("alpha", 1.f) != 1.f ||
+                               (n.inputs.size() > 2 && !n.inputs[2].empty() && n.attrFloat("beta", 1.f) != 1.f)))
+        return std::nullopt;
+    const bool transB = n.opType == "Gemm" && n.attrInt("transB", 0);
+    return int8WeightsOf(q, n.inputs[1], transB ? 0 : 1, transB ? w.shape[0] : w.shape[1]);
+}
+
+}  // namespace npuwb::onednn

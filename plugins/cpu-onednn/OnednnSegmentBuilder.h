@@ -1,0 +1,245 @@
+#pragma once
+// The oneDNN segment builder: turns a segment's nodes into kernels (OnednnSegment.h). One struct, defined across
+// translation units by responsibility:
+//   OnednnSegment.cpp        the segment's run(), buildSegment() and the per-node dispatch (build)
+//   OnednnSegmentMemory.cpp  kernels, the activation arena, layouts, conversions and zero-copy views
+//   OnednnFusion.cpp         fusion planning: Conv chains with post-ops, decomposed activations
+//   OnednnConvGemm.cpp       fp32 Conv, ConvTranspose, pooling, Gemm and MatMul lowering
+//   OnednnElementwise.cpp    binary, unary, Softmax, Resize, BatchNormalization and reductions
+//   OnednnDataMovement.cpp   Concat, Transpose, Slice, and reshapes as views
+//   OnednnInt8Plan.cpp       matching QDQ patterns into int8 chains
+//   OnednnInt8Ops.cpp        the int8 kernels, QuantizeLinear and lazy DequantizeLinear
+// Private to the plugin.
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "OnednnQuant.h"
+#include "OnednnSegment.h"
+#include "OnednnSupport.h"
+#include "StridedLayout.h"
+
+namespace npuwb::onednn {
+
+using dnnl::memory;
+using tag = dnnl::memory::format_tag;
+using dt = dnnl::memory::data_type;
+
+inline memory::dims toDims(const Shape& s) { return memory::dims(s.begin(), s.end()); }
+
+inline memory::desc plainDesc(const Shape& s, dt type = dt::f32) {
+    static const tag tags[] = {tag::a, tag::a, tag::ab, tag::abc, tag::abcd, tag::abcde, tag::abcdef};
+    if (s.size() > 6) throw std::runtime_error("rank above 6");
+    if (s.empty()) return memory::desc({1}, type, tag::a);
+    return memory::desc(toDims(s), type, tags[s.size()]);
+}
+
+/// Shape with leading 1s up to `rank` (numpy broadcasting aligns trailing dims).
+inline Shape padRank(Shape s, size_t rank) {
+    s.insert(s.begin(), rank - std::min(rank, s.size()), 1);
+    return s;
+}
+
+/// Data movement that runs on int8 values as well: Q(Move(DQ(x))) = Move(x) when the parameters agree.
+inline const std::set<std::string> kInt8Movements = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity",
+                                                     "Transpose", "Slice"};
+
+/// Elementwise ops of one input whose int8 form is a table of the 256 possible inputs, computed once by the
+/// reference kernel itself (so it matches the reference bit for bit).
+inline const std::set<std::string> kInt8TableOps = {"Sigmoid", "Tanh",  "HardSigmoid", "HardSwish", "LeakyRelu",
+                                                    "Elu",     "Selu",  "Softplus",    "Exp",       "Neg",
+                                                    "Abs",     "Erf",   "Softsign",    "Celu",      "Mish"};
+
+/// A post-op or unary step: algorithm, alpha, beta.
+using EltwiseStep = std::tuple<dnnl::algorithm, float, float>;
+
+struct Builder {
+    const GraphQuery& q;
+    const dnnl::engine& eng;
+    OnednnSegment& seg;
+    const std::map<std::string, int>& consumers;
+    std::set<std::string> segmentOutputs;  // and the watched values: both are kept, never fused away
+    std::map<std::string, memory> mem{};                                // current memory of each value
+    std::map<std::string, std::vector<memory>> converted{};             // other layouts already made
+    std::vector<std::vector<size_t>> chains{};                          // fused node groups, first is the anchor
+    std::map<size_t, size_t> chainEndingAt{};                           // last node -> chain index
+    std::set<size_t> inChainNotLast{};
+    // int8 (OnednnInt8Plan.cpp): chains built as int8 kernels, the nodes they take, lazily dequantized values.
+    std::set<size_t> int8Chains{}, int8Nodes{};
+    std::vector<size_t> segmentNodes{};  // every node of the segment, in order (planInt8)
+    std::map<std::string, size_t> producerInSegment{}, consumerInSegment{};
+    std::map<std::string, std::pair<std::string, QuantInfo>> dequantizedFrom{};  // DQ output -> (int8 source, params)
+    std::map<std::string, std::function<void()>> lazy{};                         // builds a value on first use
+    /// Activations written as several nodes and taken into a Conv chain as one post-op: first node -> the post-op
+    /// and how many nodes it covers (HardSwish: Add, Clip, Div, Mul; SiLU: Sigmoid, Mul).
+    std::map<size_t, std::pair<EltwiseStep, size_t>> decomposedAt{};
+
+    // Activation buffers live in one arena per segment: created without storage, each gets an offset planned from
+    // the first and last kernel that touches it (directly or through a zero-copy view), so buffers whose lifetimes
+    // do not overlap share bytes. Weights and constants keep their own storage.
+    struct ArenaBuffer {
+        memory m;
+        int64_t first = -1, last = -1;
+    };
+    std::vector<ArenaBuffer> arena{};
+    std::map<dnnl_memory_t, size_t> arenaIndex{};
+    std::map<dnnl_memory_t, dnnl_memory_t> aliasOf{};  // view -> the memory whose handle it takes
+
+    const Node& node(size_t i) const { return q.graph.nodes[i]; }
+    size_t indexOf(const Node& n) const { return static_cast<size_t>(&n - q.graph.nodes.data()); }
+    const ValueDesc& desc(const std::string& n) const {
+        const ValueDesc* d = q.value(n);
+        if (!d) throw std::runtime_error("value '" + n + "' has no known shape");
+        return *d;
+    }
+    static std::string nodeName(const Node& n) {
+        return n.name.empty() ? (n.outputs.empty() ? n.opType : n.outputs[0]) : n.name;
+    }
+    static std::string int8Name(const std::string& value) { return value + "#int8"; }
+
+    // Kernels, arena, layouts (OnednnSegmentMemory.cpp).
+    memory activation(const memory::desc& d);
+    void used(const memory& m, int64_t step);
+    /// `uses`: every memory the kernel reads or writes (the arena plan depends on it).
+    void addKernel(std::function<void(dnnl::stream&)> fn, std::vector<std::string> names, std::vector<memory> uses,
+                   bool timed = true);
+    void addPrimitive(dnnl::primitive p, std::unordered_map<int, memory> args, std::vector<std::string> names);
+    // Primitives are made here, on the building thread: oneDNN 2.6 keeps a primitive's library scratchpad in the
+    // creating thread's storage, so one made on a helper thread crashed after that thread ended.
+    void addPrimitive(const dnnl::primitive_desc_base& pd, std::unordered_map<int, memory> args,
+                      std::vector<std::string> names);
+    /// A kernel that points `view` at `source`'s buffer each run (segment inputs get theirs per run).
+    void addAlias(memory source, memory view);
+    /// A kernel that shows float value `name` (memory `m`) to the run's ValueObserver: in place when its layout has
+    /// no padding (a blocked layout holds each element once, in another order), else through a plain float copy.
+    void addObserver(const std::string& name, memory m);
+    /// Offsets for every arena buffer; the segment owns the storage.
+    void placeArena();
+    /// Converts a constant once, now (weight packing). Below kOneThreadPackBytes on this thread alone: waking the
+    /// OpenMP team costs more than copying a few kilobytes, and in busy periods single wake-ups took 7-14 ms
+    /// (squeezenet1_1 QDQ creation 25-37 ms before, 20-23 ms after).
+    void convertNow(memory from, memory to);
+    /// Float weights in the plain layout `d`, for packing: the model's own tensor read in place when given,
+    /// else a copy of `values` (weights with a BatchNormalization or alpha folded in).
+    memory plainWeights(const memory::desc& d, const Tensor* inPlace, const std::vector<float>& values);
+    memory constantMemory(const Tensor& t, const Shape& dims);
+    memory get(const std::string& name);
+    /// `name` in layout `want`: the value itself, an earlier conversion, or a new reorder kernel.
+    memory getAs(const std::string& name, const memory::desc& want, const std::string& who);
+    /// A zero-copy plain view of `source` (plain) with other dims; its handle follows the source's every run.
+    memory view(memory source, const Shape& dims, dt type = dt::f32);
+    /// Element strides of a layout without blocking, padding or offset (plain, channels-last, views of them).
+    static std::optional<Dims> unblockedStrides(const memory::desc& d);
+    /// Whether two unblocked layouts store the same elements at the same places (strides of size-1 dims aside).
+    static bool sameStorage(const memory::desc& a, const memory::desc& b);
+    /// Value `name` (dims `dims`, element type `type`) in a layout without blocking: its own when it has one, else a
+    /// plain copy. Returns the memory and its strides.
+    std::pair<memory, Dims> unblocked(const std::string& name, const Shape& dims, dt type, const std::string& who);
+    /// Value `name` (dims `from`) seen with dims `to`: a zero-copy view in its own layout when the reshape only
+    /// regroups dims stored together, else a view of its plain copy.
+    memory reshaped(const std::string& name, const Shape& from, const Shape& to, dt type, const std::string& who);
+    std::vector<std::string> namesOf(const std::vector<size_t>& idx) const;
+
+    // Fusion planning (OnednnFusion.cpp).
+    /// The scalar of a constant one-element float tensor.
+    std::optional<float> scalarConstant(const std::string& name) const;
+    /// Mul or Add of the chain's value `x` and a constant scalar: a linear post-op.
+    bool isScalarAffine(const Node& n, const std::string& x) const;
+    /// x * Clip(x + 3, 0, 6) / 6, as exporters write HardSwish (paddle2onnx: PP-OCR), starting at value `x`: the
+    /// Add, Clip, Div and Mul nodes in order, or nothing. Nothing else may read the values in between.
+    std::optional<std::vector<size_t>> decomposedHardSwish(const std::string& x,
+                                                           const std::map<std::string, std::vector<size_t>>& users) const;
+    /// The decomposed activation starting at value `x` (its nodes, in order) and its post-op, or nothing.
+    std::optional<std::pair<std::vector<size_t>, EltwiseStep>> decomposedActivation(
+        const std::string& x, const std::map<std::string, std::vector<size_t>>& users) const;
+    /// Appends a post-op step; a linear step right after another becomes one, a2*(a1*x + b1) + b2.
+    static void appendStep(std::vector<EltwiseStep>& steps, EltwiseStep step);
+    /// oneDNN 2.6 gets a second eltwise_linear post-op wrong, apart or in a row (Add, Relu, Mul came out 2x off;
+    /// PP-OCRv4 det with HardSwish ops: its probability map off by 1.0). A chain keeps one linear step, not
+    /// counting a leading one that folds into the Conv's weights and bias (`leadFolds`).
+    static bool postOpsSupported(const std::vector<EltwiseStep>& steps, bool leadFolds);
+    void planFusion(const std::vector<size_t>& nodes);
+    bool isPostOpActivation(const Node& n) const;
+    /// Algorithm and parameters of a unary op (also used as post-ops); a few ops take two steps.
+    std::vector<EltwiseStep> eltwiseOf(const Node& n) const;
+
+    // Per-node kernels (dispatch in OnednnSegment.cpp; fp32 lowering in OnednnConvGemm.cpp, OnednnElementwise.cpp,
+    // OnednnDataMovement.cpp).
+    void build(size_t idx);
+    void buildConvChain(const std::vector<size_t>& chain);
+    void buildDeconv(const std::vector<size_t>& chain);  // ConvTranspose (+ BatchNormalization) (+ activations)
+    void buildPool(const Node& n);
+    void buildGemm(const Node& n);
+    void buildMatMul(const Node& n);
+    void buildBinary(const Node& n);
+    void buildEltwise(const Node& n);  // unary ops as oneDNN eltwise steps (eltwiseOf)
+    void buildResize(const Node& n);
+    void buildSoftmax(const Node& n);
+    void buildConcat(const Node& n);
+    void buildBatchNorm(const Node& n);
+    void buildReshape(const Node& n);  // Flatten, Reshape, Squeeze, Unsqueeze, Identity: views
+    /// `in`/`out`/`type` let the int8 path move int8 values under other names (shapes are the node's).
+    void buildTranspose(const Node& n, const std::string& in = {}, const std::string& out = {}, dt type = dt::f32);
+    void buildSlice(const Node& n, const std::string& in = {}, const std::string& out = {}, dt type = dt::f32);
+    void buildReduce(const Node& n);
+
+    // int8 matching (OnednnInt8Plan.cpp).
+    /// Whether `value` is the float image of an 8-bit value of this segment.
+    bool byteDequantized(const std::string& value) const;
+    /// When `value` is the float image of an int8 value of this segment (a DequantizeLinear's output, or data movement
+    /// of one): the name the int8 value has in the builder and its parameters.
+    std::optional<std::pair<std::string, QuantInfo>> dequantizedInput(const std::string& value) const;
+    /// The single in-segment consumer of `value` (nullptr when it has several, or is a segment output).
+    const Node* soleConsumer(const std::string& value) const;
+    /// Mul(x, op(x)) right after unary node `op` of `x` (SiLU as exporters write it, with op = Sigmoid), the only reader
+    /// of op's output: still a function of x alone. Nullptr otherwise.
+    const Node* mulWithInput(const Node& op) const;
+    /// SiLU starting at value `x`: Sigmoid(x) and Mul(x, Sigmoid(x)) in this segment, x read by nothing else; the two
+    /// node indices, or nothing.
+    std::optional<std::pair<size_t, size_t>> siluAt(const std::string& x) const;
+    /// Extends `chain` (ending in value `out`) by an optional Relu/Clip/SiLU and then a QuantizeLinear; true when it ends
+    /// in Q. SiLU only right before a Q (its result has to be requantized; a float one is not worth the pattern).
+    bool extendWithActivationAndQuantize(std::vector<size_t>& chain, bool requireQuantize);
+    void planInt8(const std::vector<size_t>& nodes);
+    /// The int8 weights of a Conv ([OC, IC/g, kH, kW], scales per OC) or Gemm/MatMul (scales per N), or nullopt.
+    std::optional<Int8Weights> int8Weights(const Node& n) const;
+
+    // int8 kernels (OnednnInt8Ops.cpp).
+    /// Reshape-like ops, Transpose and Slice on the int8 value behind a dequantized input; the float output stays lazy.
+    void buildInt8Movement(const Node& n);
+    /// Builds what a chain of planInt8 ends in.
+    void buildInt8Chain(const std::vector<size_t>& chain);
+    /// Conv, Gemm or MatMul in int8 (from QDQ, or QLinearConv / QLinearMatMul): u8/s8 source with its zero point, s8
+    /// weights with per-channel scales, the bias in accumulator units, then oneDNN's requantization to the Q's type (or
+    /// float when no Q follows).
+    void buildInt8Matmul(const std::vector<size_t>& chain);
+    /// Add of two dequantized values, optional Relu/Clip, quantized: the reference's float arithmetic per element on the
+    /// int8 inputs (bit-exact), one pass, no float tensors.
+    void buildInt8Binary(const std::vector<size_t>& chain);
+    /// DQ -> unary op [-> Mul with the op's input: SiLU] -> Q as a table over the 256 input values: the plugin's own
+    /// DequantizeLinear, the reference kernels of the ops and the plugin's QuantizeLinear, once, here (so each entry is
+    /// what the reference computes).
+    void buildInt8Table(const std::vector<size_t>& chain);
+    /// MaxPool straight on the int8 values: max commutes with a monotonic quantization of equal parameters.
+    void buildInt8MaxPool(const std::vector<size_t>& chain);
+    /// GlobalAveragePool of an int8 value straight to the Q's type (averagePoolQuantized: exact sums, ORT's rounding).
+    void buildInt8GlobalAveragePool(const std::vector<size_t>& chain);
+    /// Concat of int8 values: Q(Concat(DQ(a), DQ(b), ...)) is the concat of each input requantized to the output's
+    /// parameters (nothing to do for inputs that already have them), exact like the reference.
+    void buildInt8Concat(const std::vector<size_t>& chain);
+    /// Records `out` as the float image of int8 value `source`; a kernel is made only if something reads `out`.
+    void lazyDequantize(const std::string& out, const std::string& source, const QuantInfo& info, const std::string& name);
+    /// QuantizeLinear: Q(DQ(x)) is x when the parameters agree (no kernel), one requantize pass when they differ, else
+    /// the float input quantized in its own layout.
+    void buildQuantize(const Node& n);
+    /// DequantizeLinear: recorded, built only when a float consumer (or the segment's output) asks for its value.
+    void buildDequantize(const Node& n);
+};
+
+}  // namespace npuwb::onednn

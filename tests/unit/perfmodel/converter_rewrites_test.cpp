@@ -1,0 +1,123 @@
+// The converter behaviour the estimate models (ConverterRewrites.h, OpConditions.h) on small graphs built here,
+// with the real chip profiles: x * Sigmoid(x) fused into the conv as ConvolutionSwish, a Div by a constant on the
+// NPU as Mul, Transpose permutations placed per chip, the op-list expression language, and the estimate's range.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "npuwb/ChipProfile.h"
+#include "npuwb/CostModel.h"
+#include "npuwb/ModelIO.h"
+#include "perfmodel/OpConditions.h"
+
+using namespace npuwb;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kChipsDir = fs::path(NPUWB_SOURCE_DIR) / "resources" / "chips";
+
+ChipProfile chip(const std::string& name) { return loadChipProfile((kChipsDir / (name + ".json")).string()); }
+
+ValueInfo tensorInfo(const std::string& name, std::vector<int64_t> dims) {
+    ValueInfo vi{name, {}};
+    vi.type.dtype = DType::F32;
+    SymShape s;
+    for (int64_t d : dims) s.push_back(Dim::of(d));
+    vi.type.shape = s;
+    return vi;
+}
+
+Node node(const std::string& name, const std::string& op, std::vector<std::string> in, std::vector<std::string> out) {
+    Node n;
+    n.name = name;
+    n.opType = op;
+    n.inputs = std::move(in);
+    n.outputs = std::move(out);
+    return n;
+}
+
+/// x[1,16,32,32] -> Conv 3x3 (pads 1) -> c; then `tail` nodes; output `y` of shape `outDims`.
+Model convThen(std::vector<Node> tail, std::vector<int64_t> outDims = {1, 16, 32, 32}) {
+    Model m;
+    m.opsetImports[""] = 13;
+    m.graph.inputs.push_back(tensorInfo("x", {1, 16, 32, 32}));
+    m.graph.initializers["w"] = Tensor(DType::F32, {16, 16, 3, 3});
+    Node conv = node("conv", "Conv", {"x", "w"}, {"c"});
+    Attribute pads;
+    pads.kind = Attribute::Kind::Ints;
+    pads.ints = {1, 1, 1, 1};
+    conv.attributes["pads"] = pads;
+    m.graph.nodes.push_back(conv);
+    for (auto& n : tail) m.graph.nodes.push_back(n);
+    m.graph.outputs.push_back(tensorInfo("y", outDims));
+    return loadModelFromBytes(serializeModel(m), ".", "rewrites.onnx");
+}
+
+}  // namespace
+
+TEST(ConverterRewrites, SiluFusesIntoTheConvolutionAsSwish) {
+    Model m = convThen({node("sig", "Sigmoid", {"c"}, {"s"}), node("mul", "Mul", {"c", "s"}, {"y"})});
+    Report r = estimateModel(m, chip("rk3588"));
+    ASSERT_EQ(r.layers.size(), 1u);
+    EXPECT_EQ(r.layers[0].opType, "ConvolutionSwish");
+    EXPECT_EQ(r.layers[0].fusedNodes, (std::vector<std::string>{"sig", "mul"}));
+}
+
+TEST(ConverterRewrites, DivByAConstantRunsOnTheNpuAsMul) {
+    Model m = convThen({node("div", "Div", {"c", "k"}, {"y"})});
+    m.graph.initializers["k"] = Tensor::fromVector<float>({1}, {4.0f});
+    m = loadModelFromBytes(serializeModel(m), ".", "div.onnx");
+    Report r = estimateModel(m, chip("rk3588"));
+    ASSERT_EQ(r.layers.size(), 2u);
+    EXPECT_EQ(r.layers[1].target, "NPU");
+    EXPECT_EQ(r.layers[1].opType, "Mul");
+    EXPECT_TRUE(r.fallbacks.empty());
+
+    // Dividing by a computed tensor stays a Div, which the NPU runs in float16 only: CPU at int8.
+    Model computed = convThen({node("div", "Div", {"c", "c"}, {"y"})});
+    Report rc = estimateModel(computed, chip("rk3588"));
+    ASSERT_EQ(rc.fallbacks.size(), 1u);
+    EXPECT_EQ(rc.fallbacks[0].opType, "Div");
+}
+
+TEST(ConverterRewrites, TransposePlacementFollowsEachChipsPermutationRules) {
+    Node t = node("t", "Transpose", {"c"}, {"tt"});
+    Attribute perm;
+    perm.kind = Attribute::Kind::Ints;
+    perm.ints = {0, 2, 3, 1};  // NCHW -> NHWC, as detection heads do before a Reshape
+    t.attributes["perm"] = perm;
+    Model m = convThen({t, node("relu", "Relu", {"tt"}, {"y"})}, {1, 32, 32, 16});
+    // RK3566/68: the op list marks [0,2,3,1] unsupported. RK3588: supported when h*w % 8 == 0 (32*32 is).
+    Report small = estimateModel(m, chip("rk3566"));
+    ASSERT_EQ(small.fallbacks.size(), 1u);
+    EXPECT_EQ(small.fallbacks[0].opType, "Transpose");
+    EXPECT_NE(small.fallbacks[0].reason.find("[0,2,3,1]"), std::string::npos) << small.fallbacks[0].reason;
+    EXPECT_TRUE(estimateModel(m, chip("rk3588")).fallbacks.empty());
+}
+
+TEST(OpConditions, ExpressionLanguageOfTheOpList) {
+    const std::map<std::string, int64_t> v = {{"n1", 1}, {"c1", 64}, {"h1", 20}, {"w1", 90}, {"p", 8192}, {"q", 2048}};
+    EXPECT_EQ(evaluateCondition("h1%16==0", v), false);
+    EXPECT_EQ(evaluateCondition("h1*w1%8==0", v), true);  // 1800 = 8 x 225
+    EXPECT_EQ(evaluateCondition("h1*w1%16==0", v), false);
+    EXPECT_EQ(evaluateCondition("w1*c1<p*16", v), true);
+    EXPECT_EQ(evaluateCondition("(h1==w1==1, n1%4==0) or (n1==1, c1%4==0)", v), true);
+    EXPECT_EQ(evaluateCondition("(h1==w1==1, n1%4==0) or (n1==2)", v), false);
+    EXPECT_EQ(evaluateCondition("c1*h1*w1p", v), std::nullopt);  // the op list's typo: not evaluated
+    EXPECT_EQ(evaluateCondition("z1<3", v), std::nullopt);
+}
+
+TEST(EstimateRange, TheProfilesValidationGivesTheRange) {
+    const ChipProfile c = chip("rk3588");
+    ASSERT_GT(c.validation.points, 0) << "rk3588.json has no costModel.validation";
+    Model m = convThen({node("relu", "Relu", {"c"}, {"y"})});
+    Report r = estimateModel(m, c);
+    EXPECT_FALSE(r.run.estimateBasis.empty());
+    EXPECT_NEAR(r.run.minUs, r.run.medianUs / c.validation.slowRatioP90, 1e-9);
+    EXPECT_NEAR(r.run.maxUs, r.run.medianUs / c.validation.fastRatioP10, 1e-9);
+    EXPECT_LE(r.run.minUs, r.run.medianUs);
+    EXPECT_GE(r.run.maxUs, r.run.medianUs);
+    Report back = reportFromJson(toJson(r));
+    EXPECT_EQ(back.run.estimateBasis, r.run.estimateBasis);
+}
