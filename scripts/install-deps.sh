@@ -11,7 +11,7 @@ PKGS=(
   nlohmann-json3-dev libcli11-dev qtkeychain-qt6-dev libgtest-dev libeigen3-dev
   libpng-dev libjpeg62-turbo-dev libturbojpeg0-dev libexif-dev libstb-dev zlib1g-dev
   libssh-dev libssl-dev openssh-server openssh-client
-  graphviz xvfb xauth fonts-dejavu-core
+  graphviz xvfb xauth fonts-dejavu-core desktop-file-utils
   clang libclang-rt-14-dev
   python3-torch python3-torchvision python3-onnx python3-numpy python3-jsonschema python3-skimage
 )

@@ -10,6 +10,7 @@
 #include "npuwb/Advisor.h"
 #include "npuwb/CostModel.h"
 #include "npuwb/Error.h"
+#include "npuwb/VendorGuide.h"
 
 namespace npuwb::cli {
 
@@ -47,7 +48,7 @@ void printFindings(const std::vector<advisor::Finding>& findings, const Report& 
             std::printf("  %27s evidence: %s\n", "", advisor::evidenceText(*f).c_str());
             std::printf("  %27s fix: %s%s%s\n", "", f->mitigation.c_str(),
                         f->pass.empty() ? "" : ("  [pass: " + f->pass + "]").c_str(),
-                        f->seedReference.empty() ? "" : ("  [playbook " + f->seedReference + "]").c_str());
+                        f->guideSection.empty() ? "" : ("  [" + citeVendorGuide(f->guideSection) + "]").c_str());
         }
     }
     std::printf("\n%zu finding(s)%s. Gains are per finding from the cost model and overlap (two findings on one layer "

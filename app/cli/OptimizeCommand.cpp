@@ -16,6 +16,7 @@
 #include "npuwb/AtomicFile.h"
 #include "npuwb/Error.h"
 #include "npuwb/Npy.h"
+#include "npuwb/VendorGuide.h"
 
 namespace npuwb::cli {
 
@@ -33,8 +34,9 @@ nlohmann::json proofJson(const passes::Proof& p) {
 }
 
 nlohmann::json applicationJson(const passes::Application& a) {
-    return {{"pass", a.pass}, {"seed", a.seedReference}, {"nodes", a.match.nodes}, {"explanation", a.match.explanation},
-            {"batchSize", a.batchSize}, {"proof", proofJson(a.proof)}, {"error", a.error}};
+    return {{"pass", a.pass}, {"guideSection", a.guideSection}, {"nodes", a.match.nodes},
+            {"explanation", a.match.explanation}, {"batchSize", a.batchSize}, {"proof", proofJson(a.proof)},
+            {"error", a.error}};
 }
 
 /// The chip profile's conv output channel alignment for int8, the usual deployment type (resources/chips/*.json).
@@ -46,7 +48,7 @@ int64_t alignFromChip(const std::string& target) {
 
 void listPasses() {
     for (const auto& p : passes::listPasses())
-        std::printf("%-26s %-8s %s%s\n", p.name.c_str(), p.seedReference.empty() ? "-" : p.seedReference.c_str(),
+        std::printf("%-26s %-8s %s%s\n", p.name.c_str(), p.guideSection.empty() ? "-" : p.guideSection.c_str(),
                     p.description.c_str(), p.runsByDefault ? "" : " [optional]");
 }
 
@@ -74,13 +76,13 @@ void runOptimize(const OptimizeCliOptions& o) {
     passes::OptimizeResult r = passes::optimize(*model, opts);
     saveModel(r.model, o.out);
 
-    std::printf("%-26s %-8s %-6s %12s  %s\n", "Pass", "Seed", "Count", "MaxAbsDiff", "Example");
+    std::printf("%-26s %-8s %-6s %12s  %s\n", "Pass", "Guide", "Count", "MaxAbsDiff", "Example");
     std::map<std::string, std::vector<const passes::Application*>> byPass;
     for (const auto& a : r.applied) byPass[a.pass].push_back(&a);
     for (const auto& [name, apps] : byPass) {
         double worst = 0;
         for (auto* a : apps) worst = std::max(worst, a->proof.maxAbsDiff);
-        std::printf("%-26s %-8s %-6zu %12.3g  %s\n", name.c_str(), apps[0]->seedReference.c_str(), apps.size(), worst,
+        std::printf("%-26s %-8s %-6zu %12.3g  %s\n", name.c_str(), apps[0]->guideSection.c_str(), apps.size(), worst,
                     apps[0]->match.explanation.c_str());
     }
     for (const auto& a : r.rolledBack) std::fprintf(stderr, "error: %s\n", a.error.c_str());
@@ -136,7 +138,9 @@ static void addOptimizeCommand(CLI::App& app) {
     cmd->add_option("--calibration", o->calibration, "an input set NAME=FILE.npy[;NAME2=FILE2.npy] (repeatable)");
     addInputShapeOption(cmd, o->inputShapes);
     addExecutorOptions(cmd, opts.proof.executor, "the proofs run");
-    cmd->add_flag("--list-passes", o->listPasses, "list the registered passes and exit");
+    cmd->add_flag("--list-passes", o->listPasses,
+                  std::string("list the registered passes (name, section of the ") + kVendorGuide +
+                      " it follows, description) and exit");
     cmd->add_flag("-q,--quiet", o->quiet, "no progress on stderr");
     cmd->callback([o] { runOptimize(*o); });
 }

@@ -1,21 +1,29 @@
 // npuwb: the NPU Workbench GUI.
-// `npuwb [MODEL] [--run] [--view layers|estimate|suggestions|accuracy] [--target CHIP] [--screenshot FILE.png]
-//        [--quantize-dataset LIST] [--accuracy-json REPORT]`
+// `npuwb [MODEL] [--run [--report FILE.json]] [--view NAME] [--target CHIP] [--screenshot FILE.png]
+//        [--quantize-dataset LIST] [--accuracy-json REPORT]`; NAME is any registered view (npuwb --help lists them).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTextStream>
 #include <QTimer>
 
-#include "MainWindow.h"
-#include "jobs/EstimateJob.h"
-#include "npuwb/SchemaWarmUp.h"
-#include "views/TargetOptionsBar.h"
+#include "core/ViewRegistry.h"
+#include "core/Workbench.h"
+#include "core/WorkbenchView.h"
+#include "npuwb/AtomicFile.h"
 #include "npuwb/ProcessMemory.h"
+#include "npuwb/SchemaWarmUp.h"
+#include "run/RunController.h"
+#include "shell/FileActions.h"
+#include "shell/MainWindow.h"
+#include "views/accuracy/AccuracyView.h"
+
+using npuwb::ui::MainWindow;
+using npuwb::ui::Workbench;
 
 namespace {
 
 // Grabs the window once the view has had a moment to lay out and replot, then quits.
-void grabAndQuit(npuwb::ui::MainWindow* window, const QString& file) {
+void grabAndQuit(MainWindow* window, const QString& file) {
     QTimer::singleShot(300, window, [window, file] {
         const bool saved = window->grab().save(file);
         if (!saved) QTextStream(stderr) << "npuwb: cannot write screenshot " << file << '\n';
@@ -23,31 +31,44 @@ void grabAndQuit(npuwb::ui::MainWindow* window, const QString& file) {
     });
 }
 
+int fail(const QString& message) {
+    QTextStream(stderr) << "npuwb: " << message << '\n';
+    return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     npuwb::returnLargeFreedBlocksToSystem();
+    npuwb::removeTemporaryFilesOnSignals();  // a killed save leaves no hidden temporary file
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("npuwb"));
     QApplication::setApplicationName(QStringLiteral("npuwb"));
     QApplication::setApplicationDisplayName(QStringLiteral("NPU Workbench"));
     QApplication::setApplicationVersion(QStringLiteral(NPUWB_VERSION));
 
+    const QString viewNames = npuwb::ui::ViewRegistry::instance().names().join(QStringLiteral(", "));
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("NPU Workbench: inspect, run and profile ONNX models."));
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("ONNX model to open."), QStringLiteral("[MODEL]"));
-    const QCommandLineOption runOption(QStringLiteral("run"), QStringLiteral("Profile the model locally right after loading."));
+    const QCommandLineOption runOption(QStringLiteral("run"), QStringLiteral("Profile the model right after loading."));
     const QCommandLineOption screenshotOption(
         QStringLiteral("screenshot"),
-        QStringLiteral("Save a picture of the window to FILE once loading (and with --run, running) is done, then quit."),
+        QStringLiteral("Save a picture of the window to FILE once loading (and what the other options start) is done, "
+                       "then quit."),
         QStringLiteral("FILE"));
     const QCommandLineOption viewOption(
         QStringLiteral("view"),
-        QStringLiteral("Show this tab: layers, estimate, suggestions or accuracy. estimate/suggestions also estimate/advise "
-                       "right after loading (and --screenshot waits for that)."),
+        QStringLiteral("Show this tab: %1. A view with work of its own (estimate, suggestions) starts it right after "
+                       "loading (and --screenshot waits for it).").arg(viewNames),
         QStringLiteral("VIEW"));
+    const QCommandLineOption reportOption(
+        QStringLiteral("report"),
+        QStringLiteral("With --run: write the run's report (JSON, as File > Export Report) to FILE when it finishes; "
+                       "without --screenshot, quit then."),
+        QStringLiteral("FILE"));
     const QCommandLineOption targetOption(QStringLiteral("target"),
                                           QStringLiteral("Chip profile for Estimate and Suggestions, e.g. rk3588."),
                                           QStringLiteral("CHIP"));
@@ -59,97 +80,77 @@ int main(int argc, char** argv) {
     const QCommandLineOption accuracyOption(
         QStringLiteral("accuracy-json"),
         QStringLiteral("Show an accuracy report (npuwb-cli accuracy --json) in the Accuracy view."), QStringLiteral("REPORT"));
-    parser.addOption(quantizeOption);
-    parser.addOption(accuracyOption);
-    parser.addOption(viewOption);
-    parser.addOption(targetOption);
-    parser.addOption(runOption);
-    parser.addOption(screenshotOption);
+    parser.addOptions({quantizeOption, accuracyOption, viewOption, targetOption, runOption, reportOption, screenshotOption});
     parser.process(app);
     // ONNX's operator schemas build on a second thread while the window comes up: the first model opens sooner.
     npuwb::onnxconv::SchemaRegistryWarmUpScope schemas;
 
     const QStringList positional = parser.positionalArguments();
-    if (positional.size() > 1) {
-        QTextStream(stderr) << "npuwb: expected at most one model, got " << positional.size() << '\n';
-        return 1;
-    }
+    if (positional.size() > 1) return fail(QStringLiteral("expected at most one model, got %1").arg(positional.size()));
     const QString model = positional.value(0);
     const bool run = parser.isSet(runOption);
-    if (run && model.isEmpty()) {
-        QTextStream(stderr) << "npuwb: --run needs a MODEL\n";
-        return 1;
-    }
+    const QString quantizeDataset = parser.value(quantizeOption);
+    if (model.isEmpty() && (run || !quantizeDataset.isEmpty()))
+        return fail(QStringLiteral("--%1 needs a MODEL").arg(run ? QStringLiteral("run") : QStringLiteral("quantize-dataset")));
+    const QString reportFile = parser.value(reportOption);
+    if (!reportFile.isEmpty() && !run) return fail(QStringLiteral("--report needs --run"));
 
-    npuwb::ui::MainWindow window;
-    const QString view = parser.value(viewOption).toLower();
-    if (!view.isEmpty() && !window.setCurrentView(view)) {
-        QTextStream(stderr) << "npuwb: unknown view '" << view << "' (layers, estimate, suggestions, accuracy)\n";
-        return 1;
+    MainWindow window;
+    Workbench* workbench = window.workbench();
+    npuwb::ui::WorkbenchView* view = nullptr;
+    if (parser.isSet(viewOption)) {
+        view = window.view(parser.value(viewOption));
+        if (!view) return fail(QStringLiteral("unknown view '%1' (%2)").arg(parser.value(viewOption), viewNames));
+        window.setCurrentView(view->objectName());
     }
     if (parser.isSet(targetOption)) {
-        npuwb::ui::TargetOptions target = window.targetOptions()->options();
+        npuwb::ui::TargetOptions target = workbench->target();
         target.chip = parser.value(targetOption);
-        window.targetOptions()->setOptions(target);
-        if (window.targetOptions()->options().chip.compare(target.chip, Qt::CaseInsensitive) != 0) {
-            QTextStream(stderr) << "npuwb: no chip profile '" << target.chip << "'\n";
-            return 1;
-        }
+        if (!workbench->setTarget(target)) return fail(QStringLiteral("no chip profile '%1'").arg(target.chip));
     }
-    const QString quantizeDataset = parser.value(quantizeOption);
+    auto* accuracy = window.view<npuwb::ui::AccuracyView>();
     const QString accuracyJson = parser.value(accuracyOption);
-    if (!quantizeDataset.isEmpty() && model.isEmpty()) {
-        QTextStream(stderr) << "npuwb: --quantize-dataset needs a MODEL\n";
-        return 1;
-    }
-    // Loading a model clears the Accuracy view, so a report is shown once the model is in.
-    if (!accuracyJson.isEmpty()) {
-        if (model.isEmpty()) {
-            if (!window.showAccuracyReport(accuracyJson)) return 1;
-        } else {
-            QObject::connect(&window, &npuwb::ui::MainWindow::modelLoaded, &window, [&window, accuracyJson] {
-                if (!window.showAccuracyReport(accuracyJson)) QApplication::exit(1);
-            });
-        }
-    }
-    if (!quantizeDataset.isEmpty())
-        QObject::connect(&window, &npuwb::ui::MainWindow::modelLoaded, &window,
-                         [&window, quantizeDataset] { window.quantizeWithDataset(quantizeDataset); });
-    const bool analyze = !model.isEmpty() && (view == QLatin1String("estimate") || view == QLatin1String("suggestions"));
-    if (analyze)
-        QObject::connect(&window, &npuwb::ui::MainWindow::modelLoaded, &window, [&window, view] {
-            if (view == QLatin1String("estimate")) window.startEstimate();
-            else window.startAdvise();
-        });
-    if (parser.isSet(screenshotOption)) {
-        const QString file = parser.value(screenshotOption);
-        window.resize(1400, 900);  // the same picture on every machine, whatever geometry was saved
-        if (model.isEmpty()) {
-            QTimer::singleShot(0, &window, [&window, file] { grabAndQuit(&window, file); });
-        } else if (!quantizeDataset.isEmpty()) {
-            QObject::connect(&window, &npuwb::ui::MainWindow::quantizeFinished, &window,
-                             [&window, file] { grabAndQuit(&window, file); });
-        } else if (analyze) {
-            const auto done = view == QLatin1String("estimate") ? &npuwb::ui::MainWindow::estimateFinished
-                                                                : &npuwb::ui::MainWindow::adviceFinished;
-            QObject::connect(&window, done, &window, [&window, file] { grabAndQuit(&window, file); });
+    if (!accuracyJson.isEmpty() && model.isEmpty() && !accuracy->showAccuracyReport(accuracyJson)) return 1;
+
+    // Once the model is in: one piece of work, and what --screenshot waits for.
+    const QString screenshot = parser.value(screenshotOption);
+    auto shootWhen = [&window, screenshot](auto* sender, auto signal) {
+        if (!screenshot.isEmpty())
+            QObject::connect(sender, signal, &window, [&window, screenshot] { grabAndQuit(&window, screenshot); },
+                             Qt::SingleShotConnection);
+    };
+    QObject::connect(workbench, &Workbench::modelLoaded, &window, [&, view, accuracy] {
+        // Loading a model clears the Accuracy view, so a report is shown once the model is in.
+        if (!accuracyJson.isEmpty() && !accuracy->showAccuracyReport(accuracyJson)) QApplication::exit(1);
+        if (!quantizeDataset.isEmpty()) {
+            shootWhen(accuracy, &npuwb::ui::WorkbenchView::resultShown);
+            accuracy->quantizeWithDataset(quantizeDataset);
         } else if (run) {
-            QObject::connect(&window, &npuwb::ui::MainWindow::runFinished, &window,
-                             [&window, file] { grabAndQuit(&window, file); });
-        } else {
-            QObject::connect(&window, &npuwb::ui::MainWindow::modelLoaded, &window,
-                             [&window, file] { grabAndQuit(&window, file); });
+            if (!reportFile.isEmpty())
+                QObject::connect(window.runner(), &npuwb::ui::RunController::runFinished, &window, [&] {
+                    if (!window.files()->exportReport(reportFile)) return;  // operationFailed quits with 1
+                    if (screenshot.isEmpty()) QApplication::exit(0);
+                }, Qt::SingleShotConnection);
+            shootWhen(window.runner(), &npuwb::ui::RunController::runFinished);
+            window.runner()->startRun();
+        } else if (view && view->startFromCommandLine()) {
+            shootWhen(view, &npuwb::ui::WorkbenchView::resultShown);
+        } else if (!screenshot.isEmpty()) {
+            grabAndQuit(&window, screenshot);
         }
+    }, Qt::SingleShotConnection);
+    if (!screenshot.isEmpty()) {
+        window.resize(1400, 900);  // the same picture on every machine, whatever geometry was saved
+        if (model.isEmpty()) QTimer::singleShot(0, &window, [&window, screenshot] { grabAndQuit(&window, screenshot); });
+    }
+    if (!screenshot.isEmpty() || !reportFile.isEmpty()) {
         // A failure would otherwise leave an unattended run waiting on a message box forever.
-        QObject::connect(&window, &npuwb::ui::MainWindow::operationFailed, &window, [](const QString& message) {
+        QObject::connect(workbench, &Workbench::operationFailed, &window, [](const QString& message) {
             QTextStream(stderr) << "npuwb: " << message << '\n';
             QApplication::exit(1);
         });
     }
     window.show();
-    if (!model.isEmpty()) {
-        window.setRunAfterLoad(run);
-        window.openModel(model);
-    }
+    if (!model.isEmpty()) window.openModel(model);
     return app.exec();
 }

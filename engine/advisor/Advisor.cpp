@@ -6,6 +6,7 @@
 #include "npuwb/CostModel.h"
 #include "perfmodel/LayerShapes.h"
 #include "npuwb/Error.h"
+#include "npuwb/VendorGuide.h"
 
 namespace npuwb::advisor {
 
@@ -112,7 +113,7 @@ Suggestion toSuggestion(const Finding& finding) {
         s.hazard += ")";
     }
     s.mitigation = finding.mitigation;
-    if (!finding.seedReference.empty()) s.mitigation += " (playbook " + finding.seedReference + ")";
+    if (!finding.guideSection.empty()) s.mitigation += " (" + citeVendorGuide(finding.guideSection) + ")";
     s.nodes = finding.nodes;
     s.estimatedGainUs = finding.estimatedGainUs;
     s.pass = finding.pass;

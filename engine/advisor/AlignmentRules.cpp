@@ -1,6 +1,6 @@
-// channel-alignment and hw-alignment (seed 5.2.5.1): the MAC array computes channels in blocks (input channels
-// in blocks of atomicInputChannels, output channels of the chip's conv output alignment) and output pixels in
-// multiples of hwAlign; the cost model charges the padded work, so the time lost to padding is the gain.
+// channel-alignment and hw-alignment (RKNN SDK user guide V2.5.0, 5.2.5.1): the MAC array computes channels in blocks
+// (input channels in blocks of atomicInputChannels, output channels of the chip's conv output alignment) and output
+// pixels in multiples of hwAlign; the cost model charges the padded work, so the time lost to padding is the gain.
 #include "advisor/PassScan.h"
 #include "advisor/RuleSupport.h"
 #include "perfmodel/LayerCost.h"
@@ -55,7 +55,7 @@ public:
             for (auto& e : layerEvidence(row)) f.evidence.push_back(e);
             f.estimatedGainUs = gainFromScaling(row, c.chip.clockMHz, keep);
             f.severity = severityForGain(f.estimatedGainUs, totalUs(c));
-            f.seedReference = "5.2.5.1";
+            f.guideSection = "5.2.5.1";
             f.mitigation = "Choose channel counts that are multiples of the alignment (round down to save the padded "
                            "time, or up to use it for capacity at no cost).";
             if (outMisaligned)
@@ -99,7 +99,7 @@ public:
             for (auto& e : layerEvidence(row)) f.evidence.push_back(e);
             f.estimatedGainUs = gainFromScaling(row, c.chip.clockMHz, keep);
             f.severity = severityForGain(f.estimatedGainUs, totalUs(c));
-            f.seedReference = "5.2.5.1";
+            f.guideSection = "5.2.5.1";
             f.mitigation = "Pick an input resolution that keeps H*W a multiple of " + std::to_string(align) +
                            " at every stride (e.g. H and W multiples of 2^(number of stride-2 stages + 1)).";
             out.push_back(std::move(f));

@@ -1,12 +1,13 @@
-// conv-utilization (seed 5.2.5.2): the playbook's rules of thumb for a convolution's MAC utilization, one finding
-// per rule a layer breaks. Gains come from the cost-model term behind the rule where there is one (few output
-// pixels or channels leave array lanes idle; large filters are re-streamed from DDR when they do not fit the
-// buffer); the rules without a term (many input channels, Ksize/Kstride) carry no gain.
+// conv-utilization (RKNN SDK user guide V2.5.0, 5.2.5.2): the guide's rules of thumb for a convolution's MAC
+// utilization, one finding per rule a layer breaks. Gains come from the cost-model term behind the rule where there is
+// one (few output pixels or channels leave array lanes idle; large filters are re-streamed from DDR when they do not
+// fit the buffer); the rules without a term (many input channels, Ksize/Kstride) carry no gain.
 #include <algorithm>
 #include <functional>
 #include <limits>
 
 #include "advisor/RuleSupport.h"
+#include "npuwb/VendorGuide.h"
 #include "perfmodel/LayerCost.h"
 
 namespace npuwb::advisor {
@@ -22,8 +23,9 @@ class ConvUtilizationRule final : public Rule {
 public:
     std::string name() const override { return "conv-utilization"; }
     std::string description() const override {
-        return "Conv sizes the playbook says use the MAC array poorly: >512 input channels, filters >6 KB, "
-               "Ksize/Kstride <= 1, output H*W < 16, fewer output channels than the array is wide";
+        return "Conv sizes that use the MAC array poorly (" + citeVendorGuide("5.2.5.2") +
+               "): >512 input channels, filters >6 KB, Ksize/Kstride <= 1, output H*W < 16, fewer output channels "
+               "than the array is wide";
     }
     std::vector<Finding> check(const AdviceContext& c) const override {
         std::vector<Finding> out;
@@ -44,7 +46,7 @@ public:
                 f.estimatedGainUs = gainUs;
                 f.severity = gainUs > 0 ? severityForGain(gainUs, totalUs(c)) : severityForShare(row.timePercent);
                 f.mitigation = std::move(mitigation);
-                f.seedReference = "5.2.5.2";
+                f.guideSection = "5.2.5.2";
                 out.push_back(std::move(f));
             };
 

@@ -1,9 +1,10 @@
-// cpu-fallback (seed 5.2.2.3): layers the chip's NPU cannot run go to the CPU in float32, with a layout
-// conversion on each side. The gain is the layer's CPU time minus what the cost model gives it on the NPU.
+// cpu-fallback (RKNN SDK user guide V2.5.0, 5.2.2.3): layers the chip's NPU cannot run go to the CPU in float32, with a
+// layout conversion on each side. The gain is the layer's CPU time minus what the cost model gives it on the NPU.
 #include <algorithm>
 
 #include "advisor/PassScan.h"
 #include "advisor/RuleSupport.h"
+#include "npuwb/VendorGuide.h"
 
 namespace npuwb::advisor {
 namespace {
@@ -62,8 +63,9 @@ std::string mitigationFor(const std::string& op, const std::string& reason) {
         return "Split the tensor into parts within the limit (Split/Slice), run " + op +
                " on each and Concat the results, or reshape so the limited dimension is smaller.";
     }
-    return "Replace " + op + " with an equivalent sequence of NPU ops (seed 5.2.4.1: e.g. data rearrangements as a "
-           "Conv with 0/1 weights), or move it out of the model into pre/post-processing.";
+    return "Replace " + op + " with an equivalent sequence of NPU ops (" + citeVendorGuide("5.2.4.1") +
+           ": e.g. data rearrangements as a Conv with 0/1 weights), or move it out of the model into "
+           "pre/post-processing.";
 }
 
 class CpuFallbackRule final : public Rule {
@@ -94,7 +96,7 @@ public:
             if (a.node->opType.rfind("Global", 0) == 0 && layer.cpuReason.find("limit exceeded") != std::string::npos)
                 if (std::string staged = globalPoolMitigation(c, layer, a.node->opType); !staged.empty())
                     f.mitigation = staged;
-            f.seedReference = "5.2.2.3";
+            f.guideSection = "5.2.2.3";
             if (const PassHit* fix = passFixing(hits, f.nodes[0])) {
                 f.pass = fix->pass;
                 f.mitigation = "Apply " + fix->pass + ": " + fix->match.explanation + ". " + f.mitigation;

@@ -1,4 +1,4 @@
-// Every pass predicate as advice (seed 5.2.4, 5.2.5.3):
+// Every pass predicate as advice (RKNN SDK user guide V2.5.0, 5.2.4; 5.2.5.3):
 //   graph-rewrite  an applicable match of a default pass: "Apply" runs that pass with its proof;
 //   near-miss      a pattern that almost matches and what breaks it (seed: "check deviating connections").
 // The gain: the estimated time of the layers the match touches minus one layer as costly as the largest of
@@ -47,7 +47,7 @@ std::vector<Finding> passFindings(const AdviceContext& c, bool nearMisses) {
         Finding f;
         f.nodes = h.match.nodes;
         f.estimatedGainUs = rewriteGainUs(c, h.match);
-        f.seedReference = h.seedReference;
+        f.guideSection = h.guideSection;
         f.evidence = {evidence("nodes", double(h.match.nodes.size())), evidence("layers touched", double(layersTouched(c, h.match)))};
         if (!nearMisses) {
             f.hazard = h.pass + " applies at " + nodeList(f.nodes) + ": " + h.match.explanation;

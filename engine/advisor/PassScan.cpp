@@ -14,7 +14,7 @@ std::vector<PassHit> scanPasses(const AdviceContext& context) {
     for (auto& pass : passes::PassRegistry::instance().createAll()) {
         pass->configure(config);
         for (auto& m : pass->findMatches(context.model.graph))
-            hits.push_back(PassHit{pass->name(), pass->seedReference(), pass->description(), pass->runsByDefault(),
+            hits.push_back(PassHit{pass->name(), pass->guideSection(), pass->description(), pass->runsByDefault(),
                                    std::move(m)});
     }
     return hits;

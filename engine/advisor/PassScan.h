@@ -11,7 +11,7 @@ namespace npuwb::advisor {
 
 struct PassHit {
     std::string pass;
-    std::string seedReference;
+    std::string guideSection;
     std::string description;
     bool runsByDefault = true;
     passes::Match match;

@@ -1,6 +1,6 @@
-// quantize (seed 5.2.3): int8 runs at several times the NPU's fp16 MAC rate and moves half the bytes. A model
-// advised at fp16, or a float model without quantization nodes (which the int8 estimate silently assumes gets
-// quantized by the converter), gets one finding whose gain is the fp16 estimate minus the int8 estimate.
+// quantize (RKNN SDK user guide V2.5.0, 5.2.3): int8 runs at several times the NPU's fp16 MAC rate and moves half the
+// bytes. A model advised at fp16, or a float model without quantization nodes (which the int8 estimate silently assumes
+// gets quantized by the converter), gets one finding whose gain is the fp16 estimate minus the int8 estimate.
 #include <set>
 
 #include "advisor/RuleSupport.h"
@@ -44,7 +44,7 @@ public:
         f.evidence = {evidence("int8 estimate", int8Us, "us")};
         if (fp16Us > 0) f.evidence.push_back(evidence("fp16 estimate", fp16Us, "us"));
         f.estimatedGainUs = fp16Us > int8Us ? fp16Us - int8Us : 0.0;
-        f.seedReference = "5.2.3";
+        f.guideSection = "5.2.3";
         if (fp16) {
             f.hazard = "The model is advised at fp16 on " + c.chip.name + ": the NPU's int8 rate is " +
                        std::to_string(c.chip.rates("int8").macsPerCycle) + " MACs/cycle vs " +

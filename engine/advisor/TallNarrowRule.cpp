@@ -1,6 +1,6 @@
-// tall-narrow (seed 5.2.5.1): at equal work a wider, shorter feature map reads and writes DDR more efficiently
-// than a tall, narrow one. The cost model has no term for it, so the finding carries no time gain; its severity
-// follows the share of the model's time spent in the affected layers.
+// tall-narrow (RKNN SDK user guide V2.5.0, 5.2.5.1): at equal work a wider, shorter feature map reads and writes DDR
+// more efficiently than a tall, narrow one. The cost model has no term for it, so the finding carries no time gain; its
+// severity follows the share of the model's time spent in the affected layers.
 #include "advisor/RuleSupport.h"
 
 namespace npuwb::advisor {
@@ -34,7 +34,7 @@ public:
                           evidence("H/W", double(h) / double(w))};
             for (auto& e : layerEvidence(row)) f.evidence.push_back(e);
             f.severity = row.timePercent >= 5.0 ? "medium" : "low";
-            f.seedReference = "5.2.5.1";
+            f.guideSection = "5.2.5.1";
             f.mitigation = "Swap H and W (transpose the input once and the kernels' KH/KW) so the long axis is the "
                            "width; the work stays the same, DDR access gets more efficient (gain not modelled).";
             out.push_back(std::move(f));

@@ -1,4 +1,4 @@
-// Per-layer time analysis (seed 5.2.2.2 and 5.2.2.4):
+// Per-layer time analysis (RKNN SDK user guide V2.5.0, 5.2.2.2 and 5.2.2.4):
 //   bandwidth-bound      NPU layers whose DDR cycles exceed their compute cycles; the gain is the time spent
 //                        waiting for memory beyond the compute time.
 //   low-mac-utilization  time-heavy layers using the MAC array poorly; the gain is the time above what the same
@@ -46,7 +46,7 @@ public:
             for (auto& e : layerEvidence(row)) f.evidence.push_back(e);
             f.estimatedGainUs = gainFromScaling(row, c.chip.clockMHz, 1.0, ddr > 0 ? npu / ddr : 1.0);
             f.severity = severityForGain(f.estimatedGainUs, totalUs(c));
-            f.seedReference = "5.2.2.4";
+            f.guideSection = "5.2.2.4";
             std::string m;
             if (c.options.dtype != "int8") m += "Quantize to int8 (half the bytes). ";
             static const std::set<std::string> weighted = {"Conv", "ConvTranspose", "Gemm", "MatMul"};
@@ -98,7 +98,7 @@ public:
             for (auto& e : layerEvidence(row)) f.evidence.push_back(e);
             f.estimatedGainUs = npu > 0 ? gainFromScaling(row, c.chip.clockMHz, std::min(1.0, idealNpu / npu)) : 0.0;
             f.severity = maxSeverity(row.timePercent >= 5.0 ? "medium" : "low", severityForGain(f.estimatedGainUs, totalUs(c)));
-            f.seedReference = "5.2.2.2";
+            f.guideSection = "5.2.2.2";
             f.mitigation = depthwise ? "Depthwise convolutions use one input lane of the array: merge it with the "
                                        "following 1x1 conv into a dense conv where the MACs allow, or give it aligned "
                                        "channels and larger maps."

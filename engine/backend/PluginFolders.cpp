@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "npuwb/Error.h"
+#include "util/InstallLayout.h"
 
 namespace npuwb {
 
@@ -17,15 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kSuffix = ".so";
-
-/// Folder holding libnpuwb-engine.so, found from the address of a function inside it.
-fs::path engineLibraryFolder() {
-    Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(&engineLibraryFolder), &info) == 0 || !info.dli_fname) return {};
-    std::error_code ec;
-    fs::path p = fs::weakly_canonical(fs::path(info.dli_fname), ec);
-    return ec ? fs::path(info.dli_fname).parent_path() : p.parent_path();
-}
 
 std::string listFolders(const std::vector<fs::path>& folders) {
     std::string out;
@@ -48,11 +40,7 @@ std::vector<fs::path> pluginFolders() {
         for (std::string part; std::getline(ss, part, ':');)
             if (!part.empty()) folders.emplace_back(part);
     }
-    fs::path lib = engineLibraryFolder();
-    if (!lib.empty()) {
-        folders.push_back(lib / "npuwb" / "plugins");  // installed: <prefix>/lib/npuwb/plugins
-        folders.push_back(lib / "plugins");            // build tree: <build>/lib/plugins
-    }
+    for (const fs::path& folder : install::pluginFolders()) folders.push_back(folder);
     return folders;
 }
 

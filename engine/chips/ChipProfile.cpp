@@ -1,7 +1,5 @@
 #include "npuwb/ChipProfile.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -10,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "chips/ProfileFields.h"
+#include "util/InstallLayout.h"
 #include "npuwb/AtomicFile.h"
 #include "npuwb/Error.h"
 
@@ -120,12 +119,6 @@ std::string lower(std::string s) {
     return s;
 }
 
-fs::path executableDir() {
-    std::error_code ec;
-    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? fs::path() : exe.parent_path();
-}
-
 }  // namespace
 
 const NpuDTypeRates& ChipProfile::rates(const std::string& dtype) const {
@@ -188,14 +181,14 @@ ChipProfile chipProfileFromJson(const nlohmann::json& j, const std::string& labe
 ChipProfile loadChipProfile(const std::string& path) {
     std::string text;
     try {
-        text = readFile(path);
+        text = readFile(path, 16 << 20);  // a chip profile is a few KB
     } catch (const Error& e) {
         fail(ErrorKind::Io, "chip profile '" + path + "': cannot be read: " + e.what());
     }
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for numbers too large
         failInput("chip profile '" + path + "': not valid JSON: " + e.what());
     }
     return chipProfileFromJson(j, path);
@@ -204,18 +197,7 @@ ChipProfile loadChipProfile(const std::string& path) {
 std::vector<std::string> chipProfileDirs() {
     std::vector<std::string> dirs;
     if (const char* env = std::getenv("NPUWB_CHIPS_DIR"); env && *env) dirs.emplace_back(env);
-    fs::path exeDir = executableDir();
-    if (!exeDir.empty()) {
-        dirs.push_back((exeDir.parent_path() / "share" / "npuwb" / "chips").string());  // installed layout
-        // Build trees live inside the source tree (build/<name>/bin): walk up to find resources/chips.
-        for (fs::path p = exeDir; !p.empty() && p != p.root_path(); p = p.parent_path()) {
-            std::error_code ec;
-            if (fs::is_directory(p / "resources" / "chips", ec)) {
-                dirs.push_back((p / "resources" / "chips").string());
-                break;
-            }
-        }
-    }
+    for (const fs::path& dir : install::dataFolders("chips")) dirs.push_back(dir.string());
     return dirs;
 }
 

@@ -14,11 +14,11 @@ std::string typeName(const nlohmann::json& j) {
 }  // namespace
 
 void ProfileFields::fail(const std::string& key, const std::string& problem) const {
-    failInput("chip profile '" + label_ + "': field '" + fieldPath(key) + "': " + problem);
+    failInput(document_ + " '" + label_ + "': field '" + fieldPath(key) + "': " + problem);
 }
 
 const nlohmann::json& ProfileFields::raw(const std::string& key) const {
-    if (!node_.is_object()) failInput("chip profile '" + label_ + "': field '" + path_ + "': expected an object");
+    if (!node_.is_object()) failInput(document_ + " '" + label_ + "': field '" + path_ + "': expected an object");
     auto it = node_.find(key);
     if (it == node_.end()) fail(key, "missing");
     return *it;
@@ -27,7 +27,7 @@ const nlohmann::json& ProfileFields::raw(const std::string& key) const {
 ProfileFields ProfileFields::object(const std::string& key) const {
     const auto& j = raw(key);
     if (!j.is_object()) fail(key, "expected an object, got " + typeName(j));
-    return ProfileFields(j, label_, fieldPath(key));
+    return ProfileFields(j, label_, fieldPath(key), document_);
 }
 
 double ProfileFields::number(const std::string& key) const {

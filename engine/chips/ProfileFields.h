@@ -1,6 +1,7 @@
 #pragma once
 // Typed access to the fields of a JSON document that names the file and the dotted field path in every error:
 //   "chip profile 'rk3588.json': field 'npu.dtypes.int8.macsPerCycle': expected a number, got string"
+// `document` names the kind of file ("chip profile", "device profile").
 #include <string>
 #include <vector>
 
@@ -10,8 +11,9 @@ namespace npuwb {
 
 class ProfileFields {
 public:
-    ProfileFields(const nlohmann::json& node, std::string label, std::string path = {})
-        : node_(node), label_(std::move(label)), path_(std::move(path)) {}
+    ProfileFields(const nlohmann::json& node, std::string label, std::string path = {},
+                  std::string document = "chip profile")
+        : node_(node), label_(std::move(label)), path_(std::move(path)), document_(std::move(document)) {}
 
     bool has(const std::string& key) const { return node_.is_object() && node_.contains(key); }
     ProfileFields object(const std::string& key) const;  // required object
@@ -32,6 +34,7 @@ private:
     const nlohmann::json& node_;
     std::string label_;
     std::string path_;
+    std::string document_;
 };
 
 }  // namespace npuwb

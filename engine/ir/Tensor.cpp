@@ -1,14 +1,18 @@
 #include "npuwb/ir/Tensor.h"
 
-#include <unistd.h>
-
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
 
+#include "npuwb/Limits.h"
+
 namespace npuwb {
+
+// util/Limits.cpp keeps the count the memory budget is checked against.
+void addLiveTensorBytes(uint64_t bytes);
+void removeLiveTensorBytes(uint64_t bytes);
 
 struct Tensor::Storage {
     void* data = nullptr;
@@ -20,19 +24,12 @@ struct Tensor::Storage {
     std::atomic<bool> pending{false};
     std::once_flag once;
     std::shared_ptr<Storage> made;
+    uint64_t countedBytes = 0;  // reported to the memory budget's live count (util/Limits.cpp)
     ~Storage() {
         if (owned) ::operator delete(data, std::align_val_t(64));
+        if (countedBytes) removeLiveTensorBytes(countedBytes);
     }
 };
-
-namespace {
-uint64_t physicalMemoryBytes() {
-    long pages = sysconf(_SC_PHYS_PAGES);
-    long pageSize = sysconf(_SC_PAGE_SIZE);
-    if (pages <= 0 || pageSize <= 0) return uint64_t(1) << 40;
-    return static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize);
-}
-}  // namespace
 
 int64_t shapeNumel(const Shape& shape) {
     int64_t n = 1;
@@ -42,6 +39,16 @@ int64_t shapeNumel(const Shape& shape) {
         n *= d;
     }
     return n;
+}
+
+uint64_t tensorByteSize(DType dtype, const Shape& shape) {
+    const auto numel = static_cast<uint64_t>(shapeNumel(shape));
+    if (dtype == DType::String) return 0;
+    if (dtype == DType::I4 || dtype == DType::U4) return (numel + 1) / 2;
+    const uint64_t size = dtypeSize(dtype);
+    if (size && numel > UINT64_MAX / size)
+        failInput("shape " + shapeToString(shape) + " of " + std::string(dtypeName(dtype)) + " has more bytes than can be counted");
+    return numel * size;
 }
 
 std::string shapeToString(const Shape& shape) {
@@ -59,22 +66,25 @@ Tensor Tensor::uninitialized(DType dtype, Shape shape) { return Tensor(dtype, st
 
 Tensor::Tensor(DType dtype, Shape shape, bool zeroed) : dtype_(dtype), shape_(std::move(shape)) {
     numel_ = shapeNumel(shape_);
+    if (dtype_ == DType::String && static_cast<uint64_t>(numel_) > UINT64_MAX / sizeof(std::string))
+        failInput("string tensor of shape " + shapeToString(shape_) + " has more elements than can be counted");
+    const uint64_t bytes = dtype_ == DType::String ? static_cast<uint64_t>(numel_) * sizeof(std::string)
+                                                   : tensorByteSize(dtype_, shape_);
+    if (!withinMemoryBudget(bytes))  // the message is built only when it is needed
+        checkMemoryBudget(bytes, "a " + std::string(dtypeName(dtype_)) + " tensor of shape " + shapeToString(shape_));
     storage_ = std::make_shared<Storage>();
     if (dtype_ == DType::String) {
         storage_->strings.resize(static_cast<size_t>(numel_));
         return;
     }
-    size_t bytes = byteSize();
-    static const uint64_t limit = physicalMemoryBytes();
-    if (static_cast<uint64_t>(numel_) > limit || bytes > limit)
-        failInput("tensor of shape " + shapeToString(shape_) + " (" + std::string(dtypeName(dtype_)) +
-                  ") needs more memory than this machine has");
     if (bytes == 0) return;
-    void* p = ::operator new(bytes, std::align_val_t(64), std::nothrow);
-    if (!p) failInput("cannot allocate " + std::to_string(bytes) + " bytes for a tensor of shape " + shapeToString(shape_));
-    if (zeroed) std::memset(p, 0, bytes);
+    void* p = ::operator new(static_cast<size_t>(bytes), std::align_val_t(64), std::nothrow);
+    if (!p) failInput("cannot allocate " + formatBytes(bytes) + " for a tensor of shape " + shapeToString(shape_));
+    if (zeroed) std::memset(p, 0, static_cast<size_t>(bytes));
     storage_->data = p;
     storage_->owned = true;
+    storage_->countedBytes = bytes;
+    addLiveTensorBytes(bytes);
 }
 
 Tensor Tensor::adopt(DType dtype, Shape shape, std::string&& bytes) {
@@ -87,6 +97,8 @@ Tensor Tensor::adopt(DType dtype, Shape shape, std::string&& bytes) {
                   " tensor of shape " + shapeToString(t.shape_));
     t.storage_ = std::make_shared<Storage>();
     t.storage_->adopted = std::move(bytes);
+    t.storage_->countedBytes = t.storage_->adopted.size();
+    addLiveTensorBytes(t.storage_->countedBytes);
     t.storage_->data = t.storage_->adopted.empty() ? nullptr : t.storage_->adopted.data();
     return t;
 }

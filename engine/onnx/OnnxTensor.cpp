@@ -1,8 +1,16 @@
 #include "onnx/OnnxTensor.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+
+#include "npuwb/AtomicFile.h"
+#include "npuwb/Limits.h"
 
 namespace npuwb::onnxconv {
 
@@ -35,35 +43,89 @@ int32_t dtypeToOnnx(DType d) {
 
 namespace {
 
+int64_t externalNumber(const std::string& text, const std::string& key, const std::string& what) {
+    int64_t value = 0;
+    const char* end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (ec != std::errc() || ptr != end || value < 0)
+        failInput(what + ": external data " + key + " '" + text + "' is not a non-negative integer");
+    return value;
+}
+
+/// The file `location` names, resolved with symlinks followed; it must stay inside the model's folder (a link
+/// named weights.bin that points at ~/.ssh/id_rsa would otherwise be read and even written into an output model).
+std::filesystem::path resolveInsideModelFolder(const std::string& location, const std::string& baseDir,
+                                               const std::string& what) {
+    std::filesystem::path rel(location);
+    if (rel.is_absolute()) failInput(what + ": external data location '" + location + "' is absolute");
+    for (const auto& part : rel)
+        if (part == "..") failInput(what + ": external data location '" + location + "' leaves the model's folder");
+    std::error_code ec;
+    const std::filesystem::path folder = std::filesystem::canonical(baseDir.empty() ? "." : baseDir, ec);
+    if (ec) fail(ErrorKind::Io, what + ": cannot resolve the model's folder '" + baseDir + "': " + ec.message());
+    const std::filesystem::path file = std::filesystem::canonical(folder / rel, ec);
+    if (ec) fail(ErrorKind::Io, what + ": cannot open external data file '" + (folder / rel).string() + "': " + ec.message());
+    auto f = file.begin();
+    for (auto d = folder.begin(); d != folder.end(); ++d, ++f)
+        if (f == file.end() || *f != *d)
+            failInput(what + ": external data location '" + location + "' resolves to '" + file.string() +
+                      "', outside the model's folder (a symbolic link?)");
+    return file;
+}
+
 std::string readExternalData(const onnx::TensorProto& proto, const std::string& baseDir, const std::string& what,
-                             size_t expectedBytes) {
+                             uint64_t expectedBytes) {
     std::string location;
     int64_t offset = 0, length = -1;
     for (const auto& kv : proto.external_data()) {
         if (kv.key() == "location") location = kv.value();
-        else if (kv.key() == "offset") offset = std::stoll(kv.value());
-        else if (kv.key() == "length") length = std::stoll(kv.value());
+        else if (kv.key() == "offset") offset = externalNumber(kv.value(), "offset", what);
+        else if (kv.key() == "length") length = externalNumber(kv.value(), "length", what);
     }
     if (location.empty()) failInput(what + ": external data without a location");
-    std::filesystem::path rel(location);
-    // A model must not make us read arbitrary files: locations stay inside the model's folder.
-    if (rel.is_absolute()) failInput(what + ": external data location '" + location + "' is absolute");
-    for (const auto& part : rel)
-        if (part == "..") failInput(what + ": external data location '" + location + "' leaves the model's folder");
-    std::filesystem::path file = std::filesystem::path(baseDir) / rel;
-    std::ifstream in(file, std::ios::binary);
-    if (!in) failInput(what + ": cannot open external data file '" + file.string() + "'");
-    in.seekg(0, std::ios::end);
-    int64_t fileSize = in.tellg();
-    if (length < 0) length = static_cast<int64_t>(expectedBytes);
-    if (offset < 0 || offset > fileSize || length > fileSize - offset)
+    const std::filesystem::path file = resolveInsideModelFolder(location, baseDir, what);
+    if (length < 0) length = static_cast<int64_t>(std::min<uint64_t>(expectedBytes, INT64_MAX));
+    if (static_cast<uint64_t>(length) != expectedBytes)
+        failInput(what + ": external data length " + std::to_string(length) + " does not match the " +
+                  std::to_string(expectedBytes) + " bytes its shape needs");
+    uint64_t fileSize = 0;
+    const int fd = openRegularFile(file.string(), fileSize);  // a FIFO or device is refused, never waited on
+    if (static_cast<uint64_t>(offset) > fileSize || static_cast<uint64_t>(length) > fileSize - static_cast<uint64_t>(offset)) {
+        ::close(fd);
         failInput(what + ": external data range (offset " + std::to_string(offset) + ", length " + std::to_string(length) +
                   ") is outside '" + file.string() + "' (" + std::to_string(fileSize) + " bytes)");
+    }
     std::string data(static_cast<size_t>(length), '\0');
-    in.seekg(offset);
-    in.read(data.data(), length);
-    if (!in) failInput(what + ": cannot read external data from '" + file.string() + "'");
+    size_t done = 0;
+    while (done < data.size()) {
+        const ssize_t n = ::pread(fd, data.data() + done, data.size() - done, offset + static_cast<off_t>(done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        done += static_cast<size_t>(n);
+    }
+    ::close(fd);
+    if (done != data.size()) failInput(what + ": cannot read external data from '" + file.string() + "'");
     return data;
+}
+
+/// Values a typed field holds for a tensor of `numel` elements, checked before anything is allocated.
+void checkFieldCount(int64_t count, int64_t numel, const Shape& shape, const std::string& what) {
+    if (count != numel)
+        failInput(what + ": holds " + std::to_string(count) + " values but its shape " + shapeToString(shape) +
+                  " needs " + std::to_string(numel));
+}
+
+int64_t typedFieldCount(const onnx::TensorProto& proto, DType dtype) {
+    switch (dtype) {
+        case DType::F32: return proto.float_data_size();
+        case DType::F64: return proto.double_data_size();
+        case DType::I64: return proto.int64_data_size();
+        case DType::U32:
+        case DType::U64: return proto.uint64_data_size();
+        case DType::I4:
+        case DType::U4: return -1;  // packed: checked against bytes
+        default: return proto.int32_data_size();
+    }
 }
 
 template <class T, class Field> void copyTyped(Tensor& t, const Field& field, const std::string& what) {
@@ -84,16 +146,36 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, const std::string& baseDi
     Shape shape(proto.dims().begin(), proto.dims().end());
     for (int64_t d : shape)
         if (d < 0) failInput(what + ": negative dimension in " + shapeToString(shape));
-    Tensor t(dtype, shape);
+    // The declared size is checked against the data present before anything is allocated: a 100-byte model must
+    // not make us take and zero gigabytes only to find 16 bytes of data.
+    int64_t numel = 0;
+    uint64_t bytes = 0;
+    try {
+        numel = shapeNumel(shape);
+        bytes = tensorByteSize(dtype, shape);
+    } catch (const Error& e) {
+        failInput(what + ": " + e.what());
+    }
+    const bool external = proto.data_location() == onnx::TensorProto_DataLocation_EXTERNAL;
     if (dtype == DType::String) {
-        if (static_cast<int64_t>(proto.string_data_size()) != t.numel())
+        if (static_cast<int64_t>(proto.string_data_size()) != numel)
             failInput(what + ": holds " + std::to_string(proto.string_data_size()) + " strings, shape needs " +
-                      std::to_string(t.numel()));
+                      std::to_string(numel));
+    } else if (!external && proto.has_raw_data()) {
+        if (proto.raw_data().size() != bytes)
+            failInput(what + ": raw data has " + std::to_string(proto.raw_data().size()) + " bytes but shape " +
+                      shapeToString(shape) + " of " + std::string(dtypeName(dtype)) + " needs " + std::to_string(bytes));
+    } else if (!external && numel > 0) {
+        const int64_t count = typedFieldCount(proto, dtype);
+        if (count >= 0) checkFieldCount(count, numel, shape, what);
+        else if (static_cast<uint64_t>(proto.int32_data_size()) != bytes) failInput(what + ": 4-bit value count does not match shape");
+    }
+    Tensor t = Tensor::uninitialized(dtype, shape);
+    if (dtype == DType::String) {
         auto* out = t.data<std::string>();
         for (int i = 0; i < proto.string_data_size(); ++i) out[i] = proto.string_data(i);
         return t;
     }
-    const bool external = proto.data_location() == onnx::TensorProto_DataLocation_EXTERNAL;
     if (external || proto.has_raw_data()) {
         std::string external_bytes;
         const std::string* raw = &proto.raw_data();
@@ -108,6 +190,7 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, const std::string& baseDi
         return t;
     }
     if (t.numel() == 0) return t;
+    // (uninitialized: every element is written below, the counts having been checked above)
     switch (dtype) {
         case DType::F32: copyTyped<float>(t, proto.float_data(), what); break;
         case DType::F64: copyTyped<double>(t, proto.double_data(), what); break;

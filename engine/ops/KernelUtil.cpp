@@ -1,5 +1,7 @@
 #include "ops/KernelUtil.h"
 
+#include "npuwb/Limits.h"
+
 #include <string>
 
 namespace npuwb {
@@ -79,6 +81,30 @@ std::vector<int64_t> BroadcastIndex::all() const {
         }
     }
     return idx;
+}
+
+int64_t addDims(int64_t a, int64_t b, const char* what) {
+    int64_t r = 0;
+    if (__builtin_add_overflow(a, b, &r))
+        failInput(std::string(what) + ": " + std::to_string(a) + " + " + std::to_string(b) + " overflows a dimension");
+    return r;
+}
+
+int64_t mulDims(int64_t a, int64_t b, const char* what) {
+    int64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r))
+        failInput(std::string(what) + ": " + std::to_string(a) + " x " + std::to_string(b) + " overflows a dimension");
+    return r;
+}
+
+void checkOutputBudget(DType dtype, const Shape& shape, uint64_t workBytesPerElement) {
+    const uint64_t out = tensorByteSize(dtype, shape);
+    const auto n = static_cast<uint64_t>(shapeNumel(shape));
+    const uint64_t work = workBytesPerElement && n > UINT64_MAX / workBytesPerElement ? UINT64_MAX : n * workBytesPerElement;
+    const uint64_t total = out > UINT64_MAX - work ? UINT64_MAX : out + work;
+    if (!withinMemoryBudget(total))
+        checkMemoryBudget(total, "the " + std::string(dtypeName(dtype)) + " output of shape " + shapeToString(shape) +
+                                     (workBytesPerElement ? " and its work buffer" : ""));
 }
 
 }  // namespace npuwb

@@ -9,6 +9,12 @@ namespace npuwb {
 
 /// Maps a possibly negative axis into [0, rank) (or [0, rank] when `allowEnd`); throws InvalidInput otherwise.
 int64_t normalizeAxis(int64_t axis, int64_t rank, bool allowEnd = false);
+/// Shape arithmetic that refuses to wrap: a + b and a * b of dimensions, InvalidInput naming `what` on overflow.
+int64_t addDims(int64_t a, int64_t b, const char* what);
+int64_t mulDims(int64_t a, int64_t b, const char* what);
+/// Checks the memory budget (npuwb/Limits.h) for an output of this type and shape plus a work buffer of
+/// `workBytesPerElement` per output element, before a kernel builds index tables or other buffers of that size.
+void checkOutputBudget(DType dtype, const Shape& shape, uint64_t workBytesPerElement);
 /// Row-major strides in elements.
 std::vector<int64_t> stridesOf(const Shape& shape);
 /// Numpy-style broadcast of several shapes; throws InvalidInput naming both shapes when they do not broadcast.

@@ -46,9 +46,42 @@ public:
     }
 
     bool apply(Graph& graph, const Match& match) const override {
-        GraphIndex index(graph);
-        const Node* n = index.node(match.nodes.front());
-        if (!n || !foldable(graph, index, *n, {})) return false;
+        std::string nodeName;
+        {
+            GraphIndex index(graph);
+            const Node* n = index.node(match.nodes.front());
+            if (!n || !fold(graph, index, *n)) return false;
+            nodeName = n->name;
+        }
+        removeNodes(graph, {nodeName});
+        return true;
+    }
+
+    /// A batch in one walk: each node folds against one index (its inputs folded earlier in the batch are
+    /// initializers by then), and the folded nodes go in one erase at the end.
+    std::vector<Match> applyAll(Model& model, const std::vector<Match>& matches) const override {
+        std::set<std::string> folded;
+        std::vector<Match> done;
+        {
+            GraphIndex index(model.graph);  // valid throughout: nodes are erased only after
+            for (const auto& m : matches) {
+                const Node* n = index.node(m.nodes.front());
+                if (!n || folded.count(n->name) || !fold(model.graph, index, *n)) continue;
+                folded.insert(n->name);
+                done.push_back(m);
+            }
+        }
+        removeNodes(model.graph, folded);
+        return done;
+    }
+
+    void configure(const PassConfig& config) override { opset_ = config.opset; }
+
+private:
+    /// Computes `n` and stores its outputs as initializers (the node itself stays for the caller to remove).
+    bool fold(Graph& graph, const GraphIndex& index, const Node& node) const {
+        const Node* n = &node;
+        if (!foldable(graph, index, *n, {})) return false;
         std::vector<Tensor> values;
         std::vector<std::string> outputs;
         for (const auto& o : n->outputs)
@@ -60,18 +93,13 @@ public:
         }
         for (const auto& v : values)
             if (v.numel() > kMaxFoldedElements) return false;
-        std::string nodeName = n->name;
         for (size_t i = 0; i < outputs.size(); ++i) {
             graph.initializers[outputs[i]] = values[i];
             graph.valueInfo.erase(outputs[i]);
         }
-        removeNodes(graph, {nodeName});
         return true;
     }
 
-    void configure(const PassConfig& config) override { opset_ = config.opset; }
-
-private:
     static bool foldable(const Graph& graph, const GraphIndex& index, const Node& n,
                          const std::set<std::string>& willBeConstant) {
         if (n.name.empty() || nondeterministicOrStateful(n) || n.outputs.empty()) return false;

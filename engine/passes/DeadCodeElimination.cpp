@@ -37,6 +37,23 @@ public:
         return true;
     }
 
+    /// A batch in one walk: re-checked against one index, with the batch's own nodes counted as gone.
+    std::vector<Match> applyAll(Model& model, const std::vector<Match>& matches) const override {
+        std::set<std::string> dead;
+        std::vector<Match> done;
+        {
+            GraphIndex index(model.graph);
+            for (const auto& m : matches) {
+                const Node* n = index.node(m.nodes.front());
+                if (!n || !isDead(index, *n, dead)) continue;
+                dead.insert(n->name);
+                done.push_back(m);
+            }
+        }
+        removeNodes(model.graph, dead);
+        return done;
+    }
+
 private:
     static bool isDead(const GraphIndex& index, const Node& n, const std::set<std::string>& deadNodes) {
         if (n.name.empty()) return false;

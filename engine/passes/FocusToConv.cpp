@@ -1,5 +1,6 @@
-// focus_to_conv (seed 5.2.4.3, ultralytics/yolov5#4825): YOLOv5's "Focus" space-to-depth (strided Slices of one
-// input concatenated along channels) becomes one Conv with stride s, an s x s kernel and 0/1 weights.
+// focus_to_conv (RKNN SDK user guide V2.5.0, 5.2.4.3; ultralytics/yolov5#4825): YOLOv5's "Focus" space-to-depth
+// (strided Slices of one input concatenated along channels) becomes one Conv with stride s, an s x s kernel and 0/1
+// weights.
 //   before: x[N,C,H,W] -> Slice(h 0::2, w 0::2) -+
 //                      -> Slice(h 1::2, w 0::2) -+-> Concat(axis 1) -> y[N,4C,H/2,W/2]
 //                      -> Slice(h 0::2, w 1::2) -+
@@ -23,7 +24,7 @@ struct Branch {
 class FocusToConv final : public PatternPass {
 public:
     std::string name() const override { return "focus_to_conv"; }
-    std::string seedReference() const override { return "5.2.4.3"; }
+    std::string guideSection() const override { return "5.2.4.3"; }
     std::string description() const override {
         return "Replaces a space-to-depth Focus block (strided Slices + Concat on channels) with one strided Conv";
     }

@@ -1,7 +1,7 @@
-// fuse_glu (seed 5.2.5.3): the NPU fuses Split + Sigmoid + Mul into GLU. ONNX has no GLU op, so this pass brings
-// equivalent variants into exactly that form (documented choice): two half-Slices of one tensor become one Split.
-// Sites already in the fusible form are listed as near misses with the reason "already fusible", and sites that
-// break it (gate on the first half, extra readers of the halves or of the gate) are listed with what breaks them.
+// fuse_glu (RKNN SDK user guide V2.5.0, 5.2.5.3): the NPU fuses Split + Sigmoid + Mul into GLU. ONNX has no GLU op, so
+// this pass brings equivalent variants into exactly that form (documented choice): two half-Slices of one tensor become
+// one Split. Sites already in the fusible form are listed as near misses with the reason "already fusible", and sites
+// that break it (gate on the first half, extra readers of the halves or of the gate) are listed with what breaks them.
 //   before: x -> Slice[0:h] -> a ; x -> Slice[h:2h] -> Sigmoid -> g ; Mul(a, g) -> y
 //   after:  x -> Split(2) -> a, b ; b -> Sigmoid -> g ; Mul(a, g) -> y
 #include "passes/PatternPass.h"
@@ -12,7 +12,7 @@ namespace {
 class FuseGlu final : public PatternPass {
 public:
     std::string name() const override { return "fuse_glu"; }
-    std::string seedReference() const override { return "5.2.5.3"; }
+    std::string guideSection() const override { return "5.2.5.3"; }
     std::string description() const override {
         return "Brings GLU variants (two half Slices + Sigmoid + Mul) into the Split+Sigmoid+Mul form the NPU fuses; "
                "reports GLU sites that do not fuse and why";

@@ -1,5 +1,5 @@
-// fuse_layernorm (seed 5.2.5.3): the decomposed layer normalization exporters emit becomes one ONNX
-// LayerNormalization (opset 17+; the Optimizer runs upgrade_opset first for older models). Near misses name the
+// fuse_layernorm (RKNN SDK user guide V2.5.0, 5.2.5.3): the decomposed layer normalization exporters emit becomes one
+// ONNX LayerNormalization (opset 17+; the Optimizer runs upgrade_opset first for older models). Near misses name the
 // connection or constant that breaks the pattern. Over the last axis only the axis must be known, not the sizes:
 // LayerNormalization(axis=-1) takes its size from gamma/beta when the (dynamic) input's is unknown.
 //   before: x -> ReduceMean -> Sub(x, mean) = d -> Pow(d, 2) -> ReduceMean -> Add(eps) -> Sqrt -> Div(d, .)
@@ -23,7 +23,7 @@ std::string otherOperand(const Node& n, const std::string& v) {
 class FuseLayerNorm final : public PatternPass {
 public:
     std::string name() const override { return "fuse_layernorm"; }
-    std::string seedReference() const override { return "5.2.5.3"; }
+    std::string guideSection() const override { return "5.2.5.3"; }
     std::string description() const override {
         return "Replaces ReduceMean+Sub+Pow+ReduceMean+Add+Sqrt+Div(+Mul+Add) with one LayerNormalization";
     }

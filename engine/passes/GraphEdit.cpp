@@ -1,6 +1,9 @@
 #include "passes/GraphEdit.h"
 
 #include <algorithm>
+#include <climits>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace npuwb::passes {
 
@@ -29,17 +32,28 @@ void renameInGraph(Graph& g, const std::string& from, const std::string& to) {
 
 GraphIndex::GraphIndex(const Graph& graph) {
     for (const auto& o : graph.outputs) graphOutputs_.insert(o.name);
+    byName_.reserve(graph.nodes.size());
+    producer_.reserve(graph.nodes.size());
+    consumers_.reserve(graph.nodes.size());
+    auto addConsumer = [&](const std::string& value, const Node* n) {
+        if (value.empty()) return;
+        auto& list = consumers_[value];
+        if (list.empty() || list.back() != n) list.push_back(n);  // a node reading a value twice appears once
+    };
     for (const auto& n : graph.nodes) {
         if (!n.name.empty()) byName_[n.name] = &n;
         for (const auto& o : n.outputs)
             if (!o.empty()) producer_[o] = &n;
-        std::set<std::string> reads(n.inputs.begin(), n.inputs.end());
+        for (const auto& in : n.inputs) addConsumer(in, &n);
+        bool hasBodies = false;
+        for (const auto& [an, a] : n.attributes) hasBodies = hasBodies || a.g || !a.graphs.empty();
+        if (!hasBodies) continue;
+        std::set<std::string> reads;  // values the bodies read from this scope
         for (const auto& [an, a] : n.attributes) {
             if (a.g) collectSubgraphReads(*a.g, reads);
             for (const auto& sg : a.graphs) collectSubgraphReads(*sg, reads);
         }
-        for (const auto& r : reads)
-            if (!r.empty()) consumers_[r].push_back(&n);
+        for (const auto& r : reads) addConsumer(r, &n);
     }
 }
 
@@ -134,26 +148,70 @@ Node* findNode(Graph& graph, const std::string& nodeName) {
     return nullptr;
 }
 
-void nameAllNodes(Graph& graph) {
-    for (auto& n : graph.nodes)
-        if (n.name.empty()) n.name = freshName(graph, n.opType);
+
+namespace {
+/// Calls `f` with every name in use in `graph` (nodes, values, initializers, declared values).
+template <class F> void forEachUsedName(const Graph& graph, F&& f) {
+    for (const auto& n : graph.nodes) {
+        f(n.name);
+        for (const auto& o : n.outputs) f(o);
+        for (const auto& i : n.inputs) f(i);
+    }
+    for (const auto& v : graph.inputs) f(v.name);
+    for (const auto& v : graph.outputs) f(v.name);
+    for (const auto& [k, t] : graph.initializers) f(k);
+    for (const auto& [k, t] : graph.valueInfo) f(k);
 }
 
-std::string freshName(const Graph& graph, const std::string& base) {
-    std::set<std::string> used;
-    for (const auto& n : graph.nodes) {
-        used.insert(n.name);
-        used.insert(n.outputs.begin(), n.outputs.end());
-        used.insert(n.inputs.begin(), n.inputs.end());
+/// `base`, or `base_N` with the smallest N >= 1 not in `taken` (the suffixes in use).
+std::string firstFree(const std::string& base, bool baseTaken, const std::set<int64_t>& taken) {
+    if (!baseTaken) return base;
+    int64_t i = 1;
+    for (int64_t t : taken) {
+        if (t > i) break;
+        if (t == i) ++i;
     }
-    for (const auto& v : graph.inputs) used.insert(v.name);
-    for (const auto& v : graph.outputs) used.insert(v.name);
-    for (const auto& [k, t] : graph.initializers) used.insert(k);
-    for (const auto& [k, t] : graph.valueInfo) used.insert(k);
-    if (!used.count(base)) return base;
-    for (int i = 1;; ++i) {
-        std::string candidate = base + "_" + std::to_string(i);
-        if (!used.count(candidate)) return candidate;
+    return base + "_" + std::to_string(i);
+}
+
+/// The suffix N of `name` when it is `base_N`, else -1.
+int64_t suffixOf(const std::string& name, const std::string& base) {
+    if (name.size() <= base.size() + 1 || name.compare(0, base.size(), base) != 0 || name[base.size()] != '_') return -1;
+    int64_t n = 0;
+    for (size_t i = base.size() + 1; i < name.size(); ++i) {
+        if (name[i] < '0' || name[i] > '9' || n > (INT64_MAX - 9) / 10) return -1;
+        n = n * 10 + (name[i] - '0');
+    }
+    return n;
+}
+}  // namespace
+
+std::string freshName(const Graph& graph, const std::string& base) {
+    // One walk comparing names, without building a set of all of them: passes call this once per rewrite.
+    bool baseTaken = false;
+    std::set<int64_t> taken;
+    forEachUsedName(graph, [&](const std::string& name) {
+        if (name == base) baseTaken = true;
+        else if (int64_t n = suffixOf(name, base); n > 0) taken.insert(n);
+    });
+    return firstFree(base, baseTaken, taken);
+}
+
+void nameAllNodes(Graph& graph) {
+    // One walk for all names (freshName per node was quadratic: 100,000 unnamed nodes took minutes).
+    std::unordered_set<std::string> used;
+    forEachUsedName(graph, [&](const std::string& name) { used.insert(name); });
+    std::unordered_map<std::string, int64_t> nextSuffix;
+    for (auto& n : graph.nodes) {
+        if (!n.name.empty()) continue;
+        std::string name = n.opType;
+        if (used.count(name)) {
+            int64_t& i = nextSuffix[n.opType];
+            do name = n.opType + "_" + std::to_string(++i);
+            while (used.count(name));
+        }
+        used.insert(name);
+        n.name = std::move(name);
     }
 }
 
@@ -164,6 +222,18 @@ std::string addConstant(Graph& graph, const std::string& base, const Tensor& ten
 }
 
 void replaceUses(Graph& graph, const std::string& from, const std::string& to) { renameInGraph(graph, from, to); }
+
+void replaceUses(Graph& graph, const std::unordered_map<std::string, std::string>& renames) {
+    if (renames.empty()) return;
+    for (auto& n : graph.nodes) {
+        for (auto& in : n.inputs)
+            if (auto it = renames.find(in); it != renames.end()) in = it->second;
+        for (auto& [an, a] : n.attributes) {
+            if (a.g) replaceUses(*a.g, renames);
+            for (auto& sg : a.graphs) replaceUses(*sg, renames);
+        }
+    }
+}
 
 bool canBypass(const Graph& graph, const GraphIndex& index, const std::string& in, const std::string& out) {
     if (!index.isGraphOutput(out)) return true;

@@ -1,5 +1,6 @@
-// hoist_common_factor (seed 5.2.4.4, "factor out the common part"): the same element-wise op applied to every
-// branch that a Concat joins runs once after the Concat; identical nodes reading identical inputs run once.
+// hoist_common_factor (RKNN SDK user guide V2.5.0, 5.2.4.4; "factor out the common part"): the same element-wise op
+// applied to every branch that a Concat joins runs once after the Concat; identical nodes reading identical inputs run
+// once.
 //   before: a -> Relu -+                    after: a -+
 //           b -> Relu -+-> Concat -> y             b -+-> Concat -> Relu -> y
 //   before: x -> Sigmoid -> p ; x -> Sigmoid -> q      after: x -> Sigmoid -> p (q reads p)
@@ -51,7 +52,7 @@ bool sameScalarInputs(const Graph& graph, const Node& a, const Node& b) {
 class HoistCommonFactor final : public PatternPass {
 public:
     std::string name() const override { return "hoist_common_factor"; }
-    std::string seedReference() const override { return "5.2.4.4"; }
+    std::string guideSection() const override { return "5.2.4.4"; }
     std::string description() const override {
         return "Applies an element-wise op shared by all branches of a Concat once after it, and runs identical "
                "nodes on identical inputs only once";

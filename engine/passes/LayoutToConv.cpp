@@ -1,6 +1,6 @@
-// layout_to_conv (seed 5.2.4.1): a chain of Reshape/Transpose nodes that starts and ends with the same 4-D shape
-// [N,C,H,W] and only reorders channels (e.g. ShuffleNet's channel shuffle) becomes one 1x1 Conv with 0/1 weights,
-// which runs on the NPU where Reshape/Transpose may not.
+// layout_to_conv (RKNN SDK user guide V2.5.0, 5.2.4.1): a chain of Reshape/Transpose nodes that starts and ends with
+// the same 4-D shape [N,C,H,W] and only reorders channels (e.g. ShuffleNet's channel shuffle) becomes one 1x1 Conv with
+// 0/1 weights, which runs on the NPU where Reshape/Transpose may not.
 //   before: x[N,C,H,W] -> Reshape[N,g,C/g,H,W] -> Transpose(0,2,1,3,4) -> Reshape[N,C,H,W] -> y
 //   after:  x -> Conv(W[o, perm(o)] = 1, kernel 1x1) -> y
 // What the chain does is found by running it on a tensor of element indices, so any such rearrangement counts.
@@ -16,7 +16,7 @@ bool isLayoutOp(const Node& n) { return n.domain.empty() && (n.opType == "Reshap
 class LayoutToConv final : public PatternPass {
 public:
     std::string name() const override { return "layout_to_conv"; }
-    std::string seedReference() const override { return "5.2.4.1"; }
+    std::string guideSection() const override { return "5.2.4.1"; }
     std::string description() const override {
         return "Replaces a Reshape/Transpose chain that only permutes channels (channel shuffle) with a 1x1 Conv "
                "with 0/1 weights";

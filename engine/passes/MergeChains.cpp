@@ -1,4 +1,5 @@
-// merge_chains (seed 5.2.4.4, "combine like terms"): two consecutive nodes of the same kind become one.
+// merge_chains (RKNN SDK user guide V2.5.0, 5.2.4.4; "combine like terms"): two consecutive nodes of the same kind
+// become one.
 //   Reshape -> Reshape          => Reshape (the second's target shape)
 //   Transpose(p1) -> Transpose(p2) => Transpose(p1[p2[i]])
 //   Slice -> Slice (disjoint axes) => one Slice over both axes
@@ -25,7 +26,7 @@ int constOperand(const Graph& g, const Node& n) {
 class MergeChains final : public PatternPass {
 public:
     std::string name() const override { return "merge_chains"; }
-    std::string seedReference() const override { return "5.2.4.4"; }
+    std::string guideSection() const override { return "5.2.4.4"; }
     std::string description() const override {
         return "Merges consecutive Reshapes, Transposes, Slices on disjoint axes, and Add/Sub or Mul/Div with "
                "constants into one node";

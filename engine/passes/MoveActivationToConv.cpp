@@ -1,6 +1,7 @@
-// move_activation_to_conv (seed 5.2.4.2): an element-wise activation behind a layout op (Transpose, Reshape,
-// Flatten, Squeeze, Unsqueeze) is moved in front of it, so it sits right after the Conv and the NPU fuses
-// Conv+activation. Element-wise functions commute with any reordering of elements, so the result is unchanged.
+// move_activation_to_conv (RKNN SDK user guide V2.5.0, 5.2.4.2): an element-wise activation behind a layout op
+// (Transpose, Reshape, Flatten, Squeeze, Unsqueeze) is moved in front of it, so it sits right after the Conv and the
+// NPU fuses Conv+activation. Element-wise functions commute with any reordering of elements, so the result is
+// unchanged.
 //   before: Conv -> Transpose -> Clip -> y
 //   after:  Conv -> Clip -> Transpose -> y
 #include <set>
@@ -32,7 +33,7 @@ bool isFusableActivation(const Graph& graph, const Node& n) {
 class MoveActivationToConv final : public PatternPass {
 public:
     std::string name() const override { return "move_activation_to_conv"; }
-    std::string seedReference() const override { return "5.2.4.2"; }
+    std::string guideSection() const override { return "5.2.4.2"; }
     std::string description() const override {
         return "Moves Relu/Clip/other element-wise activations in front of Transpose/Reshape so they follow the "
                "Conv directly and fuse with it";

@@ -48,7 +48,7 @@ std::vector<std::unique_ptr<Pass>> selectPasses(const OptimizerOptions& o, const
     }
     // Canonical clean-ups first so the seed passes see folded constants and no identities.
     std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-        return a->seedReference().empty() && !b->seedReference().empty();
+        return a->guideSection().empty() && !b->guideSection().empty();
     });
     for (auto& p : out) p->configure(config);
     return out;
@@ -201,10 +201,8 @@ OptimizeResult optimize(const Model& model, const OptimizerOptions& options) {
         out = base;
         done.clear();
         try {
-            for (const auto& m : matches) {
-                done.push_back(m);  // a rewrite that throws is reported and rolled back, not silently dropped
-                if (!pass.applyToModel(out, m)) done.pop_back();
-            }
+            done = matches;  // a rewrite that throws is reported and rolled back, not silently dropped
+            done = pass.applyAll(out, matches);
             if (done.empty()) return p;
             out = finalize(out);
             outputs = runOnSets(out, sets, options.proof.executor);
@@ -230,7 +228,7 @@ OptimizeResult optimize(const Model& model, const OptimizerOptions& options) {
         if (done.empty()) return false;
         if (p.passed) {
             for (const auto& m : done)
-                r.applied.push_back({pass.name(), pass.seedReference(), m, p, static_cast<int>(done.size()), ""});
+                r.applied.push_back({pass.name(), pass.guideSection(), m, p, static_cast<int>(done.size()), ""});
             say(options, pass.name() + ": " + std::to_string(done.size()) + " rewrite(s), max abs diff " +
                              std::to_string(p.maxAbsDiff));
             cur = std::move(next);
@@ -243,7 +241,7 @@ OptimizeResult optimize(const Model& model, const OptimizerOptions& options) {
             Proof one = attempt(pass, cur, {m}, next, outputs, done);
             if (done.empty()) continue;
             if (one.passed) {
-                r.applied.push_back({pass.name(), pass.seedReference(), m, one, 1, ""});
+                r.applied.push_back({pass.name(), pass.guideSection(), m, one, 1, ""});
                 cur = std::move(next);
                 refCur = std::move(outputs);
                 changed = true;
@@ -251,7 +249,7 @@ OptimizeResult optimize(const Model& model, const OptimizerOptions& options) {
                 rejected.insert(matchKey(pass.name(), m));
                 std::string err = "pass '" + pass.name() + "' at node '" + m.nodes.front() + "' rolled back: " +
                                   one.failure;
-                r.rolledBack.push_back({pass.name(), pass.seedReference(), m, one, 1, err});
+                r.rolledBack.push_back({pass.name(), pass.guideSection(), m, one, 1, err});
                 say(options, "error: " + err);
             }
         }

@@ -1,6 +1,6 @@
-// pad_channels (optional, seed 5.2.5.1/5.2.5.2): a Conv whose output channel count is not a multiple of the chip's
-// alignment gets zero filters up to the next multiple; the next Conv gets matching zero input weights, so the
-// results are unchanged. Runs only when asked for with an alignment (--align N, e.g. 16 or 32).
+// pad_channels (optional; RKNN SDK user guide V2.5.0, 5.2.5.1/5.2.5.2): a Conv whose output channel count is not a
+// multiple of the chip's alignment gets zero filters up to the next multiple; the next Conv gets matching zero input
+// weights, so the results are unchanged. Runs only when asked for with an alignment (--align N, e.g. 16 or 32).
 //   before: x -> Conv(W1[24,..]) -> Relu -> Conv(W2[64,24,..]) -> y
 //   after:  x -> Conv(W1'[32,..]) -> Relu -> Conv(W2'[64,32,..]) -> y      (align 16 or 32)
 #include <set>
@@ -44,7 +44,7 @@ Tensor padAxis(const Tensor& t, size_t axis, int64_t size) {
 class PadChannels final : public PatternPass {
 public:
     std::string name() const override { return "pad_channels"; }
-    std::string seedReference() const override { return "5.2.5.1"; }
+    std::string guideSection() const override { return "5.2.5.1"; }
     std::string description() const override {
         return "Pads Conv output channels with zero filters up to the chip's channel alignment (optional; --align N)";
     }

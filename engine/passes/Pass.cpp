@@ -43,7 +43,7 @@ std::vector<std::unique_ptr<Pass>> PassRegistry::createAll() const {
 std::vector<PassInfo> listPasses() {
     std::vector<PassInfo> out;
     for (const auto& p : PassRegistry::instance().createAll())
-        out.push_back({p->name(), p->description(), p->seedReference(), p->runsByDefault()});
+        out.push_back({p->name(), p->description(), p->guideSection(), p->runsByDefault()});
     return out;
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <numeric>
 #include <set>
+#include <unordered_map>
 
 #include "passes/PatternPass.h"
 
@@ -32,6 +33,43 @@ protected:
         if (!canBypass(graph, index, n.inputs[0], n.outputs[0]))
             return nearMiss({n.name}, why, "its output is a graph output and its input cannot take that name");
         return hit({n.name}, why);
+    }
+
+    /// All bypasses of a batch in one walk: each bypassed output is renamed to its input (through earlier bypasses
+    /// of the same batch), the nodes go in one erase. Nodes whose output is a graph output keep the per-match path,
+    /// which renames their producer's output instead.
+    std::vector<Match> applyAll(Model& model, const std::vector<Match>& matches) const override {
+        Graph& graph = model.graph;
+        std::vector<Match> done, atOutputs;
+        std::unordered_map<std::string, std::string> renames;
+        std::set<std::string> removed;
+        {
+            GraphIndex index(graph);  // stays valid: nothing is erased or added until the end
+            auto resolve = [&](std::string v) {
+                for (auto it = renames.find(v); it != renames.end(); it = renames.find(v)) v = it->second;
+                return v;
+            };
+            for (const auto& m : matches) {
+                const Node* n = m.nodes.size() == 1 ? index.node(m.nodes.front()) : nullptr;
+                if (!n || removed.count(n->name)) continue;
+                if (index.isGraphOutput(n->outputs[0])) {
+                    atOutputs.push_back(m);
+                    continue;
+                }
+                auto now = matchAt(graph, index, *n);
+                if (!now || !now->applicable() || now->nodes != m.nodes) continue;
+                renames[n->outputs[0]] = resolve(n->inputs[0]);
+                removed.insert(n->name);
+                done.push_back(m);
+            }
+        }
+        for (auto& [from, to] : renames)  // chains of bypasses end at their first input
+            for (auto it = renames.find(to); it != renames.end(); it = renames.find(to)) to = it->second;
+        removeNodes(graph, removed);
+        replaceUses(graph, renames);
+        for (const auto& m : atOutputs)
+            if (applyToModel(model, m)) done.push_back(m);
+        return done;
     }
 
     bool rewrite(Graph& graph, const Match& match) const override {

@@ -6,6 +6,7 @@
 
 #include "npuwb/ExecutionObserver.h"
 #include "npuwb/Profiler.h"
+#include "npuwb/Limits.h"
 #include "npuwb/Session.h"
 
 namespace npuwb {
@@ -76,6 +77,8 @@ public:
     std::vector<NodeShapes> rows;
 };
 
+constexpr int64_t kMaxEstimationLoopIterations = 100000;
+
 std::vector<NodeShapes> fromReferenceRun(const Model& model, int64_t symbolicDimValue) {
     // The Session needs shared ownership; the caller's model outlives this call, so alias it without deleting.
     std::shared_ptr<const Model> alias(std::shared_ptr<const Model>(), &model);
@@ -85,6 +88,10 @@ std::vector<NodeShapes> fromReferenceRun(const Model& model, int64_t symbolicDim
     ShapeRecorder recorder;
     RunControl rc;
     rc.observer = &recorder;
+    // Estimation must end on any model: a Loop without a trip count whose condition stays true would run forever.
+    RunLimitsScope bounded(RunLimits{.maxLoopIterations = kMaxEstimationLoopIterations,
+                                     .loopCapReason = "estimation learns shapes with one reference run and does not "
+                                                      "execute unbounded loops (give the Loop a trip count)"});
     session.run(feeds, rc);
     return std::move(recorder.rows);
 }

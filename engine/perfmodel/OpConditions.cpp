@@ -127,7 +127,10 @@ private:
 
 std::string permText(const std::vector<int64_t>& perm) {
     std::string s = "[";
-    for (size_t i = 0; i < perm.size(); ++i) s += (i ? "," : "") + std::to_string(perm[i]);
+    for (size_t i = 0; i < perm.size(); ++i) {
+        if (i) s += ',';
+        s += std::to_string(perm[i]);  // appended, not prepended: GCC 12 warns (-Wrestrict) on "," + temporary
+    }
     return s + "]";
 }
 

@@ -166,7 +166,7 @@ AgentJob parseAgentJob(const std::string& text, const std::string& source) {
     json j;
     try {
         j = json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers too large
         failInput("job " + source + " is not valid JSON: " + e.what());
     }
     return agentJobFromJson(j, source);

@@ -17,7 +17,7 @@ std::string sha256Hex(const std::string& bytes) { return npuwb::sha256Hex(bytes)
 NpySampleSource::NpySampleSource(const std::string& listPath, std::vector<std::string> inputNames)
     : listPath_(listPath), inputNames_(std::move(inputNames)) {
     if (inputNames_.empty()) failInput(listPath + ": the model has no inputs to feed");
-    const std::string text = readFile(listPath);
+    const std::string text = readFile(listPath, 64 << 20);  // a list of file names
     const std::filesystem::path base = std::filesystem::path(listPath).parent_path();
     std::istringstream in(text);
     std::string line;

@@ -1,6 +1,7 @@
 #include "quant/QuantGraph.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <exception>
 #include <mutex>
 #include <set>
@@ -29,8 +30,27 @@ const std::set<std::string> kActivationOps = {"Add",       "Sub",         "Mul",
                                               "LeakyRelu", "MatMul"};
 
 const Node* producerOf(const Graph& g, const std::string& value) {
+    // Asked once per activation input: a walk each time made quantizing a 20,000-node chain quadratic. The index
+    // is a hint: a hit is verified, a miss (graph inputs, constants, an edited graph) takes the exact walk.
+    // Positions, not pointers: appended nodes (QDQ insertion) only extend it.
+    thread_local struct {
+        const Graph* graph = nullptr;
+        size_t size = 0;
+        std::unordered_map<std::string, size_t> at;
+    } index;
+    if (index.graph != &g || index.size > g.nodes.size()) {
+        index.graph = &g;
+        index.size = 0;
+        index.at.clear();
+    }
+    for (; index.size < g.nodes.size(); ++index.size)
+        for (const auto& o : g.nodes[index.size].outputs) index.at.emplace(o, index.size);
+    auto has = [&](const Node& n) { return std::find(n.outputs.begin(), n.outputs.end(), value) != n.outputs.end(); };
+    if (auto it = index.at.find(value); it != index.at.end() && it->second < g.nodes.size() && has(g.nodes[it->second]))
+        return &g.nodes[it->second];
+    if (g.initializers.count(value)) return nullptr;  // a constant has no producer (the common miss)
     for (const auto& n : g.nodes)
-        if (std::find(n.outputs.begin(), n.outputs.end(), value) != n.outputs.end()) return &n;
+        if (has(n)) return &n;
     return nullptr;
 }
 
@@ -61,10 +81,10 @@ bool isConvOutput(const Graph& g, const std::string& value) {
 }
 
 // Activations the NPU fuses into the Conv that produces their input (ConvSigmoid, ConvHardSigmoid, ConvHardSwish,
-// ConvLeakyRelu, ConvSwish; docs/rockchip-facts.md): the Conv's int32 result goes through the activation in higher
-// precision and is requantized once, after it. So, as for Relu and Clip, the value between the Conv and the
-// activation is never an int8 tensor on the NPU and gets no QDQ here; quantizing it anyway added a rounding step
-// the deployed model does not have (PP-OCRv4 rec: 28 HardSwish and 5 Swish after Convs).
+// ConvLeakyRelu, ConvSwish; RKNN SDK user guide V2.5.0, 5.2.4.2): the Conv's int32 result goes through the activation
+// in higher precision and is requantized once, after it. So, as for Relu and Clip, the value between the Conv and the
+// activation is never an int8 tensor on the NPU and gets no QDQ here; quantizing it anyway added a rounding step the
+// deployed model does not have (PP-OCRv4 rec: 28 HardSwish and 5 Swish after Convs).
 const std::set<std::string> kConvFusedActivations = {"Sigmoid", "HardSigmoid", "HardSwish", "LeakyRelu"};
 
 /// Whether input `in` of `n` stays inside a fused Conv + activation: the activation's input, or both inputs of a

@@ -60,7 +60,7 @@ std::map<std::string, Precision> loadPrecisionOverrides(const std::string& path)
         nlohmann::json j;
         try {
             j = nlohmann::json::parse(text);
-        } catch (const nlohmann::json::parse_error& e) {
+        } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for numbers too large
             failInput(path + ": not valid JSON: " + e.what());
         }
         for (const auto& [layer, v] : j.items()) {

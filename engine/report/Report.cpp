@@ -7,6 +7,7 @@
 
 #include "npuwb/AtomicFile.h"
 #include "npuwb/Error.h"
+#include "report/TraceJson.h"
 
 namespace npuwb {
 
@@ -200,6 +201,8 @@ json toJson(const Report& r) {
             {"fallbacks", fallbacks}};
     addBoardFields(out, r);
     if (r.accuracy) out["accuracy"] = accuracyJson(*r.accuracy);
+    if (r.partition) out["partition"] = partitionJson(*r.partition);
+    if (!r.traces.empty()) out["traces"] = tracesJson(r.traces);
     return out;
 }
 
@@ -289,6 +292,8 @@ Report reportFromJson(const json& j) {
             r.fallbacks.push_back({f.at("node").get<std::string>(), f.value("opType", ""), f.value("reason", "")});
         readBoardFields(j, r);
         if (j.contains("accuracy") && !j.at("accuracy").is_null()) r.accuracy = accuracyFrom(j.at("accuracy"));
+        if (j.contains("partition") && !j.at("partition").is_null()) r.partition = partitionFrom(j.at("partition"));
+        if (j.contains("traces")) r.traces = tracesFrom(j.at("traces"));
         return r;
     } catch (const json::exception& e) {
         failInput(std::string("invalid report: ") + e.what());
@@ -301,7 +306,7 @@ Report loadReport(const std::string& path) {
     json j;
     try {
         j = json::parse(readFile(path));
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers too large
         failInput(path + ": not valid JSON: " + e.what());
     }
     try {

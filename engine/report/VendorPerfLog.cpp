@@ -404,7 +404,9 @@ VendorPerfLog parseRknnPerfLog(const std::string& text, const std::string& sourc
     return std::move(p.log);
 }
 
-VendorPerfLog loadRknnPerfLog(const std::string& path) { return parseRknnPerfLog(readFile(path), path); }
+VendorPerfLog loadRknnPerfLog(const std::string& path) {
+    return parseRknnPerfLog(readFile(path, 256 << 20), path);  // the largest published logs are a few MB
+}
 
 Report reportFromRknnPerfLog(const VendorPerfLog& log, const std::string& source) {
     Report r;

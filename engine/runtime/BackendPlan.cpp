@@ -1,4 +1,5 @@
 #include "runtime/BackendPlan.h"
+#include "npuwb/Limits.h"
 
 #include <algorithm>
 #include <map>
@@ -182,6 +183,12 @@ std::vector<Value> shapeOnlyOutputs(const Graph& graph, const Node& node,
         if (node.outputs[i].empty()) continue;
         auto type = staticInferredType(graph, node.outputs[i], types);
         if (!type) fail(ErrorKind::Internal, "node " + node.label() + ": no inferred type for '" + node.outputs[i] + "'");
+        // Nothing is allocated while learning, but a backend will allocate this output: a Resize to 2^20 x 2^20
+        // must be refused here, with the node named, not crash a backend's allocator later.
+        const uint64_t bytes = tensorByteSize(type->first, type->second);
+        if (!withinMemoryBudget(bytes))
+            checkMemoryBudget(bytes, "node " + node.label() + ": output '" + node.outputs[i] + "' (" + std::string(dtypeName(type->first)) +
+                                         " " + shapeToString(type->second) + ")");
         outputs[i] = Value(Tensor::view(type->first, type->second, nullptr));
     }
     return outputs;

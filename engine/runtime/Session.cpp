@@ -1,9 +1,11 @@
 #include "backend/BackendLoader.h"
 #include "npuwb/Session.h"
+#include "npuwb/Limits.h"
 
 #include <algorithm>
 #include <fstream>
 #include <optional>
+#include <stdexcept>
 #include <set>
 #include <thread>
 #include <unordered_map>
@@ -123,8 +125,7 @@ struct GraphRunner {
         if (observer) observer->runStarted(order.size());
         KernelContext::SubgraphRunner subRunner;
         for (const PlanStep& st : steps) {
-            if (topLevel && control && control->cancel && control->cancel->load())
-                fail(ErrorKind::Cancelled, "run cancelled");
+            checkRunLimits();  // at every level: a Loop body's nodes too
             if (st.segment >= 0) {
                 const SegmentPlan& seg = plan->segments[static_cast<size_t>(st.segment)];
                 runSegment(seg, *plan, local, order, st, observer, values);
@@ -243,6 +244,8 @@ struct GraphRunner {
             throw Error(e.kind(), "node " + node.label() + ": " + msg);
         } catch (const std::bad_alloc&) {
             failInput("node " + node.label() + ": out of memory");
+        } catch (const std::length_error&) {  // a container asked for more elements than it can hold
+            failInput("node " + node.label() + ": its inputs ask for a size too large to hold");
         } catch (const std::exception& e) {
             fail(ErrorKind::Internal, "node " + node.label() + ": " + e.what());
         }
@@ -431,6 +434,9 @@ std::map<std::string, Value> Session::runOrCompile(const std::map<std::string, V
         checkInputAgainstDeclared(declared, it->second);
         root.values[declared.name] = it->second;
     }
+    // The cancel flag is checked between nodes at every level, in Loop/Scan bodies and long kernels; a time limit
+    // comes from an enclosing RunLimitsScope or the process deadline (npuwb/Limits.h).
+    RunLimitsScope limitsScope(RunLimits{.cancel = control.cancel});
     GraphRunner runner{model_->opset(""), &control, model_.get(), false};
     runner.watched = watched_.get();
     std::vector<Value> results;

@@ -1,4 +1,5 @@
 #include "npuwb/Npy.h"
+#include "npuwb/Limits.h"
 
 #include <bit>
 #include <cctype>
@@ -147,17 +148,18 @@ Tensor parseNpy(std::string_view bytes, const std::string& label) {
     if (bytes.size() < headerStart + headerLength) bad(label, "truncated header");
     Header header = parseHeader(bytes.substr(headerStart, headerLength), label);
 
-    Tensor tensor;
+    // The declared size is checked against the data present before anything is allocated.
+    uint64_t expected = 0;
     try {
-        tensor = Tensor(header.dtype, header.shape);
+        expected = tensorByteSize(header.dtype, header.shape);
     } catch (const Error& e) {
         bad(label, std::string("impossible shape: ") + e.what());
     }
     size_t dataStart = headerStart + headerLength;
-    size_t expected = tensor.byteSize();
     if (bytes.size() - dataStart != expected)
         bad(label, "data size " + std::to_string(bytes.size() - dataStart) + " bytes does not match shape " +
                        shapeToString(header.shape) + " (" + std::to_string(expected) + " bytes)");
+    Tensor tensor = Tensor::uninitialized(header.dtype, header.shape);  // every byte is written below
     const char* source = bytes.data() + dataStart;
     if (header.dtype == DType::Bool) {  // normalise: any non-zero byte is true, as NumPy reads it
         bool* out = tensor.data<bool>();

@@ -187,6 +187,12 @@ std::string resizeUnsupportedReason(const NodeQuery& q) {
     if (q.opset < 11) return "Resize before opset 11 not supported";
     if (x.size() != 4 || y.size() != 4 || x[0] != y[0] || x[1] != y[1]) return "only 4-D spatial resizing supported";
     if (shapeNumel(x) == 0) return "empty input";
+    // The reference refuses scales that are not positive (an empty output); so does this claim, leaving the
+    // verdict to it.
+    if (shapeNumel(y) == 0) return "empty output";
+    if (q.constants.size() > 2 && q.constants[2] && q.constants[2]->dtype() == DType::F32)
+        for (float s : q.constants[2]->values<float>())
+            if (!(s > 0)) return "scales must be positive";
     const std::string mode = q.node.attrString("mode", "nearest");
     const std::string ctm = q.node.attrString("coordinate_transformation_mode", "half_pixel");
     if (q.node.attrInt("exclude_outside", 0)) return "exclude_outside not supported";
@@ -217,6 +223,11 @@ Capability supportsNode(const NodeQuery& q) {
         if (q.inputShapes.size() < 2 || !q.constants[1]) return Capability::no("weights are not a constant initializer");
         if (q.inputShapes.size() > 2 && !q.node.inputs[2].empty() && !q.constants[2])
             return Capability::no("bias is not a constant initializer");
+        // Parameters that do not have one value per channel go to the reference kernel, which refuses (or
+        // broadcasts) them as the spec says; oneDNN would read past their end.
+        if (q.inputShapes.size() > 2 && !q.node.inputs[2].empty() &&
+            (q.inputShapes[1].empty() || shapeNumel(q.inputShapes[2]) != q.inputShapes[1][0]))
+            return Capability::no("bias does not have one value per output channel");
         return windowed(q, 2);
     }
     if (op == "ConvTranspose") {
@@ -229,6 +240,8 @@ Capability supportsNode(const NodeQuery& q) {
         if (group < 1 || x.size() != 4 || w.size() != 4 || y.size() != 4 || x[1] % group != 0 || w[0] != x[1] ||
             w[1] * group != y[1])
             return Capability::no("weights do not match the channels and group");
+        if (q.inputShapes.size() > 2 && !q.node.inputs[2].empty() && shapeNumel(q.inputShapes[2]) != y[1])
+            return Capability::no("bias does not have one value per output channel");
         std::string why;
         if (!resolveDeconvWindow(q.node, q.inputShapes[0], q.inputShapes[1], q.outputShapes[0], why))
             return Capability::no(why);
@@ -314,6 +327,9 @@ Capability supportsNode(const NodeQuery& q) {
         for (size_t i = 1; i < 5; ++i)
             if (i >= q.constants.size() || !q.constants[i]) return Capability::no("scale/bias/mean/var are not constants");
         if (q.inputShapes[0].size() < 2 || q.inputShapes[0].size() > 5) return Capability::no("ranks 2-5 supported");
+        for (size_t i = 1; i < 5; ++i)  // as for Conv's bias: the reference kernel judges other sizes
+            if (shapeNumel(q.inputShapes[i]) != q.inputShapes[0][1])
+                return Capability::no("scale/bias/mean/var do not have one value per channel");
         return Capability::yes();
     }
     if (kReshapes.count(op)) {

@@ -54,6 +54,10 @@ Capability supportsConv(const NodeQuery& q) {
     if (hasInput(q, 2) && !isConst(q, 2)) return Capability::no("bias is not a constant");
     const Shape& x = q.inputShapes[0];
     const Shape& w = q.inputShapes[1];
+    // Anything but one bias value per output channel goes to the reference kernel, which refuses it (or
+    // broadcasts a single value) exactly as the spec says; the packing below would read past a short bias.
+    if (hasInput(q, 2) && shapeNumel(q.inputShapes[2]) != w[0])
+        return Capability::no("bias does not have one value per output channel");
     const int64_t groups = q.node.attrInt("group", 1);
     if (groups < 1 || x[1] % groups != 0 || w[0] % groups != 0 || w[1] * groups != x[1])
         return Capability::no("channel count does not match group");

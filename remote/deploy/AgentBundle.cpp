@@ -71,10 +71,12 @@ AgentBundle scanAgentBundle(const std::string& root, const std::string& arch) {
     addLibraries(b, fs::path(root) / "lib", "lib", [](const std::string& n) {
         return startsWith(n, "libnpuwb-") && n.find(".so") != std::string::npos;  // engine, backends, runtimes
     });
-    addLibraries(b, fs::path(root) / "lib" / "plugins", "lib/plugins",
-                 [](const std::string& n) {
-                     return (startsWith(n, "libnpuwb-backend-") || startsWith(n, "libnpuwb-runtime-")) && n.ends_with(".so");
-                 });
+    // Plugins (backends, model runtimes): a build tree keeps them in lib/plugins, an installed tree in
+    // <prefix>/lib/npuwb/plugins; on the board they always land in lib/plugins.
+    for (const char* plugins : {"lib/plugins", NPUWB_INSTALL_PLUGINDIR})
+        addLibraries(b, fs::path(root) / plugins, "lib/plugins", [](const std::string& n) {
+            return (startsWith(n, "libnpuwb-backend-") || startsWith(n, "libnpuwb-runtime-")) && n.ends_with(".so");
+        });
     return b;
 }
 

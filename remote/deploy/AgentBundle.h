@@ -1,6 +1,7 @@
 #pragma once
 // The files that make up the agent for one CPU architecture: bin/npuwb-agent, the engine and other libnpuwb-*.so*
-// libraries in lib/, and the plugins (backends, model runtimes) in lib/plugins/. The host's own architecture comes from the build (or install) tree of the running program; other
+// libraries in lib/, and the plugins (backends, model runtimes) in lib/plugins/ (from lib/npuwb/plugins/ in an
+// installed tree). The host's own architecture comes from the build (or install) tree of the running program; other
 // architectures from an agent folder laid out as DIR/<arch>/{bin,lib} (--agent-dir or $NPUWB_AGENT_DIR).
 #include <optional>
 #include <string>

@@ -2,8 +2,10 @@
 """Creates the chip profiles (one JSON per chip) and refreshes their "ops" sections.
 
 The JSON files are the source of truth and meant to be edited by hand. This script exists so the operator
-facts can be refreshed from ../../../shared/data/rknpu-op-support.json without touching anything else:
-  * a profile that does not exist yet is created from HARDWARE below (facts from docs/rockchip-facts.md);
+facts can be refreshed from an operator-support JSON (Rockchip's "RKNN Compiler Support Operator List" v2.3.2 and
+rknn-toolkit2's op-support tables, extracted; not part of this repository) without touching anything else:
+  * a profile that does not exist yet is created from HARDWARE below (facts from the RKNN SDK user guide V2.3.x and
+    V2.5.0 and rknn_api.h);
   * an existing profile keeps every field except "ops", which is re-extracted.
 Usage: /usr/bin/python3 make_profiles.py OP_SUPPORT_JSON [OUT_DIR]
 """
@@ -11,7 +13,7 @@ import json
 import os
 import sys
 
-# Ops that split across cores on multi-core chips (docs/rockchip-facts.md, "Multi-core"). The op-support
+# Ops that split across cores on multi-core chips (RKNN SDK user guide V2.5.0, NPU multi-core section). The op-support
 # data says "not_yet" for some of them on RK3588 (Relu, Clip, PRelu, LeakyRelu): the facts list wins and
 # README.md records the disagreement.
 MULTI_CORE_RULE = ["Convolution", "Depthwise Convolution", "Add", "Concat", "Relu", "Clip/ReLU6",

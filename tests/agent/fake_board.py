@@ -1,5 +1,5 @@
 """A fake RK3588 sysfs/procfs tree for npuwb-agent tests (NPUWB_SYSFS_ROOT), with file contents as a Radxa ROCK 5B
-running Debian 12 with Rockchip's 5.10 BSP kernel shows them (seed 000, 5.2.1.1; docs/rockchip-facts.md)."""
+running Debian 12 with Rockchip's 5.10 BSP kernel shows them (RKNN SDK user guide V2.5.0, 5.2.1.1)."""
 import os
 
 OS_PRETTY_NAME = "Debian GNU/Linux 12 (bookworm)"

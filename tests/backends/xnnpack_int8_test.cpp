@@ -1,6 +1,6 @@
 // cpu-xnnpack's qs8 path (plugins/cpu-xnnpack/Int8Ops.cpp) against the reference executor: the shared seeded QDQ case
-// set (Int8Cases.h) by the 1-LSB rule with the fused-kernel check, and a real QDQ resnet18 (tests/tools/make_qdq.py;
-// skipped when not made) by cosine, top-1 and output steps.
+// set (Int8Cases.h) by the 1-LSB rule with the fused-kernel check, and a real QDQ resnet18 (made by CTest's
+// make_qdq_models fixture with tests/tools/make_qdq.py) by cosine, top-1 and output steps.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -66,7 +66,7 @@ TEST(XnnpackInt8, QdqResnet18MatchesReference) {
     const char* dir = std::getenv("NPUWB_TEST_QDQ_DIR");
     const std::filesystem::path path = std::filesystem::path(dir ? dir : NPUWB_TEST_QDQ_DIR) / "resnet18_qdq.onnx";
     if (!std::filesystem::exists(path))
-        GTEST_SKIP() << path << " not made (tests/tools/make_qdq.py tests/data/models/resnet18.onnx " << path << ")";
+        GTEST_SKIP() << path << " not made (ctest -R XnnpackInt8 makes it, or tests/tools/make_qdq_models.sh)";
     auto model = std::make_shared<const Model>(loadModel(path.string()));
     Session reference(model);
     const std::map<std::string, Tensor> inputs = makeInputs(reference, 11);

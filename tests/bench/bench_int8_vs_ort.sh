@@ -18,15 +18,11 @@ while getopts b:B:t:n:r:d: opt; do
 done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || set -- mobilenet_v2 resnet18 resnet50 shufflenet_v2_x1_0 squeezenet1_1 efficientnet_b0
-mkdir -p "$qdq"
 models=""
 for m in "$@"; do
   src="$root/tests/data/models/$m.onnx"
   if [ ! -f "$src" ]; then echo "skip $m: no $src (scripts/fetch-models.sh --bench)" >&2; continue; fi
-  if [ ! -f "$qdq/${m}_qdq.onnx" ]; then
-    /usr/bin/python3 "$root/tests/tools/make_qdq.py" "$src" "$qdq/${m}_qdq.onnx.tmp" >&2
-    mv "$qdq/${m}_qdq.onnx.tmp" "$qdq/${m}_qdq.onnx"
-  fi
+  sh "$root/tests/tools/make_qdq_models.sh" "$root/tests/data/models" "$qdq" "$m" >&2
   models="$models $qdq/${m}_qdq.onnx"
 done
 # shellcheck disable=SC2086  # the model list is space-separated paths without spaces

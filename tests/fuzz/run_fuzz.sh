@@ -1,14 +1,26 @@
 #!/usr/bin/env bash
-# Seeds a corpus with ONNX's conformance models, then fuzzes for the given seconds. Exit 0 means no finding.
+# Seeds a corpus from the seed globs ('|'-separated), then fuzzes for the given seconds. Exit 0 means no finding;
+# a finding leaves its input in WORK/artifacts and fails. Prints the run count (stat::number_of_executed_units).
+#   run_fuzz.sh FUZZER WORK SECONDS 'GLOB|GLOB...'
 set -euo pipefail
-FUZZER="$1"; WORK="$2"; SECONDS_TO_RUN="$3"
+FUZZER="$1"; WORK="$2"; SECONDS_TO_RUN="$3"; SEED_GLOBS="${4:-}"
 CORPUS="$WORK/corpus"; SEEDS="$WORK/seeds"
 mkdir -p "$CORPUS" "$SEEDS" "$WORK/artifacts"
 if [ -z "$(ls -A "$SEEDS")" ]; then
-  for m in /usr/share/libonnx-testdata/data/{node,simple,pytorch-converted,pytorch-operator}/*/model.onnx; do
-    [ "$(stat -c %s "$m")" -lt 65536 ] && cp "$m" "$SEEDS/$(basename "$(dirname "$m")").onnx"
+  IFS='|' read -r -a globs <<<"$SEED_GLOBS"
+  for g in "${globs[@]}"; do
+    for f in $g; do
+      [ -f "$f" ] && [ "$(stat -c %s "$f")" -lt 65536 ] && cp "$f" "$SEEDS/$(echo "$f" | md5sum | cut -c1-12)-$(basename "$f")"
+    done
   done
 fi
-ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 "$FUZZER" "$CORPUS" "$SEEDS" \
+echo "$(basename "$FUZZER"): $(ls "$SEEDS" | wc -l) seeds, $SECONDS_TO_RUN s"
+set +e
+ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 "$FUZZER" "$CORPUS" "$SEEDS" \
   -max_total_time="$SECONDS_TO_RUN" -rss_limit_mb=4096 -malloc_limit_mb=4096 -timeout=20 \
-  -artifact_prefix="$WORK/artifacts/" -print_final_stats=1 2>&1 | tail -25
+  -artifact_prefix="$WORK/artifacts/" -print_final_stats=1 >"$WORK/last.log" 2>&1
+rc=$?
+set -e
+grep -E "stat::number_of_executed_units|stat::peak_rss_mb|ERROR|SUMMARY|Test unit written" "$WORK/last.log" || true
+[ "$rc" -eq 0 ] || tail -60 "$WORK/last.log"
+exit "$rc"

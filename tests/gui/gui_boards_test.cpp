@@ -26,8 +26,9 @@
 #include <memory>
 #include <sstream>
 
-#include "MainWindow.h"
 #include "TestSshd.h"
+#include "core/Workbench.h"
+#include "dialogs/BoardQuestionDialogs.h"
 #include "dialogs/HostKeyDialog.h"
 #include "dialogs/SecretDialog.h"
 #include "jobs/BoardJob.h"
@@ -37,10 +38,14 @@
 #include "models/LayerTableModel.h"
 #include "models/ModelInfoModel.h"
 #include "models/ProbeInfoModel.h"
+#include "run/RunController.h"
+#include "run/RunOptionsBar.h"
+#include "run/TelemetryChart.h"
+#include "shell/MainWindow.h"
+#include "shell/ModelInfoPanel.h"
 #include "ssh/ShellQuote.h"
-#include "views/BoardsView.h"
-#include "views/RunOptionsBar.h"
-#include "views/TelemetryChart.h"
+#include "views/boards/BoardsView.h"
+#include "views/layers/LayersView.h"
 
 using namespace npuwb::ui;
 using npuwb::agentEventFromJson, npuwb::AgentTelemetry;
@@ -98,8 +103,8 @@ private slots:
 
 private:
     BoardEntry sshBoard(const QString& name, const QString& identity, const QString& knownHosts) const;
-    /// Answers the prompts of `prompter` like a user: trust unknown keys, type the test passphrase, remember it.
-    void answerPrompts(BoardPrompter* prompter);
+    /// Answers the questions of `questions` like a user: trust unknown keys, type the test passphrase, remember it.
+    void answerPrompts(BoardQuestionDialogs* questions);
 
     QTemporaryDir scratch_;
     QString fakeBoard_;
@@ -161,8 +166,8 @@ BoardEntry BoardsTest::sshBoard(const QString& name, const QString& identity, co
     return b;
 }
 
-void BoardsTest::answerPrompts(BoardPrompter* prompter) {
-    connect(prompter, &BoardPrompter::dialogShown, this, [this](QDialog* dialog) {
+void BoardsTest::answerPrompts(BoardQuestionDialogs* questions) {
+    connect(questions, &BoardQuestionDialogs::dialogShown, this, [this](QDialog* dialog) {
         if (instead_) return instead_(dialog);
         if (auto* hostKey = qobject_cast<HostKeyDialog*>(dialog)) {
             shownFingerprints_ << hostKey->fingerprintText();
@@ -310,13 +315,13 @@ void BoardsTest::telemetryChartPlotsAgentSamples() {
 
 void BoardsTest::testConnectionAndDeployOverSsh() {
     if (!sshd_) QSKIP("no /usr/sbin/sshd");
-    BoardsView* view = window_->boardsView();
-    answerPrompts(view->job()->prompter());
+    BoardsView* view = window_->view<BoardsView>();
+    answerPrompts(view->questions());
     const int row = view->model()->addBoard(sshBoard(QStringLiteral("rock5b-sim"), QStringLiteral("client_key_pw"),
                                                      QStringLiteral("known_hosts")));
-    QCOMPARE(window_->runTargetBox()->findText(QStringLiteral("rock5b-sim")), 1);  // the selector follows
+    QCOMPARE(window_->runner()->optionsBar()->targetBox()->findText(QStringLiteral("rock5b-sim")), 1);  // the selector follows
     view->selectBoard(row);
-    window_->showBoardsView();
+    window_->setCurrentView(QStringLiteral("boards"));
 
     // 1. unknown host (fingerprint dialog), passphrase prompt, no agent yet: the connection works, Deploy is offered
     QSignalSpy done(view, &BoardsView::checkFinished);
@@ -358,44 +363,44 @@ void BoardsTest::testConnectionAndDeployOverSsh() {
 
 void BoardsTest::runsModelOnBoard() {
     if (!sshd_) QSKIP("no /usr/sbin/sshd");
-    answerPrompts(window_->boardRunJob()->prompter());
-    QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
+    answerPrompts(window_->runner()->boardQuestions());
+    QSignalSpy loaded(window_->workbench(), &Workbench::modelLoaded);
     window_->openModel(QStringLiteral(NPUWB_SAMPLE_MODEL));
     QVERIFY(loaded.wait(kSshTimeoutMs));
-    QVERIFY(window_->setRunTarget(QStringLiteral("rock5b-sim")));
-    QVERIFY(window_->runAction()->text().contains(QStringLiteral("rock5b-sim")));
-    window_->runOptions()->setRuns(20);
-    window_->runOptions()->setWarmup(2);
+    QVERIFY(window_->runner()->setRunTarget(QStringLiteral("rock5b-sim")));
+    QVERIFY(window_->runner()->runAction()->text().contains(QStringLiteral("rock5b-sim")));
+    window_->runner()->optionsBar()->setRuns(20);
+    window_->runner()->optionsBar()->setWarmup(2);
     window_->setCurrentView(QStringLiteral("layers"));
 
-    QSignalSpy finished(window_.get(), &MainWindow::runFinished);
-    QSignalSpy failed(window_.get(), &MainWindow::operationFailed);
-    window_->startRun();
-    QVERIFY(window_->cancelAction()->isEnabled());
-    QVERIFY(!window_->runTargetBox()->isEnabled());
+    QSignalSpy finished(window_->runner(), &RunController::runFinished);
+    QSignalSpy failed(window_->workbench(), &Workbench::operationFailed);
+    window_->runner()->startRun();
+    QVERIFY(window_->runner()->cancelAction()->isEnabled());
+    QVERIFY(!window_->runner()->optionsBar()->targetBox()->isEnabled());
     QVERIFY(finished.wait(kSshTimeoutMs));
     QCOMPARE(failed.count(), 0);
-    const npuwb::Report* report = window_->lastReport();
+    const npuwb::Report* report = window_->workbench()->lastReport();
     QVERIFY(report);
     QVERIFY(QString::fromStdString(report->environment.device).startsWith(QStringLiteral("board ")));
     QCOMPARE(report->run.runs, 20);
     QCOMPARE(report->model.path, std::string(NPUWB_SAMPLE_MODEL));
     // the same views as a local run
-    QVERIFY(window_->layerTableModel()->isTimed());
-    QCOMPARE(window_->layerTableModel()->rowCount(), int(report->layers.size()));
+    QVERIFY(window_->view<LayersView>()->tableModel()->isTimed());
+    QCOMPARE(window_->view<LayersView>()->tableModel()->rowCount(), int(report->layers.size()));
     QVERIFY(report->layers.size() > 0);
-    QStandardItem* lastRun = window_->modelInfoModel()->section(QStringLiteral("Last run"));
+    QStandardItem* lastRun = window_->modelInfo()->infoModel()->section(QStringLiteral("Last run"));
     QVERIFY(lastRun && lastRun->child(0, 0)->text() == QStringLiteral("Device"));
     QCOMPARE(lastRun->child(0, 1)->text(), QString::fromStdString(report->environment.device));
     // live telemetry from the (fake RK3588) board
-    QVERIFY(window_->telemetryChart()->sampleCount() >= 2);
-    QVERIFY(window_->telemetryChart()->npuLoadGraph()->dataCount() >= 2);
+    QVERIFY(window_->runner()->telemetryChart()->sampleCount() >= 2);
+    QVERIFY(window_->runner()->telemetryChart()->npuLoadGraph()->dataCount() >= 2);
     QVERIFY(window_->findChild<QDockWidget*>(QStringLiteral("telemetryDock"))->isVisible());
     saveScreenshot(window_.get(), QStringLiteral("remote-run.png"));
 
     // a warm second run: same connection, nothing to upload
     finished.clear();
-    window_->startRun();
+    window_->runner()->startRun();
     QVERIFY(finished.wait(kSshTimeoutMs));
     QCOMPARE(failed.count(), 0);
 }
@@ -412,7 +417,7 @@ void BoardsTest::changedHostKeyIsRefused() {
     out.write("[127.0.0.1]:" + QByteArray::number(sshd_->port()) + " " + parts[0] + " " + parts[1] + "\n");
     out.close();
 
-    BoardsView* view = window_->boardsView();
+    BoardsView* view = window_->view<BoardsView>();
     const int row = view->model()->addBoard(sshBoard(QStringLiteral("impostor"), QStringLiteral("client_key"),
                                                      QStringLiteral("known_hosts_changed")));
     view->selectBoard(row);
@@ -437,7 +442,7 @@ void BoardsTest::changedHostKeyIsRefused() {
 void BoardsTest::cancelWhileAskedEndsPromptly() {
     if (!sshd_) QSKIP("no /usr/sbin/sshd");
     // The worker waits for the host-key answer; Cancel must end that wait (and close the dialog), no hang.
-    BoardsView* view = window_->boardsView();
+    BoardsView* view = window_->view<BoardsView>();
     const int row = view->model()->addBoard(sshBoard(QStringLiteral("cancelled"), QStringLiteral("client_key"),
                                                      QStringLiteral("known_hosts_cancel")));
     view->selectBoard(row);

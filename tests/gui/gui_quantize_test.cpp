@@ -14,12 +14,13 @@
 #include <QTest>
 #include <qcustomplot.h>
 
-#include "MainWindow.h"
+#include "core/Workbench.h"
 #include "dialogs/QuantizeDialog.h"
 #include "jobs/QuantizeJob.h"
 #include "models/AccuracyModel.h"
 #include "models/LayerSelection.h"
-#include "views/AccuracyView.h"
+#include "shell/MainWindow.h"
+#include "views/accuracy/AccuracyView.h"
 
 using namespace npuwb::ui;
 
@@ -43,6 +44,7 @@ private slots:
 
 private:
     QuantizeDialog* openDialog();
+    AccuracyView* accuracy() const { return window_->view<AccuracyView>(); }
 
     QTemporaryDir dir_;
     QString dataset_;
@@ -66,17 +68,17 @@ void QuantizeGuiTest::initTestCase() {
     dataset_ = dir_.path();
     window_ = std::make_unique<MainWindow>();
     const auto mode = QAbstractItemModelTester::FailureReportingMode::QtTest;
-    testers_.push_back(std::make_unique<QAbstractItemModelTester>(window_->accuracyView()->model(), mode));
-    testers_.push_back(std::make_unique<QAbstractItemModelTester>(window_->accuracyView()->proxy(), mode));
-    QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
+    testers_.push_back(std::make_unique<QAbstractItemModelTester>(accuracy()->model(), mode));
+    testers_.push_back(std::make_unique<QAbstractItemModelTester>(accuracy()->proxy(), mode));
+    QSignalSpy loaded(window_->workbench(), &Workbench::modelLoaded);
     window_->openModel(QStringLiteral(NPUWB_GUI_TEST_MODEL));
     QVERIFY(loaded.wait(kTimeoutMs));
-    QVERIFY(window_->quantizeAction()->isEnabled());
-    QCOMPARE(window_->quantizeAction()->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+Q")));
+    QVERIFY(accuracy()->quantizeAction()->isEnabled());
+    QCOMPARE(accuracy()->quantizeAction()->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+Q")));
 }
 
 QuantizeDialog* QuantizeGuiTest::openDialog() {
-    QuantizeDialog* dialog = window_->openQuantizeDialog();
+    QuantizeDialog* dialog = accuracy()->openQuantizeDialog();
     if (!dialog) return nullptr;
     dialog->setAskToSave(false);
     dialog->schemeBox()->setCurrentText(QStringLiteral("w8a8"));
@@ -103,16 +105,16 @@ void QuantizeGuiTest::previewShowsThePreprocessedImage() {
 void QuantizeGuiTest::quantizesAndShowsAccuracy() {
     QuantizeDialog* dialog = openDialog();
     QVERIFY(dialog);
-    QSignalSpy done(window_.get(), &MainWindow::quantizeFinished);
+    QSignalSpy done(accuracy(), &AccuracyView::quantizationShown);
     dialog->startQuantize();
     QVERIFY(!dialog->quantizeButton()->isEnabled());
     QVERIFY(done.wait(kTimeoutMs));
     QVERIFY(dialog->outcome());
     dialog->close();
-    AccuracyModel* model = window_->accuracyView()->model();
+    AccuracyModel* model = accuracy()->model();
     QVERIFY(model->rowCount() >= 5);
-    QCOMPARE(window_->accuracyView()->plot()->graph(0)->dataCount(), model->rowCount());
-    QCOMPARE(window_->accuracyView()->plot()->graph(1)->dataCount(), model->rowCount());
+    QCOMPARE(accuracy()->plot()->graph(0)->dataCount(), model->rowCount());
+    QCOMPARE(accuracy()->plot()->graph(1)->dataCount(), model->rowCount());
     bool someInt8 = false, someBelowOne = false;
     for (int r = 0; r < model->rowCount(); ++r) {
         someInt8 |= model->index(r, AccuracyModel::PrecisionColumn).data().toString() == QLatin1String("int8");
@@ -122,14 +124,14 @@ void QuantizeGuiTest::quantizesAndShowsAccuracy() {
     }
     QVERIFY(someInt8);
     QVERIFY(someBelowOne);  // int8 really changed something
-    QVERIFY(window_->accuracyView()->summaryLabel()->text().contains(QStringLiteral("w8a8")));
-    QVERIFY(window_->accuracyView()->reevaluateButton()->isEnabled());
+    QVERIFY(accuracy()->summaryLabel()->text().contains(QStringLiteral("w8a8")));
+    QVERIFY(accuracy()->reevaluateButton()->isEnabled());
 }
 
 void QuantizeGuiTest::sortsByCosineNumerically() {
-    QTableView* table = window_->accuracyView()->table();
+    QTableView* table = accuracy()->table();
     table->sortByColumn(AccuracyModel::EntireCosineColumn, Qt::AscendingOrder);
-    QSortFilterProxyModel* proxy = window_->accuracyView()->proxy();
+    QSortFilterProxyModel* proxy = accuracy()->proxy();
     for (int r = 1; r < proxy->rowCount(); ++r)
         QVERIFY(proxy->index(r - 1, AccuracyModel::EntireCosineColumn).data(AccuracyModel::SortRole).toDouble() <=
                 proxy->index(r, AccuracyModel::EntireCosineColumn).data(AccuracyModel::SortRole).toDouble());
@@ -137,21 +139,21 @@ void QuantizeGuiTest::sortsByCosineNumerically() {
 }
 
 void QuantizeGuiTest::selectionIsShared() {
-    AccuracyView* view = window_->accuracyView();
+    AccuracyView* view = accuracy();
     const QModelIndex cell = view->proxy()->index(2, AccuracyModel::LayerColumn);
     const QString name = cell.data().toString();
     QTest::mouseClick(view->table()->viewport(), Qt::LeftButton, {}, view->table()->visualRect(cell).center());
-    QCOMPARE(window_->layerSelection()->selectedNodes(), QStringList{name});
+    QCOMPARE(window_->workbench()->selection()->selectedNodes(), QStringList{name});
     // And back: selecting the layer elsewhere selects its row here.
     const QString other = view->proxy()->index(4, AccuracyModel::LayerColumn).data().toString();
-    window_->layerSelection()->selectNodes({other});
+    window_->workbench()->selection()->selectNodes({other});
     const QModelIndexList rows = view->table()->selectionModel()->selectedRows(AccuracyModel::LayerColumn);
     QCOMPARE(rows.size(), 1);
     QCOMPARE(rows.front().data().toString(), other);
 }
 
 void QuantizeGuiTest::reevaluatesWithPrecisionOverride() {
-    AccuracyModel* model = window_->accuracyView()->model();
+    AccuracyModel* model = accuracy()->model();
     int row = -1;
     for (int r = 0; r < model->rowCount() && row < 0; ++r)
         if (model->index(r, AccuracyModel::PrecisionColumn).data().toString() == QLatin1String("int8")) row = r;
@@ -160,9 +162,9 @@ void QuantizeGuiTest::reevaluatesWithPrecisionOverride() {
     QVERIFY(!model->setData(model->index(row, AccuracyModel::PrecisionColumn), QStringLiteral("int3")));
     QVERIFY(model->setData(model->index(row, AccuracyModel::PrecisionColumn), QStringLiteral("float")));
     QCOMPARE(model->overrides().size(), size_t{1});
-    QVERIFY(window_->accuracyView()->reevaluateButton()->text().contains(QStringLiteral("1")));
-    QSignalSpy done(window_.get(), &MainWindow::quantizeFinished);
-    QTest::mouseClick(window_->accuracyView()->reevaluateButton(), Qt::LeftButton);
+    QVERIFY(accuracy()->reevaluateButton()->text().contains(QStringLiteral("1")));
+    QSignalSpy done(accuracy(), &AccuracyView::quantizationShown);
+    QTest::mouseClick(accuracy()->reevaluateButton(), Qt::LeftButton);
     QVERIFY(done.wait(kTimeoutMs));
     const int again = model->rowOfLayer(layer);
     QVERIFY(again >= 0);
@@ -191,14 +193,14 @@ void QuantizeGuiTest::gptqRoundingReachesTheExport() {
     dialog->roundingBox()->setCurrentText(QStringLiteral("gptq"));
     if (const QByteArray dir = qgetenv("NPUWB_SCREENSHOT_DIR"); !dir.isEmpty())
         QVERIFY(dialog->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/quantize_dialog_gptq.png")));
-    QSignalSpy done(window_.get(), &MainWindow::quantizeFinished);
+    QSignalSpy done(accuracy(), &AccuracyView::quantizationShown);
     dialog->startQuantize();
     QVERIFY(done.wait(kTimeoutMs));
     QVERIFY(dialog->outcome());
     QCOMPARE(dialog->outcome()->quantModel->metadata.at("npuwb.quant.weight_rounding"), std::string("gptq"));
     QVERIFY(!dialog->outcome()->calibration.weightCorrelations.empty());
-    QVERIFY2(window_->accuracyView()->summaryLabel()->text().contains(QStringLiteral("gptq weight rounding")),
-             qPrintable(window_->accuracyView()->summaryLabel()->text()));
+    QVERIFY2(accuracy()->summaryLabel()->text().contains(QStringLiteral("gptq weight rounding")),
+             qPrintable(accuracy()->summaryLabel()->text()));
     if (const QByteArray dir = qgetenv("NPUWB_SCREENSHOT_DIR"); !dir.isEmpty())
         QVERIFY(window_->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/accuracy_gptq.png")));
     dialog->close();

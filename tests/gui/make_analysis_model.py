@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes the Estimate/Suggestions test model: a small conv net with a ShuffleNet channel shuffle
-(Reshape-Transpose-Reshape, seed 5.2.4.1) and a Relu behind it, so the advisor has a finding a pass can fix and
+(Reshape-Transpose-Reshape, RKNN SDK user guide V2.5.0, 5.2.4.1) and a Relu behind it, so the advisor has a finding a pass can fix and
 the GUI can apply and undo it. Exported by torch.onnx, so no binary lives in the tree."""
 import sys
 

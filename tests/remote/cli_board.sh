@@ -10,27 +10,10 @@ cleanup() { [ -n "$SSHD_PID" ] && kill "$SSHD_PID" 2>/dev/null; wait 2>/dev/null
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-ssh-keygen -q -t ed25519 -N '' -f "$D/host_key"; ssh-keygen -q -t ed25519 -N '' -f "$D/client_key"
+. "$(dirname "$0")/loopback_sshd.sh"
+start_loopback_sshd "$D" || fail "cannot start sshd"
+PORT=$SSHD_PORT
 ssh-keygen -q -t ed25519 -N '' -f "$D/other_host_key"
-cp "$D/client_key.pub" "$D/authorized_keys"
-PORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-mkdir -p /run/sshd
-cat > "$D/sshd_config" <<CFG
-Port $PORT
-ListenAddress 127.0.0.1
-HostKey $D/host_key
-PidFile none
-UsePAM no
-StrictModes no
-PermitRootLogin yes
-PasswordAuthentication yes
-KbdInteractiveAuthentication no
-AuthorizedKeysFile $D/authorized_keys
-Subsystem sftp internal-sftp
-MaxStartups 50
-CFG
-/usr/sbin/sshd -D -f "$D/sshd_config" -E "$D/sshd.log" & SSHD_PID=$!
-for _ in $(seq 100); do (echo > /dev/tcp/127.0.0.1/$PORT) 2>/dev/null && break; sleep 0.1; done
 USER_NAME=$(id -un)
 printf 'Host testboard\n  HostName 127.0.0.1\n  Port %s\n  User %s\n  IdentityFile %s\n' "$PORT" "$USER_NAME" "$D/client_key" > "$D/ssh_config"
 : > "$D/empty_config"

@@ -3,7 +3,7 @@
 // ssh config and timeout. OK is enabled only for an entry that can be saved (validateBoard).
 #include <QDialog>
 
-#include "BoardSettings.h"
+#include "models/BoardSettings.h"
 
 class QDialogButtonBox;
 class QFormLayout;

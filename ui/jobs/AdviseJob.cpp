@@ -8,7 +8,7 @@
 
 namespace npuwb::ui {
 
-AdviseJob::AdviseJob(QObject* parent) : QObject(parent) {
+AdviseJob::AdviseJob(QObject* parent) : Job(parent) {
     connect(&watcher_, &QFutureWatcherBase::finished, this, &AdviseJob::onFinished);
 }
 
@@ -18,7 +18,7 @@ AdviseJob::~AdviseJob() {
 
 void AdviseJob::start(std::shared_ptr<const Model> model, const TargetOptions& target) {
     if (isRunning()) return;
-    running_ = true;
+    setRunning(true);
     watcher_.setFuture(QtConcurrent::run([model = std::move(model), target]() {
         Outcome outcome;  // everything is caught here: no exception may cross into Qt's machinery
         try {
@@ -38,7 +38,7 @@ void AdviseJob::start(std::shared_ptr<const Model> model, const TargetOptions& t
 }
 
 void AdviseJob::onFinished() {
-    running_ = false;  // before emitting, so handlers may start the next job
+    setRunning(false);  // before emitting, so handlers may start the next job
     const Outcome outcome = watcher_.result();
     if (outcome.findings)
         emit finished(outcome.findings);

@@ -1,25 +1,23 @@
 #pragma once
 // Runs the advisor (npuwb::advisor::advise: the cost-model estimate plus every rule) on a worker thread.
 #include <QFutureWatcher>
-#include <QObject>
 #include <QString>
 
 #include <memory>
 #include <vector>
 
+#include "jobs/Job.h"
 #include "npuwb/Advisor.h"
 #include "jobs/EstimateJob.h"
 
 namespace npuwb::ui {
 
-class AdviseJob : public QObject {
+class AdviseJob : public Job {
     Q_OBJECT
 public:
     explicit AdviseJob(QObject* parent = nullptr);
     /// Waits for the worker: it must not outlive the object it reports to.
     ~AdviseJob() override;
-
-    bool isRunning() const { return running_; }
     /// Ignored while advice is being computed.
     void start(std::shared_ptr<const Model> model, const TargetOptions& target);
 
@@ -35,7 +33,6 @@ private:
     void onFinished();
 
     QFutureWatcher<Outcome> watcher_;
-    bool running_ = false;
 };
 
 }  // namespace npuwb::ui

@@ -21,10 +21,10 @@ QString trimmedLine(std::string s) {
 }
 }  // namespace
 
-BoardJob::BoardJob(QWidget* dialogParent, QObject* parent)
-    : QObject(parent), prompter_(new BoardPrompter(dialogParent, this)) {
+BoardJob::BoardJob(std::shared_ptr<BoardQuestions> questions, QObject* parent)
+    : Job(parent), prompter_(new BoardPrompter(std::move(questions), this)) {
     connect(&watcher_, &QFutureWatcherBase::finished, this, [this] {
-        running_ = false;
+        setRunning(false);
         emit finished(std::make_shared<const BoardCheck>(watcher_.result()));
     });
 }
@@ -35,7 +35,7 @@ BoardJob::~BoardJob() {
 }
 
 void BoardJob::cancel() {
-    if (running_) cancel_ = true;
+    if (isRunning()) cancel_ = true;
 }
 
 void BoardJob::testConnection(const BoardEntry& board) { start(board, false); }
@@ -47,8 +47,8 @@ void BoardJob::post(const QString& text, qint64 done, qint64 total) {
 }
 
 void BoardJob::start(const BoardEntry& board, bool deploy) {
-    if (running_) return;
-    running_ = true;
+    if (isRunning()) return;
+    setRunning(true);
     cancel_ = false;
     watcher_.setFuture(QtConcurrent::run([this, board, deploy] { return work(board, deploy); }));
 }

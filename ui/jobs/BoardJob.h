@@ -4,7 +4,6 @@
 // then `npuwb-agent probe` when an agent is already installed. Deploy: upload the agent matching the board
 // (only what differs), then probe.
 #include <QFutureWatcher>
-#include <QObject>
 #include <QString>
 
 #include <atomic>
@@ -13,11 +12,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "BoardSettings.h"
+#include "jobs/Job.h"
+#include "models/BoardSettings.h"
 
 namespace npuwb::ui {
 
 class BoardPrompter;
+class BoardQuestions;
 
 struct BoardCheck {
     QString boardName;
@@ -35,14 +36,13 @@ struct BoardCheck {
     QString error;
 };
 
-class BoardJob : public QObject {
+class BoardJob : public Job {
     Q_OBJECT
 public:
-    explicit BoardJob(QWidget* dialogParent, QObject* parent = nullptr);
+    /// Connection questions (host key, secrets) go to `questions`.
+    BoardJob(std::shared_ptr<BoardQuestions> questions, QObject* parent = nullptr);
     /// Cancels and waits for the worker.
     ~BoardJob() override;
-
-    bool isRunning() const { return running_; }
     /// Ignored while busy.
     void testConnection(const BoardEntry& board);
     void deploy(const BoardEntry& board);
@@ -64,7 +64,6 @@ private:
     BoardPrompter* prompter_;
     std::atomic<bool> cancel_{false};
     QFutureWatcher<BoardCheck> watcher_;
-    bool running_ = false;
 };
 
 }  // namespace npuwb::ui

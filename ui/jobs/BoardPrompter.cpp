@@ -1,9 +1,6 @@
 #include "jobs/BoardPrompter.h"
 
-#include <QCheckBox>
 #include <QMetaObject>
-#include <QPointer>
-#include <QWidget>
 
 #include <chrono>
 #include <condition_variable>
@@ -11,9 +8,7 @@
 #include <mutex>
 #include <optional>
 
-#include "Keychain.h"
-#include "dialogs/HostKeyDialog.h"
-#include "dialogs/SecretDialog.h"
+#include "jobs/Keychain.h"
 #include "npuwb/Error.h"
 
 namespace npuwb::ui {
@@ -27,7 +22,7 @@ struct Pending {
     std::condition_variable cv;
     std::optional<T> answer;
     bool done = false;
-    QPointer<QDialog> dialog;  // GUI thread only
+    BoardQuestions::Withdraw withdraw;  // GUI thread only
 
     void set(std::optional<T> value) {
         {
@@ -42,28 +37,26 @@ struct Pending {
         std::lock_guard lock(mutex);
         return done;
     }
-    /// nullopt on cancel, timeout or "no answer". Closes the dialog when giving up.
-    std::optional<T> wait(const std::atomic<bool>* cancel, QObject* context,
-                          std::chrono::seconds limit = std::chrono::hours(24)) {
-        const auto until = std::chrono::steady_clock::now() + limit;
-        std::unique_lock lock(mutex);
-        while (!done) {
-            cv.wait_for(lock, std::chrono::milliseconds(100));
-            if (!done && ((cancel && cancel->load()) || std::chrono::steady_clock::now() > until)) {
-                done = true;
-                lock.unlock();
-                QMetaObject::invokeMethod(context, [this] { if (dialog) dialog->reject(); }, Qt::QueuedConnection);
-                return std::nullopt;
-            }
-        }
-        return answer;
-    }
 };
 
-struct SecretAnswer {
-    QString secret;
-    bool remember = false;
-};
+/// The answer; nullopt on cancel, timeout or "no answer". Takes the question back when giving up.
+template <class T>
+std::optional<T> waitFor(const std::shared_ptr<Pending<T>>& pending, const std::atomic<bool>* cancel, QObject* context,
+                         std::chrono::seconds limit = std::chrono::hours(24)) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    std::unique_lock lock(pending->mutex);
+    while (!pending->done) {
+        pending->cv.wait_for(lock, std::chrono::milliseconds(100));
+        if (!pending->done && ((cancel && cancel->load()) || std::chrono::steady_clock::now() > until)) {
+            pending->done = true;
+            lock.unlock();
+            QMetaObject::invokeMethod(context, [pending] { if (pending->withdraw) pending->withdraw(); },
+                                      Qt::QueuedConnection);
+            return std::nullopt;
+        }
+    }
+    return pending->answer;
+}
 
 // What one connection learned about its secrets (worker thread only).
 struct SecretState {
@@ -76,8 +69,8 @@ int kindIndex(const std::string& kind) { return kind == "passphrase" ? 1 : 0; }
 
 }  // namespace
 
-BoardPrompter::BoardPrompter(QWidget* dialogParent, QObject* parent)
-    : QObject(parent), dialogParent_(dialogParent), keychain_(std::getenv("NPUWB_NO_KEYCHAIN") == nullptr) {}
+BoardPrompter::BoardPrompter(std::shared_ptr<BoardQuestions> questions, QObject* parent)
+    : QObject(parent), questions_(std::move(questions)), keychain_(std::getenv("NPUWB_NO_KEYCHAIN") == nullptr) {}
 
 remote::SshPrompts BoardPrompter::prompts(const std::atomic<bool>* cancel, std::function<std::string()> describe) {
     remote::SshPrompts p;
@@ -86,14 +79,9 @@ remote::SshPrompts BoardPrompter::prompts(const std::atomic<bool>* cancel, std::
         // Pending outlives a dropped post (the lambda holds it); `this` outlives the worker (see the header).
         QMetaObject::invokeMethod(this, [this, info, pending] {
             if (pending->isDone()) return;
-            auto* dialog = new HostKeyDialog(info, dialogParent_);
-            dialog->setAttribute(Qt::WA_DeleteOnClose);
-            pending->dialog = dialog;
-            connect(dialog, &QDialog::finished, this, [pending](int result) { pending->set(result == QDialog::Accepted); });
-            dialog->open();
-            emit dialogShown(dialog);
+            pending->withdraw = questions_->askTrustHostKey(info, [pending](bool trust) { pending->set(trust); });
         }, Qt::QueuedConnection);
-        return pending->wait(cancel, this).value_or(false);
+        return waitFor(pending, cancel, this).value_or(false);
     };
 
     auto state = std::make_shared<SecretState>();
@@ -110,7 +98,7 @@ remote::SshPrompts BoardPrompter::prompts(const std::atomic<bool>* cancel, std::
                 });
             }, Qt::QueuedConnection);
             // A keychain that does not answer must not stall the connection: fall back to asking.
-            if (auto stored = pending->wait(cancel, this, std::chrono::seconds(15))) {
+            if (auto stored = waitFor(pending, cancel, this, std::chrono::seconds(15))) {
                 state->fromKeychain[k] = true;
                 std::lock_guard lock(usedMutex_);
                 usedKeys_ << key;
@@ -119,21 +107,14 @@ remote::SshPrompts BoardPrompter::prompts(const std::atomic<bool>* cancel, std::
         }
         state->fromKeychain[k] = false;
         if (cancel && cancel->load()) return std::nullopt;
-        auto pending = std::make_shared<Pending<SecretAnswer>>();
+        auto pending = std::make_shared<Pending<BoardQuestions::SecretAnswer>>();
         QMetaObject::invokeMethod(this, [this, kind, board, prompt, pending] {
             if (pending->isDone()) return;
-            auto* dialog = new SecretDialog(QString::fromStdString(kind), board, QString::fromStdString(prompt), dialogParent_);
-            dialog->setAttribute(Qt::WA_DeleteOnClose);
-            dialog->rememberBox()->setEnabled(keychain_);
-            pending->dialog = dialog;
-            connect(dialog, &QDialog::finished, this, [pending, dialog](int result) {
-                if (result == QDialog::Accepted) pending->set(SecretAnswer{dialog->secret(), dialog->remember()});
-                else pending->set(std::nullopt);
-            });
-            dialog->open();
-            emit dialogShown(dialog);
+            pending->withdraw = questions_->askSecret(
+                QString::fromStdString(kind), board, QString::fromStdString(prompt), keychain_,
+                [pending](std::optional<BoardQuestions::SecretAnswer> answer) { pending->set(std::move(answer)); });
         }, Qt::QueuedConnection);
-        auto answer = pending->wait(cancel, this);
+        auto answer = waitFor(pending, cancel, this);
         if (!answer) return std::nullopt;
         state->remember[k] = answer->remember;
         return answer->secret.toStdString();

@@ -1,12 +1,12 @@
 #pragma once
-// The GUI side of the SSH prompts. The remote library asks from a worker thread (host key, password, key
-// passphrase); each question is posted to the GUI thread, shown as a window-modal dialog with open() (no nested
-// event loop), and the worker waits for the answer on a condition variable, polling its cancel flag, so
-// Cancel always ends the wait. The GUI thread never blocks on the network or on the worker.
+// Puts the SSH prompts to the user. The remote library asks from a worker thread (host key, password, key
+// passphrase); each question is posted to the GUI thread and asked through BoardQuestions (dialogs in the window,
+// never a nested event loop), and the worker waits for the answer on a condition variable, polling its cancel flag,
+// so Cancel always ends the wait and takes the question back. The GUI thread never blocks on the network or on
+// the worker.
 // Secrets: a stored keychain secret is tried first; a typed one is written to the keychain only when the user
 // ticked "Remember" and the board accepted it.
 #include <QObject>
-#include <QPointer>
 #include <QStringList>
 
 #include <atomic>
@@ -15,18 +15,17 @@
 #include <mutex>
 #include <string>
 
-#include "BoardSettings.h"
+#include "jobs/BoardQuestions.h"
+#include "models/BoardSettings.h"
 #include "ssh/SshSession.h"
-
-class QDialog;
 
 namespace npuwb::ui {
 
 class BoardPrompter : public QObject {
     Q_OBJECT
 public:
-    /// Lives on the GUI thread; dialogs are window-modal to `dialogParent` (may be null).
-    BoardPrompter(QWidget* dialogParent, QObject* parent);
+    /// Lives on the GUI thread and asks through `questions` (shared: the questions must outlive the last prompt).
+    BoardPrompter(std::shared_ptr<BoardQuestions> questions, QObject* parent);
 
     /// Callbacks for one connection, to be called on the worker. `describe` names the board as connected
     /// (user@host:port: the keychain key). Keep this object alive until the worker is done.
@@ -43,19 +42,17 @@ public:
     bool keychainEnabled() const { return keychain_; }
 
 signals:
-    /// A prompt dialog is open (tests answer it through this).
-    void dialogShown(QDialog* dialog);
     /// Keychain outcome worth telling the user ("Password for ... saved in the keychain", errors).
     void keychainMessage(const QString& message);
 
 private:
-    QPointer<QWidget> dialogParent_;
+    std::shared_ptr<BoardQuestions> questions_;
     std::mutex usedMutex_;
     QStringList usedKeys_;  // keychain keys whose secrets were handed out (worker threads append)
     std::atomic<bool> keychain_;
 };
 
-/// Connects to `board` with `prompter`'s dialogs (on the worker thread). Throws npuwb::Error.
+/// Connects to `board` asking through `prompter` (on the worker thread). Throws npuwb::Error.
 std::unique_ptr<remote::SshSession> connectBoard(const BoardEntry& board, BoardPrompter& prompter,
                                                  const std::atomic<bool>* cancel);
 

@@ -30,7 +30,7 @@ std::shared_ptr<const EstimateResult> estimate(const Model& model, const TargetO
 
 }  // namespace
 
-EstimateJob::EstimateJob(QObject* parent) : QObject(parent) {
+EstimateJob::EstimateJob(QObject* parent) : Job(parent) {
     connect(&watcher_, &QFutureWatcherBase::finished, this, &EstimateJob::onFinished);
 }
 
@@ -40,7 +40,7 @@ EstimateJob::~EstimateJob() {
 
 void EstimateJob::start(std::shared_ptr<const Model> model, const TargetOptions& target) {
     if (isRunning()) return;
-    running_ = true;
+    setRunning(true);
     watcher_.setFuture(QtConcurrent::run([model = std::move(model), target]() {
         Outcome outcome;  // everything is caught here: no exception may cross into Qt's machinery
         try {
@@ -55,7 +55,7 @@ void EstimateJob::start(std::shared_ptr<const Model> model, const TargetOptions&
 }
 
 void EstimateJob::onFinished() {
-    running_ = false;  // before emitting, so handlers may start the next job
+    setRunning(false);  // before emitting, so handlers may start the next job
     const Outcome outcome = watcher_.result();
     if (outcome.result)
         emit finished(outcome.result);

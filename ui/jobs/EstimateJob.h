@@ -2,13 +2,13 @@
 // Runs the board-less cost model (npuwb::estimateModel) for a chip on a worker thread, like ProfileJob: the
 // estimate resolves shapes and may run the reference kernels once, which must not block the GUI.
 #include <QFutureWatcher>
-#include <QObject>
 #include <QString>
 #include <QStringList>
 
 #include <memory>
 #include <vector>
 
+#include "jobs/Job.h"
 #include "npuwb/ir/Graph.h"
 #include "npuwb/Report.h"
 
@@ -29,14 +29,12 @@ struct EstimateResult {
     std::vector<QStringList> layerNodes;
 };
 
-class EstimateJob : public QObject {
+class EstimateJob : public Job {
     Q_OBJECT
 public:
     explicit EstimateJob(QObject* parent = nullptr);
     /// Waits for the worker: it must not outlive the object it reports to.
     ~EstimateJob() override;
-
-    bool isRunning() const { return running_; }
     /// Ignored while an estimate is in flight.
     void start(std::shared_ptr<const Model> model, const TargetOptions& target);
 
@@ -52,7 +50,6 @@ private:
     void onFinished();
 
     QFutureWatcher<Outcome> watcher_;
-    bool running_ = false;
 };
 
 }  // namespace npuwb::ui

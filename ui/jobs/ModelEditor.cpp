@@ -67,7 +67,7 @@ PassOutcome runPass(const LoadedModel& current, const QString& pass) {
 
 }  // namespace
 
-ModelEditor::ModelEditor(QObject* parent) : QObject(parent), undo_(new QUndoStack(this)) {
+ModelEditor::ModelEditor(QObject* parent) : Job(parent), undo_(new QUndoStack(this)) {
     connect(&watcher_, &QFutureWatcherBase::finished, this, &ModelEditor::onFinished);
 }
 
@@ -77,7 +77,7 @@ ModelEditor::~ModelEditor() {
 
 void ModelEditor::applyPass(std::shared_ptr<const LoadedModel> current, const QString& pass) {
     if (isRunning() || !current) return;
-    running_ = true;
+    setRunning(true);
     watcher_.setFuture(QtConcurrent::run([current = std::move(current), pass]() {
         Outcome outcome;  // everything is caught here: no exception may cross into Qt's machinery
         outcome.before = current;
@@ -93,7 +93,7 @@ void ModelEditor::applyPass(std::shared_ptr<const LoadedModel> current, const QS
 }
 
 void ModelEditor::onFinished() {
-    running_ = false;  // before emitting, so handlers may start the next job
+    setRunning(false);  // before emitting, so handlers may start the next job
     const Outcome outcome = watcher_.result();
     if (outcome.result.model)
         undo_->push(new ReplaceModelCommand(this, outcome.before, outcome.result));  // push() runs redo()

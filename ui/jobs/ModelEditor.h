@@ -3,11 +3,11 @@
 // keeps every applied rewrite on an undo stack (Edit > Undo/Redo restore the model before/after). A rewrite the
 // proof rejects leaves the model unchanged and reports the error naming the pass and node.
 #include <QFutureWatcher>
-#include <QObject>
 #include <QString>
 
 #include <memory>
 
+#include "jobs/Job.h"
 #include "jobs/ModelLoadJob.h"
 
 class QUndoStack;
@@ -25,7 +25,7 @@ struct PassOutcome {
     double maxRelDiff = 0;
 };
 
-class ModelEditor : public QObject {
+class ModelEditor : public Job {
     Q_OBJECT
 public:
     explicit ModelEditor(QObject* parent = nullptr);
@@ -33,7 +33,6 @@ public:
     ~ModelEditor() override;
 
     QUndoStack* undoStack() const { return undo_; }
-    bool isRunning() const { return running_; }
     /// Runs `pass` to a fixed point on `current` and proves it; ignored while another pass runs.
     void applyPass(std::shared_ptr<const LoadedModel> current, const QString& pass);
 
@@ -52,7 +51,6 @@ private:
 
     QUndoStack* undo_;
     QFutureWatcher<Outcome> watcher_;
-    bool running_ = false;
 };
 
 }  // namespace npuwb::ui

@@ -55,7 +55,7 @@ std::vector<LayerRow> staticLayerRows(const Model& model) {
 
 }  // namespace
 
-ModelLoadJob::ModelLoadJob(QObject* parent) : QObject(parent) {
+ModelLoadJob::ModelLoadJob(QObject* parent) : Job(parent) {
     connect(&watcher_, &QFutureWatcherBase::finished, this, &ModelLoadJob::onFinished);
 }
 
@@ -65,7 +65,7 @@ ModelLoadJob::~ModelLoadJob() {
 
 void ModelLoadJob::start(const QString& path) {
     if (isRunning()) return;
-    running_ = true;
+    setRunning(true);
     path_ = path;
     watcher_.setFuture(QtConcurrent::run(&ModelLoadJob::load, path));
 }
@@ -93,7 +93,7 @@ ModelLoadJob::Outcome ModelLoadJob::load(const QString& path) {
 }
 
 void ModelLoadJob::onFinished() {
-    running_ = false;  // before emitting, so handlers may start the next job
+    setRunning(false);  // before emitting, so handlers may start the next job
     const Outcome outcome = watcher_.result();
     if (outcome.model)
         emit loaded(outcome.model);

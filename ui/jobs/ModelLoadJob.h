@@ -2,12 +2,12 @@
 // Opens a model on a worker thread: ONNX import, shape inference and the summary can take seconds for big
 // models, and the GUI thread must never block.
 #include <QFutureWatcher>
-#include <QObject>
 #include <QString>
 
 #include <memory>
 #include <vector>
 
+#include "jobs/Job.h"
 #include "npuwb/ir/Graph.h"
 #include "npuwb/Report.h"
 
@@ -21,15 +21,12 @@ struct LoadedModel {
     std::vector<LayerRow> layers;  // static rows in execution order (no times yet)
 };
 
-class ModelLoadJob : public QObject {
+class ModelLoadJob : public Job {
     Q_OBJECT
 public:
     explicit ModelLoadJob(QObject* parent = nullptr);
     /// Waits for a load in flight: the worker must not outlive the object it reports to.
     ~ModelLoadJob() override;
-
-    /// True from start() until the result signal: the worker may be done before its result is delivered.
-    bool isRunning() const { return running_; }
     /// Ignored while a load is running (the window disables Open meanwhile).
     void start(const QString& path);
     /// Summary and static layer rows of a model already in memory (e.g. after a pass rewrote it); throws on
@@ -50,7 +47,6 @@ private:
 
     QString path_;
     QFutureWatcher<Outcome> watcher_;
-    bool running_ = false;
 };
 
 }  // namespace npuwb::ui

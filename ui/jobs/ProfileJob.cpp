@@ -6,10 +6,11 @@
 #include <exception>
 
 #include "npuwb/Error.h"
+#include "npuwb/Session.h"
 
 namespace npuwb::ui {
 
-ProfileJob::ProfileJob(QObject* parent) : QObject(parent) {
+ProfileJob::ProfileJob(QObject* parent) : Job(parent) {
     connect(&watcher_, &QFutureWatcherBase::finished, this, &ProfileJob::onFinished);
 }
 
@@ -24,7 +25,7 @@ void ProfileJob::cancel() {
 
 void ProfileJob::start(std::shared_ptr<const Model> model, const RunOptions& options) {
     if (isRunning()) return;
-    running_ = true;
+    setRunning(true);
     cancel_ = false;
     ProfileControl control;
     control.cancel = &cancel_;
@@ -35,9 +36,12 @@ void ProfileJob::start(std::shared_ptr<const Model> model, const RunOptions& opt
             this, [this, phase = QString::fromStdString(phase), done, total] { emit progress(phase, done, total); },
             Qt::QueuedConnection);
     };
-    watcher_.setFuture(QtConcurrent::run([model = std::move(model), options, control]() {
+    watcher_.setFuture(QtConcurrent::run([model = std::move(model), options = RunOptions(options), control]() mutable {
         Outcome outcome;
         try {
+            std::string warning;
+            options.executor.backend = usableBackendName(options.executor.backend, warning);
+            outcome.warning = QString::fromStdString(warning);
             outcome.report = std::make_shared<const Report>(profileModel(model, options, control));
         } catch (const Error& e) {
             if (e.kind() == ErrorKind::Cancelled)
@@ -54,10 +58,10 @@ void ProfileJob::start(std::shared_ptr<const Model> model, const RunOptions& opt
 }
 
 void ProfileJob::onFinished() {
-    running_ = false;  // before emitting, so handlers may start the next job
+    setRunning(false);  // before emitting, so handlers may start the next job
     const Outcome outcome = watcher_.result();
     if (outcome.report)
-        emit finished(outcome.report);
+        emit finished(outcome.report, outcome.warning);
     else if (outcome.cancelled)
         emit cancelled();
     else

@@ -12,7 +12,7 @@
 
 namespace npuwb::ui {
 
-QuantizeJob::QuantizeJob(QObject* parent) : QObject(parent) {
+QuantizeJob::QuantizeJob(QObject* parent) : Job(parent) {
     connect(&watcher_, &QFutureWatcherBase::finished, this, &QuantizeJob::onFinished);
 }
 
@@ -41,7 +41,7 @@ AccuracySection analyze(const QuantizeRequest& request, const Model& preparedFlo
 }  // namespace
 
 template <class Work> void QuantizeJob::launch(Work work) {
-    running_ = true;
+    setRunning(true);
     cancel_ = false;
     // Progress crosses threads as queued calls; QPointer drops them if the job is gone.
     QPointer<QuantizeJob> self(this);
@@ -110,7 +110,7 @@ void QuantizeJob::reevaluate(std::shared_ptr<const QuantizeOutcome> previous,
 }
 
 void QuantizeJob::onFinished() {
-    running_ = false;  // before emitting, so handlers may start the next job
+    setRunning(false);  // before emitting, so handlers may start the next job
     const Result result = watcher_.result();
     if (result.cancelled)
         emit cancelled();

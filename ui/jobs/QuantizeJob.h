@@ -3,13 +3,13 @@
 // accuracy analysis (Quantize dialog), or rebuild with per-layer precision overrides from an existing
 // calibration and re-analyse (Accuracy view's Re-evaluate: interactive tuning without recalibrating).
 #include <QFutureWatcher>
-#include <QObject>
 #include <QString>
 
 #include <atomic>
 #include <map>
 #include <memory>
 
+#include "jobs/Job.h"
 #include "npuwb/Preprocessing.h"
 #include "npuwb/Quantizer.h"
 #include "npuwb/Report.h"
@@ -36,14 +36,12 @@ struct QuantizeOutcome {
     AccuracySection accuracy;
 };
 
-class QuantizeJob : public QObject {
+class QuantizeJob : public Job {
     Q_OBJECT
 public:
     explicit QuantizeJob(QObject* parent = nullptr);
     /// Cancels and waits: the worker must not outlive what it reports to.
     ~QuantizeJob() override;
-
-    bool isRunning() const { return running_; }
     /// Ignored while a job is in flight.
     void start(const QuantizeRequest& request);
     /// Rebuilds the QDQ model of `previous` with these per-node precisions and re-runs the analysis.
@@ -68,7 +66,6 @@ private:
 
     QFutureWatcher<Result> watcher_;
     std::atomic<bool> cancel_{false};
-    bool running_ = false;
 };
 
 }  // namespace npuwb::ui

@@ -17,10 +17,10 @@
 
 namespace npuwb::ui {
 
-RemoteRunJob::RemoteRunJob(QWidget* dialogParent, QObject* parent)
-    : QObject(parent), prompter_(new BoardPrompter(dialogParent, this)) {
+RemoteRunJob::RemoteRunJob(std::shared_ptr<BoardQuestions> questions, QObject* parent)
+    : Job(parent), prompter_(new BoardPrompter(std::move(questions), this)) {
     connect(&watcher_, &QFutureWatcherBase::finished, this, [this] {
-        running_ = false;  // before emitting, so handlers may start the next job
+        setRunning(false);  // before emitting, so handlers may start the next job
         const Outcome outcome = watcher_.result();
         if (outcome.report) emit finished(outcome.report);
         else if (outcome.cancelled) emit cancelled();
@@ -36,7 +36,7 @@ RemoteRunJob::~RemoteRunJob() {
 }
 
 void RemoteRunJob::cancel() {
-    if (running_) cancel_ = true;
+    if (isRunning()) cancel_ = true;
 }
 
 void RemoteRunJob::postStage(const QString& text, qint64 done, qint64 total) {
@@ -44,8 +44,8 @@ void RemoteRunJob::postStage(const QString& text, qint64 done, qint64 total) {
 }
 
 void RemoteRunJob::start(const RemoteRunRequest& request) {
-    if (running_) return;
-    running_ = true;
+    if (isRunning()) return;
+    setRunning(true);
     cancel_ = false;
     watcher_.setFuture(QtConcurrent::run([this, request] { return work(request); }));
 }

@@ -5,17 +5,17 @@
 // progress, warm-up/run progress and telemetry samples. The connection is kept for the next run on the same
 // board. Cancel stops the wait at once and kills the agent on the board.
 #include <QFutureWatcher>
-#include <QObject>
 #include <QString>
 
 #include <atomic>
 #include <memory>
 
-#include "BoardSettings.h"
+#include "jobs/Job.h"
+#include "models/BoardSettings.h"
+#include "models/Telemetry.h"
 #include "npuwb/ir/Graph.h"
 #include "npuwb/Report.h"
 #include "npuwb/Profiler.h"
-#include "views/TelemetryChart.h"
 
 namespace npuwb::remote {
 class Deployer;
@@ -25,6 +25,7 @@ class SshSession;
 namespace npuwb::ui {
 
 class BoardPrompter;
+class BoardQuestions;
 
 struct RemoteRunRequest {
     BoardEntry board;
@@ -33,13 +34,12 @@ struct RemoteRunRequest {
     RunOptions options;                           // runs, warm-up, threads, backend ("auto": the agent picks)
 };
 
-class RemoteRunJob : public QObject {
+class RemoteRunJob : public Job {
     Q_OBJECT
 public:
-    explicit RemoteRunJob(QWidget* dialogParent, QObject* parent = nullptr);
+    /// Connection questions (host key, secrets) go to `questions`.
+    RemoteRunJob(std::shared_ptr<BoardQuestions> questions, QObject* parent = nullptr);
     ~RemoteRunJob() override;
-
-    bool isRunning() const { return running_; }
     void start(const RemoteRunRequest& request);
     BoardPrompter* prompter() const { return prompter_; }
 
@@ -69,7 +69,6 @@ private:
     BoardPrompter* prompter_;
     std::atomic<bool> cancel_{false};
     QFutureWatcher<Outcome> watcher_;
-    bool running_ = false;
     // The worker's connection, reused by the next run on the same board (only the worker touches these).
     BoardEntry connectedBoard_;
     std::unique_ptr<remote::SshSession> session_;

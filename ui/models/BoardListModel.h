@@ -3,7 +3,7 @@
 // ("aarch64, agent 0.1.0", an error, ...); it lives only for the session and is never saved.
 #include <QAbstractTableModel>
 
-#include "BoardSettings.h"
+#include "models/BoardSettings.h"
 
 namespace npuwb::ui {
 

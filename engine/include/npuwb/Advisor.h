@@ -27,7 +27,7 @@ struct Finding {
     std::string mitigation;     // what to do
     double estimatedGainUs = 0.0;  // from the cost model; 0 when unknown
     std::string pass;           // registered pass that fixes it, "" when manual
-    std::string seedReference;  // playbook section, e.g. "5.2.5.2"
+    std::string guideSection;   // section of the RKNN SDK user guide it follows, e.g. "5.2.5.2" (VendorGuide.h)
 };
 
 struct AdviseOptions {

@@ -125,7 +125,8 @@ ChipProfile chipProfileFromJson(const nlohmann::json& j, const std::string& labe
 /// Loads a profile file. Malformed JSON, a missing field or a wrong type throws InvalidInput naming file and field.
 ChipProfile loadChipProfile(const std::string& path);
 
-/// Folders searched for profiles: $NPUWB_CHIPS_DIR, then the install data dir, then the source tree.
+/// Folders searched for profiles: $NPUWB_CHIPS_DIR, then <prefix>/share/npuwb/chips (found from the engine library's
+/// folder), then the source tree's resources/chips for build trees inside it.
 std::vector<std::string> chipProfileDirs();
 /// Finds "<name>.json" (case-insensitive name, e.g. "rk3588") in chipProfileDirs(); throws listing what exists.
 ChipProfile findChipProfile(const std::string& name);

@@ -58,7 +58,7 @@ struct Proof {
 
 struct Application {
     std::string pass;
-    std::string seedReference;
+    std::string guideSection;
     Match match;
     Proof proof;
     int batchSize = 1;  // rewrites of the same pass proven together in one run
@@ -95,7 +95,7 @@ struct OptimizeResult {
 struct PassInfo {
     std::string name;
     std::string description;
-    std::string seedReference;
+    std::string guideSection;
     bool runsByDefault = true;
 };
 /// Every registered pass, sorted by name.

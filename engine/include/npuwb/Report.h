@@ -186,8 +186,97 @@ struct AccuracySection {
 /// SNR values are capped here (an exact copy has no noise).
 inline constexpr double kSnrCapDb = 200.0;
 
+/// One bar of a timeline: a stage, kernel or transfer that occupied a lane for one frame. One format for
+/// pipelined schedules (lane = unit), per-kernel timing (lane = thread) and concurrent contexts (lane = context).
+struct TraceEvent {
+    std::string lane;            // unit, worker thread, link or context
+    std::string name;            // stage, kernel or transfer name
+    std::string kind = "stage";  // stage | kernel | transfer
+    int64_t frame = 0;           // frame (or run) index
+    double startUs = 0.0;        // from the trace's origin
+    double endUs = 0.0;
+    /// When its inputs were ready: the event waited startUs - readyUs for its lane (absent when not tracked).
+    std::optional<double> readyUs;
+};
+
+struct Trace {
+    std::string name;                // "pipelined", "serial", "single", "kernels"
+    std::string source;              // "predicted" | "measured"
+    std::vector<std::string> lanes;  // display order of the lanes (rows of a Gantt chart)
+    std::vector<TraceEvent> events;
+};
+
+/// A compute unit of a partition's device (NPU, GPU, CPU cluster, or a local worker pool standing in for one).
+struct PartitionUnit {
+    std::string name;
+    std::string kind;         // npu | gpu | cpu
+    std::string description;
+    std::string costSource;   // roofline | chip | calibrated: where its per-op costs come from
+    double loadUs = 0.0;      // busy time per frame under the plan (predicted)
+    double stageOverheadUs = 0.0;  // extra time of each stage after the first on this unit
+};
+
+/// Where one node runs and why.
+struct PartitionAssignment {
+    std::string node;
+    std::string opType;
+    std::string opClass;  // the device model's op class (gemm, conv, elementwise, ...)
+    std::string unit;
+    std::string step;     // the planning step that decided it: affinity | locality | balance | only
+    std::string reason;
+    std::map<std::string, double> costUs;  // predicted time on each unit that can run it
+};
+
+/// A maximal run of consecutive nodes (in execution order) on one unit: what a worker executes as one piece.
+struct PartitionStage {
+    int64_t id = 0;
+    std::string name;
+    std::string unit;
+    std::vector<std::string> nodes;
+    std::vector<std::string> inputs;   // values it reads that earlier stages (or the caller) made
+    std::vector<std::string> outputs;  // values later stages (or the caller) read
+    double predictedUs = 0.0;          // time per frame the schedules assume (sum of node costs, or calibrated)
+};
+
+/// A value crossing from one unit to another.
+struct PartitionCut {
+    std::string tensor;
+    int64_t bytes = 0;
+    std::string fromUnit, toUnit;
+    int64_t fromStage = 0, toStage = 0;
+    double transferUs = 0.0;  // bytes at the device's transfer rate (the per-hand-off sync is per stage entry)
+};
+
+struct ScheduleFigures {
+    double makespanUs = 0.0;       // first frame in to last frame out
+    double framesPerSecond = 0.0;  // frames / makespan
+    double latencyUs = 0.0;        // median frame latency (admitted to finished)
+};
+
+/// One schedule of the partition: single unit, serial heterogeneous or pipelined.
+struct ScheduleResult {
+    std::string schedule;  // single | serial | pipelined
+    std::vector<std::string> units;
+    int64_t frames = 0;
+    ScheduleFigures predicted;
+    std::optional<ScheduleFigures> measured;  // when it was executed
+};
+
+struct PartitionSection {
+    std::string device;         // device profile name
+    std::string deviceProfile;  // the file it came from
+    std::string strategy;       // affinity | locality | balanced
+    std::vector<PartitionUnit> units;
+    std::vector<PartitionAssignment> assignments;
+    std::vector<PartitionStage> stages;
+    std::vector<PartitionCut> cuts;
+    double syncUs = 0.0;  // per hand-off between units
+    std::vector<ScheduleResult> schedules;
+    std::vector<std::string> notes;
+};
+
 struct Report {
-    std::string kind = "profile";  // profile | estimate | info | accuracy
+    std::string kind = "profile";  // profile | estimate | info | accuracy | partition
     std::string tool = "npuwb";
     std::string toolVersion;
     std::string createdAt;  // ISO 8601 UTC
@@ -199,6 +288,8 @@ struct Report {
     std::vector<Suggestion> suggestions;
     std::vector<FallbackRow> fallbacks;  // empty for the reference executor
     std::optional<AccuracySection> accuracy;  // quantization analysis (kind "accuracy")
+    std::optional<PartitionSection> partition;  // heterogeneous partition and its schedules (kind "partition")
+    std::vector<Trace> traces;                  // timelines (absent from the JSON when empty)
 };
 
 nlohmann::json toJson(const Report& report);

@@ -2,6 +2,7 @@
 // tensors, sequences or optionals (an optional holding a value is that value; an empty one is Value::none()).
 #include <limits>
 
+#include "npuwb/Limits.h"
 #include "ops/Kernel.h"
 #include "ops/flow/FlowUtil.h"
 
@@ -56,6 +57,7 @@ void loopOp(KernelContext& ctx) {
     std::vector<std::vector<Tensor>> scans(nScan);
 
     for (int64_t iter = 0; iter < maxTrips && cond; ++iter) {
+        countLoopIteration(ctx.node().label());  // cancel, time limit and estimation's iteration cap
         std::vector<Value> inputs;
         inputs.reserve(nCarried + 2);
         inputs.emplace_back(Tensor::scalar<int64_t>(iter));

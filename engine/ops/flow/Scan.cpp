@@ -3,6 +3,7 @@
 // configurable axes and directions without a batch axis.
 #include <algorithm>
 
+#include "npuwb/Limits.h"
 #include "ops/Kernel.h"
 #include "ops/KernelUtil.h"
 #include "ops/flow/FlowUtil.h"
@@ -28,6 +29,7 @@ ScanResult runScan(const KernelContext& ctx, const Graph& body, std::vector<Valu
     size_t nOut = body.outputs.size() - nState;
     std::vector<std::vector<Tensor>> perStep(nOut);
     for (int64_t t = 0; t < seqLen; ++t) {
+        checkRunLimits();
         std::vector<Value> inputs = states;
         for (size_t j = 0; j < nIn; ++j) {
             int64_t index = spec.inputReversed[j] ? seqLen - 1 - t : t;

@@ -55,6 +55,13 @@ inline std::vector<int64_t> spatialAttr(const KernelContext& ctx, const std::str
     if (v.size() != count)
         ctx.fail("attribute '" + name + "' has " + std::to_string(v.size()) + " values, expected " +
                  std::to_string(count));
+    // Window arithmetic multiplies these by dimensions: past 2^24 it could overflow int64 (and no real window is
+    // that large), so such values are refused rather than wrapped into a wrong shape.
+    constexpr int64_t kLargest = int64_t(1) << 24;
+    for (int64_t x : v)
+        if (x > kLargest || x < -kLargest)
+            ctx.fail("attribute '" + name + "' value " + std::to_string(x) + " is too large (limit " +
+                     std::to_string(kLargest) + ")");
     return v;
 }
 
@@ -75,6 +82,7 @@ inline WindowGeometry resolveWindow(const KernelContext& ctx, const Shape& xShap
     for (size_t i = 0; i < rank; ++i) {
         if (g.kernel[i] <= 0 || g.strides[i] <= 0 || g.dilations[i] <= 0)
             ctx.fail("kernel sizes, strides and dilations must be positive");
+        if (g.kernel[i] > (int64_t(1) << 24)) ctx.fail("kernel size " + std::to_string(g.kernel[i]) + " is too large");
     }
     g.padBegin.assign(rank, 0);
     g.padEnd.assign(rank, 0);

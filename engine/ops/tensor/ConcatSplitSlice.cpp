@@ -31,7 +31,7 @@ void concat(KernelContext& ctx) {
         for (int64_t d = 0; same && d < rank; ++d) same = d == axis || t.shape()[uz(d)] == first.shape()[uz(d)];
         if (!same) ctx.fail("input shapes " + shapeToString(first.shape()) + " and " + shapeToString(t.shape()) +
                             " differ outside axis " + std::to_string(axis));
-        outShape[uz(axis)] += t.shape()[uz(axis)];
+        outShape[uz(axis)] = addDims(outShape[uz(axis)], t.shape()[uz(axis)], "concatenated axis");
     }
     if (ctx.shapesOnly()) return ctx.setOutputShape(0, first.dtype(), outShape);
     int64_t outer = 1, inner = 1;

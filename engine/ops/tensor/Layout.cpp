@@ -76,8 +76,9 @@ void tile(KernelContext& ctx) {
     Shape outShape = x.shape();
     for (size_t d = 0; d < repeats.size(); ++d) {
         if (repeats[d] < 0) ctx.fail("repeats must not be negative");
-        outShape[d] *= repeats[d];
+        outShape[d] = mulDims(outShape[d], repeats[d], "repeats");
     }
+    checkOutputBudget(x.dtype(), outShape, sizeof(int64_t));  // the output and its index table below
     std::vector<int64_t> inStrides = stridesOf(x.shape());
     std::vector<int64_t> idx;
     idx.reserve(uz(shapeNumel(outShape)));

@@ -40,7 +40,7 @@ void pad(KernelContext& ctx) {
     }
     Shape outShape(uz(rank));
     for (int64_t d = 0; d < rank; ++d) {
-        outShape[uz(d)] = x.shape()[uz(d)] + begin[uz(d)] + end[uz(d)];
+        outShape[uz(d)] = addDims(addDims(x.shape()[uz(d)], begin[uz(d)], "pads"), end[uz(d)], "pads");
         if (outShape[uz(d)] < 0) ctx.fail("pads crop more than axis " + std::to_string(d) + " holds");
         if (mode != "constant" && x.shape()[uz(d)] == 0 && outShape[uz(d)] > 0)
             ctx.fail("cannot " + mode + "-pad an empty axis");
@@ -48,6 +48,7 @@ void pad(KernelContext& ctx) {
     if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
         ctx.failUnsupported("pad mode '" + mode + "'");
 
+    checkOutputBudget(x.dtype(), outShape, sizeof(int64_t));  // the output and its offset table below
     // Source offset for every output element; -1 marks the constant fill.
     std::vector<int64_t> inStrides = stridesOf(x.shape());
     std::vector<int64_t> idx;

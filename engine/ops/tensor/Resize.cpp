@@ -4,6 +4,7 @@
 // linear) or 4 (cubic) neighbours chosen in an edge-padded copy of the axis.
 #include <cmath>
 
+#include "npuwb/Limits.h"
 #include "ops/KernelUtil.h"
 #include "ops/tensor/TensorOpsUtil.h"
 
@@ -124,9 +125,18 @@ void runResize(KernelContext& ctx, const ResizeOptions& o, std::vector<double> s
         if (scales.size() != rank) ctx.fail("scales must have one entry per input axis");
         for (size_t d = 0; d < rank; ++d) {
             if (scales[d] <= 0) ctx.fail("scales must be positive");
-            outShape[d] = static_cast<int64_t>(scales[d] * static_cast<double>(x.shape()[d]));
+            const double size = scales[d] * static_cast<double>(x.shape()[d]);
+            if (!(size < 0x1p62)) ctx.fail("scales give an output dimension too large to count");
+            outShape[d] = static_cast<int64_t>(size);
         }
     }
+    // The output and this kernel's double-precision work buffer, checked before the tap tables are built.
+    const uint64_t outBytes = tensorByteSize(x.dtype(), outShape);
+    const uint64_t workBytes = tensorByteSize(DType::F64, outShape);
+    const uint64_t total = outBytes > UINT64_MAX - workBytes ? UINT64_MAX : outBytes + workBytes;
+    if (!withinMemoryBudget(total))
+        checkMemoryBudget(total, "the " + std::string(dtypeName(x.dtype())) + " output of shape " +
+                                                    shapeToString(outShape) + " and its work buffer");
     if (o.coordinateMode == "tf_crop_and_resize" && roi.size() != 2 * rank)
         ctx.fail("tf_crop_and_resize needs roi with 2 entries per axis");
 
@@ -142,6 +152,7 @@ void runResize(KernelContext& ctx, const ResizeOptions& o, std::vector<double> s
     std::vector<double> out;
     out.reserve(uz(shapeNumel(outShape)));
     forEachCoord(outShape, [&](const std::vector<int64_t>& c) {
+        if ((out.size() & 0xffff) == 0) checkRunLimits();  // a long kernel: cancel and time limit still apply
         out.push_back(interpolate(data, taps, strides, c, 0, 0, o.extrapolation));
     });
     ctx.setOutput(0, fromDoubles(x.dtype(), outShape, out));

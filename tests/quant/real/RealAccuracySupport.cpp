@@ -1,5 +1,7 @@
 #include "RealAccuracySupport.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <memory>
 
@@ -49,8 +51,9 @@ std::string writeImageList(const std::string& folder, const std::vector<QImage>&
     return listPath;
 }
 
+// One folder per process: ctest runs several filters of this binary at once and they share draw seeds.
 std::string freshFolder(const std::string& name) {
-    const fs::path path = fs::path(NPUWB_REAL_DATA_DIR) / name;
+    const fs::path path = fs::path(NPUWB_REAL_DATA_DIR) / ("p" + std::to_string(::getpid())) / name;
     fs::remove_all(path);
     fs::create_directories(path);
     return path.string();

@@ -1,4 +1,4 @@
-// conv-utilization: one finding per playbook heuristic (seed 5.2.5.2) a conv breaks.
+// conv-utilization: one finding per MAC-utilization heuristic (RKNN SDK user guide V2.5.0, 5.2.5.2) a conv breaks.
 #include "AdvisorTestUtil.h"
 
 using namespace npuwb;

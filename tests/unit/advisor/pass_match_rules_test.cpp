@@ -34,7 +34,7 @@ TEST(GraphRewriteRule, LayerNormSubgraphPointsAtTheFusionPass) {
         if (x.pass == "fuse_layernorm") ln = &x;
     ASSERT_TRUE(ln);
     EXPECT_EQ(ln->nodes.size(), 9u);
-    EXPECT_EQ(ln->seedReference, "5.2.5.3");
+    EXPECT_EQ(ln->guideSection, "5.2.5.3");
     // Nine separate layers become one: the gain is their time minus the largest of them as an NPU layer (a CPU
     // fallback among them counts at its NPU time, so the gain is at least the sum minus the largest row).
     Report e = estimateOf(m);

@@ -24,9 +24,18 @@ TEST(QuantizeRule, FloatModelGainsTheFp16MinusInt8Estimate) {
     double gain = estimateOf(m, "rk3588", "fp16").run.medianUs - estimateOf(m).run.medianUs;
     EXPECT_GT(gain, 0.0);
     EXPECT_NEAR(f[0].estimatedGainUs, gain, 1e-6);
-    EXPECT_EQ(f[0].seedReference, "5.2.3");
+    EXPECT_EQ(f[0].guideSection, "5.2.3");
     ASSERT_EQ(findings("quantize", m, "rk3588", "fp16").size(), 1u);
     EXPECT_EQ(findings("quantize", m, "rk3588", "fp16")[0].severity, "high");
+}
+
+TEST(QuantizeRule, SuggestionCitesTheVendorGuideSection) {
+    auto f = findings("quantize", singleConv(64, 64, 32, 32, 3));
+    ASSERT_EQ(f.size(), 1u);
+    const std::string mitigation = toSuggestion(f[0]).mitigation;
+    const std::string citation = " (RKNN SDK user guide V2.5.0, 5.2.3)";
+    ASSERT_GE(mitigation.size(), citation.size());
+    EXPECT_EQ(mitigation.substr(mitigation.size() - citation.size()), citation) << mitigation;
 }
 
 TEST(QuantizeRule, Int8OnlyChipSaysQuantizationIsRequired) {

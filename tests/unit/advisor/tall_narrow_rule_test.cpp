@@ -11,7 +11,7 @@ TEST(TallNarrowRule, FlagsTallNarrowFeatureMaps) {
     EXPECT_EQ(f[0].nodes.front(), "y");
     ASSERT_TRUE(evidenceOf(f[0], "H/W"));
     EXPECT_DOUBLE_EQ(evidenceOf(f[0], "H/W")->value, 16.0);
-    EXPECT_EQ(f[0].seedReference, "5.2.5.1");
+    EXPECT_EQ(f[0].guideSection, "5.2.5.1");
 }
 
 TEST(TallNarrowRule, SilentOnSquareAndWideMaps) {

@@ -25,7 +25,7 @@ TEST(LayoutToConv, ChannelShuffleBecomesOneByOneConv) {
     EXPECT_EQ(count(r, "Transpose"), 0);
     EXPECT_EQ(count(r, "Reshape"), 0);
     EXPECT_EQ(count(r, "Conv"), 2);
-    EXPECT_EQ(r.applied[0].seedReference, "5.2.4.1");
+    EXPECT_EQ(r.applied[0].guideSection, "5.2.4.1");
 }
 
 TEST(LayoutToConv, ReportsChainThatMovesSpatialPositions) {

@@ -49,7 +49,7 @@ TEST(Optimizer, RegistryListsPassesWithMetadata) {
                                  "layout_to_conv", "move_activation_to_conv", "focus_to_conv", "merge_chains",
                                  "hoist_common_factor", "fuse_layernorm", "fuse_glu", "pad_channels"})
         EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
-    EXPECT_EQ(PassRegistry::instance().create("layout_to_conv")->seedReference(), "5.2.4.1");
+    EXPECT_EQ(PassRegistry::instance().create("layout_to_conv")->guideSection(), "5.2.4.1");
     EXPECT_THROW(PassRegistry::instance().create("no_such_pass"), Error);
 }
 

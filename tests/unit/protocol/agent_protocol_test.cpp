@@ -110,6 +110,8 @@ TEST(AgentProtocol, BadJobsAreRefusedNamingSourceAndField) {
         {R"({"model":"m","protocol":1})", "protocol 1"},
         {"[1]", "JSON object"},
         {"{", "not valid JSON"},
+        // fuzz_agent_job's finding: a number too large for a double escaped as out_of_range
+        {R"({"model":"o","runs":7777777777777777E7777777777777777777777777777772})", "not valid JSON"},
     };
     for (const auto& [text, field] : bad) {
         try {

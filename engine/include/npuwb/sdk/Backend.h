@@ -1,7 +1,7 @@
 #pragma once
-// The execution-backend contract (DESIGN.md "Backend"): a backend answers a capability query per node, prepares
-// (packs weights, creates primitives) once per node and input shape, and executes. The reference kernels run every
-// node no backend claims, and are the oracle backends are tested against.
+// The execution-backend contract (engine/README.md, "Runtimes and backends"): a backend answers a capability query per
+// node, prepares (packs weights, creates primitives) once per node and input shape, and executes. The reference kernels
+// run every node no backend claims, and are the oracle backends are tested against.
 //
 // Backends live in shared libraries (plugins/) that export two C symbols:
 //   extern "C" int npuwb_backend_api_version();           // must equal kBackendApiVersion
@@ -54,8 +54,9 @@ struct RunHooks {
     ValueObserver* values = nullptr;     // the watched values inside the segment that are not its outputs
 };
 
-/// A run of consecutive graph nodes (consecutive positions of GraphQuery::order; the Session checks) compiled by a backend for fixed input shapes. Inside it the backend is free to
-/// fuse ops and keep its own (blocked) layouts; only the boundary values are plain row-major Tensors.
+/// A run of consecutive graph nodes (consecutive positions of GraphQuery::order; the Session checks) compiled by a
+/// backend for fixed input shapes. Inside it the backend is free to fuse ops and keep its own (blocked) layouts; only
+/// the boundary values are plain row-major Tensors.
 class PreparedSegment {
 public:
     virtual ~PreparedSegment() = default;

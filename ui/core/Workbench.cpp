@@ -1,0 +1,193 @@
+#include "core/Workbench.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QSettings>
+#include <QUndoStack>
+#include <QWidget>
+
+#include <algorithm>
+#include <exception>
+
+#include "jobs/Job.h"
+#include "jobs/ModelEditor.h"
+#include "models/BoardListModel.h"
+#include "models/Format.h"
+#include "models/LayerSelection.h"
+#include "npuwb/ChipProfile.h"
+
+namespace npuwb::ui {
+
+Workbench::Workbench(QWidget* window)
+    : QObject(window), window_(window), loadJob_(new ModelLoadJob(this)), editor_(new ModelEditor(this)),
+      selection_(new LayerSelection(this)), boards_(new BoardListModel(this)) {
+    trackJob(loadJob_);
+    trackJob(editor_);
+    connect(loadJob_, &ModelLoadJob::loaded, this, &Workbench::onLoaded);
+    connect(loadJob_, &ModelLoadJob::failed, this, &Workbench::onLoadFailed);
+    connect(editor_, &ModelEditor::modelReplaced, this, &Workbench::onModelReplaced);
+    connect(editor_, &ModelEditor::failed, this, [this](const QString& message) {
+        hideProgress();
+        reportError(tr("Apply failed"), message);
+    });
+    // No undo under a worker that still uses the current model.
+    connect(this, &Workbench::stateChanged, this, [this] { editor_->undoStack()->setActive(!isBusy()); });
+
+    QSettings settings;
+    {
+        const QSignalBlocker block(boards_);  // loading is not a change to save
+        boards_->setBoards(loadBoards(settings));
+    }
+    connect(boards_, &BoardListModel::boardsChanged, this, [this] {
+        QSettings settings;
+        saveBoards(settings, boards_->boards());
+    });
+}
+
+Workbench::~Workbench() = default;
+
+QUndoStack* Workbench::undoStack() const {
+    return editor_->undoStack();
+}
+
+bool Workbench::isModelEdited() const {
+    return !editor_->undoStack()->isClean();
+}
+
+void Workbench::trackJob(Job* job) {
+    jobs_.emplace_back(job);
+    connect(job, &Job::runningChanged, this, &Workbench::stateChanged);
+}
+
+bool Workbench::isBusy() const {
+    return std::any_of(jobs_.begin(), jobs_.end(), [](const QPointer<Job>& job) { return job && job->isRunning(); });
+}
+
+void Workbench::openModel(const QString& path) {
+    if (isBusy()) {
+        showMessage(tr("Busy: wait for the current operation or cancel it"), 4000);
+        return;
+    }
+    setStatus(tr("Loading %1 …").arg(QDir::toNativeSeparators(path)));
+    showProgress(0, 0);  // import has no progress to report
+    loadJob_->start(path);
+}
+
+void Workbench::setModel(std::shared_ptr<const LoadedModel> model) {
+    loaded_ = std::move(model);
+    report_.reset();
+    selection_->clear();
+    selection_->setLayers(loaded_->layers);
+}
+
+void Workbench::onLoaded(std::shared_ptr<const LoadedModel> model) {
+    hideProgress();
+    editor_->undoStack()->clear();  // undo never crosses into another file
+    setModel(std::move(model));
+    const ModelSummary& summary = loaded_->summary;
+    const QString macs = macsUnknown(summary) ? tr("MACs unknown (symbolic input dims)")
+                                              : tr("%1 MACs").arg(formatCount(summary.macs));
+    setStatus(tr("%1: %2 nodes, %3 parameters, %4")
+                  .arg(QFileInfo(loaded_->path).fileName())
+                  .arg(summary.nodeCount)
+                  .arg(formatCount(summary.parameterCount), macs));
+    emit modelLoaded(loaded_->path);
+    emit stateChanged();
+}
+
+void Workbench::onLoadFailed(const QString& path, const QString& message) {
+    hideProgress();
+    emit modelLoadFailed(path);
+    reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()),
+                tr("%1\n\n%2").arg(QDir::toNativeSeparators(path), message));
+}
+
+void Workbench::applyPass(const QString& pass) {
+    if (!loaded_ || isBusy()) return;
+    showProgress(0, 0);
+    setStatus(tr("Applying %1 with its proof …").arg(pass));
+    editor_->applyPass(loaded_, pass);
+}
+
+void Workbench::onModelReplaced(std::shared_ptr<const LoadedModel> model, const QString& statusText) {
+    hideProgress();
+    setModel(std::move(model));
+    setStatus(statusText);
+    showMessage(statusText, 15000);
+    emit modelChanged();
+    emit stateChanged();
+}
+
+void Workbench::showReport(std::shared_ptr<const Report> report) {
+    const int keep = selection_->selectedLayer();
+    report_ = std::move(report);
+    selection_->setLayers(report_->layers);
+    emit reportChanged();
+    // The views were reset: re-apply the selection so they agree again.
+    selection_->clear();
+    selection_->selectLayer(keep);
+    emit stateChanged();
+}
+
+bool Workbench::setTarget(const TargetOptions& target) {
+    TargetOptions checked = target;
+    try {
+        const std::vector<std::string> chips = availableChipProfiles();
+        const auto chip = std::find_if(chips.begin(), chips.end(), [&](const std::string& name) {
+            return QString::fromStdString(name).compare(target.chip, Qt::CaseInsensitive) == 0;
+        });
+        if (chip == chips.end()) return false;
+        checked.chip = QString::fromStdString(*chip);
+        checked.cores = std::clamp(target.cores, 1, std::max(1, int(findChipProfile(*chip).cores)));
+    } catch (const std::exception&) {
+        return false;  // no profile folder or a malformed profile: estimating names the file and field
+    }
+    if (checked.dtype != QLatin1String("fp16")) checked.dtype = QStringLiteral("int8");
+    const bool changed = checked.chip != target_.chip || checked.dtype != target_.dtype || checked.cores != target_.cores;
+    target_ = checked;
+    if (changed) emit targetChanged();
+    return true;
+}
+
+void Workbench::setStatus(const QString& text) {
+    emit statusChanged(text);
+}
+
+void Workbench::showMessage(const QString& text, int timeoutMs) {
+    emit messageShown(text, timeoutMs);
+}
+
+void Workbench::showProgress(int done, int total, const QString& format) {
+    emit progressChanged(done, total, format);
+}
+
+void Workbench::hideProgress() {
+    if (!isBusy()) emit progressHidden();
+}
+
+void Workbench::reportError(const QString& title, const QString& message) {
+    setStatus(title);
+    // open(), not exec(): a nested event loop would stall the caller, and tests could not get past it.
+    auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, window_);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setObjectName(QStringLiteral("errorMessageBox"));
+    box->open();
+    emit operationFailed(title + QLatin1Char('\n') + message);
+}
+
+void Workbench::saveSettings(QSettings& settings) const {
+    settings.setValue(QStringLiteral("target/chip"), target_.chip);
+    settings.setValue(QStringLiteral("target/dtype"), target_.dtype);
+    settings.setValue(QStringLiteral("target/cores"), target_.cores);
+}
+
+void Workbench::restoreSettings(QSettings& settings) {
+    TargetOptions target;
+    target.chip = settings.value(QStringLiteral("target/chip"), target.chip).toString();
+    target.dtype = settings.value(QStringLiteral("target/dtype"), target.dtype).toString();
+    target.cores = settings.value(QStringLiteral("target/cores"), target.cores).toInt();
+    if (!setTarget(target)) setTarget(TargetOptions{});  // a saved chip whose profile was removed
+}
+
+}  // namespace npuwb::ui

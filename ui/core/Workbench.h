@@ -1,0 +1,112 @@
+#pragma once
+// What every part of the window shares, so that no view knows another (KDAB Hotspot style): the open model and
+// its undo stack, the last run's report, the layer selection, the chip target, the saved boards, and the busy
+// state, status line, progress and errors that the shell shows. Views and the run controller change the shared
+// state through it and follow it through its signals.
+#include <QObject>
+#include <QPointer>
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+#include "jobs/EstimateJob.h"
+#include "jobs/ModelLoadJob.h"
+#include "npuwb/Report.h"
+
+class QSettings;
+class QUndoStack;
+class QWidget;
+
+namespace npuwb::ui {
+
+class BoardListModel;
+class Job;
+class LayerSelection;
+class ModelEditor;
+
+class Workbench : public QObject {
+    Q_OBJECT
+public:
+    /// `window` parents the message boxes.
+    explicit Workbench(QWidget* window);
+    ~Workbench() override;
+
+    // The model
+    /// Loads on a worker; modelLoaded or operationFailed follows. Refused (with a message) while busy.
+    void openModel(const QString& path);
+    bool hasModel() const { return loaded_ != nullptr; }
+    std::shared_ptr<const LoadedModel> loadedModel() const { return loaded_; }
+    std::shared_ptr<const Model> currentModel() const { return loaded_ ? loaded_->model : nullptr; }
+    /// Passes were applied: the model in memory differs from its file.
+    bool isModelEdited() const;
+    /// Runs `pass` with its numerical proof on a worker; modelChanged (undoable) or operationFailed follows.
+    void applyPass(const QString& pass);
+    QUndoStack* undoStack() const;
+
+    // The last run (local, on a board, or an imported vendor log)
+    const Report* lastReport() const { return report_.get(); }
+    void showReport(std::shared_ptr<const Report> report);
+
+    LayerSelection* selection() const { return selection_; }
+    BoardListModel* boards() const { return boards_; }
+    TargetOptions target() const { return target_; }
+    /// False (target unchanged) for a chip without a profile; the chip's name is taken from its profile.
+    bool setTarget(const TargetOptions& target);
+
+    // Busy state
+    /// Counts `job` in isBusy() and re-checks actions whenever it starts or ends.
+    void trackJob(Job* job);
+    bool isBusy() const;
+
+    // Status line, progress and errors (the shell shows them)
+    void setStatus(const QString& text);
+    void showMessage(const QString& text, int timeoutMs = 8000);
+    /// total 0: busy without a measure. `format` as QProgressBar's (%v, %m, or text).
+    void showProgress(int done, int total, const QString& format = {});
+    /// Hides the progress bar once no tracked job runs any more.
+    void hideProgress();
+    /// A non-blocking message box (title + message) and operationFailed.
+    void reportError(const QString& title, const QString& message);
+    /// operationFailed only: the caller shows the user its own, more specific window.
+    void reportFailure(const QString& message) { emit operationFailed(message); }
+
+    void saveSettings(QSettings& settings) const;
+    void restoreSettings(QSettings& settings);
+
+signals:
+    void modelLoaded(const QString& path);
+    void modelLoadFailed(const QString& path);
+    /// A pass was applied, undone or redone: views show the new model.
+    void modelChanged();
+    void reportChanged();
+    void targetChanged();
+    /// Busy state, model or report changed: actions re-check whether they apply.
+    void stateChanged();
+    void statusChanged(const QString& text);
+    void messageShown(const QString& text, int timeoutMs);
+    void progressChanged(int done, int total, const QString& format);
+    void progressHidden();
+    /// Also shown to the user in a (non-blocking) message box.
+    void operationFailed(const QString& message);
+    /// A view asks to be the current tab (WorkbenchView::bringToFront).
+    void viewRequested(QWidget* view);
+
+private:
+    void onLoaded(std::shared_ptr<const LoadedModel> model);
+    void onLoadFailed(const QString& path, const QString& message);
+    void onModelReplaced(std::shared_ptr<const LoadedModel> model, const QString& statusText);
+    void setModel(std::shared_ptr<const LoadedModel> model);
+
+    QPointer<QWidget> window_;
+    ModelLoadJob* loadJob_;
+    ModelEditor* editor_;
+    LayerSelection* selection_;
+    BoardListModel* boards_;
+    std::vector<QPointer<Job>> jobs_;
+    std::shared_ptr<const LoadedModel> loaded_;
+    std::shared_ptr<const Report> report_;
+    TargetOptions target_;
+};
+
+}  // namespace npuwb::ui

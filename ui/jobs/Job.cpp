@@ -1,0 +1,11 @@
+#include "jobs/Job.h"
+
+namespace npuwb::ui {
+
+void Job::setRunning(bool running) {
+    if (running == running_) return;
+    running_ = running;
+    emit runningChanged(running);
+}
+
+}  // namespace npuwb::ui

@@ -1,0 +1,240 @@
+#include "run/RunController.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QMainWindow>
+#include <QSettings>
+
+#include "core/Workbench.h"
+#include "dialogs/BoardQuestionDialogs.h"
+#include "dialogs/HostKeyDialog.h"
+#include "jobs/BoardPrompter.h"
+#include "jobs/ProfileJob.h"
+#include "jobs/RemoteRunJob.h"
+#include "models/BoardListModel.h"
+#include "models/Format.h"
+#include "run/RunOptionsBar.h"
+#include "run/TelemetryChart.h"
+
+namespace npuwb::ui {
+
+namespace {
+const QString kTargetKey = QStringLiteral("run/target");
+
+QString backendText(const Report& report) {
+    return RunController::tr("%1, %2 thread(s)")
+        .arg(QString::fromStdString(report.environment.backend))
+        .arg(report.environment.threads);
+}
+}  // namespace
+
+RunController::RunController(Workbench& workbench, QMainWindow* window)
+    : QObject(window), workbench_(workbench),
+      runAction_(new QAction(QIcon::fromTheme(QStringLiteral("media-playback-start")), tr("&Run Locally"), this)),
+      cancelAction_(new QAction(QIcon::fromTheme(QStringLiteral("process-stop")), tr("&Cancel"), this)),
+      bar_(new RunOptionsBar(window)), profileJob_(new ProfileJob(this)),
+      questions_(std::make_shared<BoardQuestionDialogs>(window)), boardJob_(new RemoteRunJob(questions_, this)),
+      telemetry_(new TelemetryChart(window)), telemetryDock_(new QDockWidget(tr("Board Telemetry"), window)) {
+    runAction_->setShortcut(Qt::Key_F5);
+    cancelAction_->setShortcut(Qt::Key_Escape);
+    connect(runAction_, &QAction::triggered, this, &RunController::startRun);
+    connect(cancelAction_, &QAction::triggered, this, &RunController::cancelRun);
+    bar_->insertAction(bar_->actions().value(0), runAction_);
+    bar_->insertAction(bar_->actions().value(1), cancelAction_);
+    bar_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    window->addToolBar(bar_);
+    telemetryDock_->setObjectName(QStringLiteral("telemetryDock"));
+    telemetryDock_->setWidget(telemetry_);
+    window->addDockWidget(Qt::BottomDockWidgetArea, telemetryDock_);
+    telemetryDock_->hide();  // shown by the first board run
+
+    workbench.trackJob(profileJob_);
+    workbench.trackJob(boardJob_);
+    connect(&workbench, &Workbench::stateChanged, this, &RunController::updateActions);
+    connect(profileJob_, &ProfileJob::progress, this, &RunController::onProgress);
+    connect(profileJob_, &ProfileJob::finished, this, [this](std::shared_ptr<const Report> report, const QString& warning) {
+        if (!warning.isEmpty()) workbench_.showMessage(warning, 15000);
+        finishRun(report, tr("Run finished: median %1 over %2 runs, %3 layers (%4)")
+                              .arg(formatMicros(report->run.medianUs))
+                              .arg(report->run.runs)
+                              .arg(report->layers.size())
+                              .arg(backendText(*report)));
+    });
+    connect(profileJob_, &ProfileJob::cancelled, this, &RunController::onCancelled);
+    connect(profileJob_, &ProfileJob::failed, this, &RunController::onFailed);
+
+    connect(boardJob_, &RemoteRunJob::stage, this, [this](const QString& text, qint64 done, qint64 total) {
+        workbench_.setStatus(text);
+        if (total > 0)
+            workbench_.showProgress(int(1000 * done / total), 1000,
+                                    QStringLiteral("%1 / %2").arg(formatBytes(done), formatBytes(total)));
+        else
+            workbench_.showProgress(0, 0);
+    });
+    connect(boardJob_, &RemoteRunJob::progress, this, &RunController::onProgress);
+    connect(boardJob_, &RemoteRunJob::telemetry, telemetry_, &TelemetryChart::addSample);
+    connect(boardJob_, &RemoteRunJob::finished, this, [this](std::shared_ptr<const Report> report) {
+        finishRun(report, tr("Run on %1 finished: median %2 over %3 runs, %4 layers (%5)")
+                              .arg(QString::fromStdString(report->environment.device), formatMicros(report->run.medianUs))
+                              .arg(report->run.runs)
+                              .arg(report->layers.size())
+                              .arg(backendText(*report)));
+    });
+    connect(boardJob_, &RemoteRunJob::cancelled, this, &RunController::onCancelled);
+    connect(boardJob_, &RemoteRunJob::failed, this, &RunController::onBoardFailed);
+    connect(boardJob_->prompter(), &BoardPrompter::keychainMessage, this,
+            [this](const QString& message) { workbench_.showMessage(message); });
+
+    connect(workbench.boards(), &BoardListModel::boardsChanged, this, &RunController::refreshTargets);
+    connect(bar_->targetBox(), &QComboBox::currentIndexChanged, this, &RunController::onTargetChanged);
+    refreshTargets();
+    updateActions();
+}
+
+RunController::~RunController() = default;
+
+bool RunController::isRunning() const {
+    return profileJob_->isRunning() || boardJob_->isRunning();
+}
+
+void RunController::updateActions() {
+    const bool running = isRunning();
+    runAction_->setEnabled(workbench_.hasModel() && !workbench_.isBusy());
+    cancelAction_->setEnabled(running);
+    bar_->setRunning(running);
+}
+
+void RunController::saveSettings(QSettings& settings) const {
+    const RunOptions options = bar_->options();
+    settings.setValue(QStringLiteral("run/runs"), options.runs);
+    settings.setValue(QStringLiteral("run/warmup"), options.warmup);
+    settings.setValue(QStringLiteral("run/backend"), QString::fromStdString(options.executor.backend));
+    settings.setValue(QStringLiteral("run/threads"), options.executor.threads);
+    const QComboBox* target = bar_->targetBox();
+    settings.setValue(kTargetKey, target->currentIndex() > 0 ? target->currentText() : QString());
+}
+
+void RunController::restoreSettings(QSettings& settings) {
+    const RunOptions defaults;  // a setting never saved keeps the engine's default
+    bar_->setRuns(settings.value(QStringLiteral("run/runs"), defaults.runs).toInt());
+    bar_->setWarmup(settings.value(QStringLiteral("run/warmup"), defaults.warmup).toInt());
+    bar_->setBackend(
+        settings.value(QStringLiteral("run/backend"), QString::fromStdString(defaults.executor.backend)).toString());
+    bar_->setThreads(settings.value(QStringLiteral("run/threads"), defaults.executor.threads).toInt());
+    setRunTarget(settings.value(kTargetKey).toString());
+}
+
+void RunController::refreshTargets() {
+    QComboBox* box = bar_->targetBox();
+    const QString keep = box->currentIndex() > 0 ? box->currentText() : QString();
+    {
+        const QSignalBlocker block(box);
+        box->clear();
+        box->addItem(QIcon::fromTheme(QStringLiteral("computer")), tr("Local"));
+        for (const BoardEntry& b : workbench_.boards()->boards())
+            box->addItem(QIcon::fromTheme(QStringLiteral("network-server")), b.name,
+                         QString::fromStdString(b.connection.host));
+    }
+    const int at = keep.isEmpty() ? 0 : box->findText(keep);
+    box->setCurrentIndex(qMax(at, 0));
+    onTargetChanged();  // also when the chosen board was removed (back to Local)
+}
+
+void RunController::onTargetChanged() {
+    const QComboBox* box = bar_->targetBox();
+    const bool board = box->currentIndex() > 0;
+    runAction_->setText(board ? tr("&Run on %1").arg(box->currentText()) : tr("&Run Locally"));
+    runAction_->setToolTip(board ? tr("Profile the model on board %1 over SSH (F5)").arg(box->currentText())
+                                 : tr("Profile the model on this computer (F5)"));
+}
+
+bool RunController::setRunTarget(const QString& name) {
+    QComboBox* box = bar_->targetBox();
+    const int at = name.isEmpty() || name.compare(tr("Local"), Qt::CaseInsensitive) == 0 ? 0 : box->findText(name);
+    if (at < 0) return false;
+    box->setCurrentIndex(at);
+    return true;
+}
+
+void RunController::startRun() {
+    if (!workbench_.hasModel() || workbench_.isBusy()) return;
+    if (bar_->targetBox()->currentIndex() > 0) startBoardRun();
+    else startLocalRun();
+}
+
+void RunController::startLocalRun() {
+    const RunOptions options = bar_->options();
+    runWarmup_ = options.warmup;
+    runCount_ = options.runs;
+    workbench_.showProgress(0, runWarmup_ + runCount_,
+                            runWarmup_ > 0 ? tr("warm-up 0/%1").arg(runWarmup_) : tr("run 0/%1").arg(runCount_));
+    workbench_.setStatus(tr("Running %1 locally …").arg(QFileInfo(workbench_.loadedModel()->path).fileName()));
+    profileJob_->start(workbench_.currentModel(), options);
+}
+
+void RunController::startBoardRun() {
+    const BoardListModel* boards = workbench_.boards();
+    const int row = boards->rowOf(bar_->targetBox()->currentText());
+    if (row < 0) return;
+    RemoteRunRequest request;
+    request.board = boards->board(row);
+    request.modelPath = workbench_.loadedModel()->path;
+    if (workbench_.isModelEdited()) request.edited = workbench_.currentModel();  // run what the user sees
+    request.options = bar_->options();
+    request.options.executor.backend = kAutoBackend;  // the agent picks the board's best backend (plugin names differ per arch)
+    runWarmup_ = request.options.warmup;
+    runCount_ = request.options.runs;
+    workbench_.showProgress(0, 0);
+    telemetry_->clear(tr("Waiting for %1 …").arg(request.board.name));
+    telemetryDock_->show();
+    workbench_.setStatus(tr("Running %1 on %2 …").arg(QFileInfo(request.modelPath).fileName(), request.board.name));
+    boardJob_->start(request);
+}
+
+void RunController::cancelRun() {
+    if (!isRunning()) return;
+    profileJob_->cancel();
+    boardJob_->cancel();
+    workbench_.setStatus(tr("Cancelling …"));
+}
+
+void RunController::onProgress(const QString& phase, int done, int total) {
+    const bool warmup = phase == QLatin1String("warm-up");
+    workbench_.showProgress(warmup ? done : runWarmup_ + done, runWarmup_ + runCount_,
+                            QStringLiteral("%1 %2/%3").arg(warmup ? tr("warm-up") : tr("run")).arg(done).arg(total));
+}
+
+void RunController::finishRun(std::shared_ptr<const Report> report, const QString& statusText) {
+    workbench_.hideProgress();
+    workbench_.showReport(report);
+    workbench_.setStatus(statusText);
+    emit runFinished(report);
+}
+
+void RunController::onCancelled() {
+    workbench_.hideProgress();
+    workbench_.setStatus(tr("Run cancelled"));
+    emit runCancelled();
+}
+
+void RunController::onFailed(const QString& message) {
+    workbench_.hideProgress();
+    const QString path = workbench_.loadedModel()->path;
+    workbench_.reportError(tr("Running %1 failed").arg(QFileInfo(path).fileName()),
+                           tr("%1\n\n%2").arg(QDir::toNativeSeparators(path), message));
+}
+
+void RunController::onBoardFailed(const QString& message, bool hostKeyChanged) {
+    if (!hostKeyChanged) return onFailed(message);
+    workbench_.hideProgress();
+    workbench_.setStatus(tr("Run refused: the board's host key has changed"));
+    auto* warning = HostKeyDialog::changedKeyWarning(message, qobject_cast<QWidget*>(parent()));
+    warning->setAttribute(Qt::WA_DeleteOnClose);
+    warning->open();
+    workbench_.reportFailure(tr("Host key changed") + QLatin1Char('\n') + message);
+}
+
+}  // namespace npuwb::ui

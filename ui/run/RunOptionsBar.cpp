@@ -1,0 +1,97 @@
+#include "run/RunOptionsBar.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QSpinBox>
+
+#include "npuwb/Session.h"
+
+namespace npuwb::ui {
+
+namespace {
+const QString kAuto = QString::fromLatin1(kAutoBackend);
+const QString kReference = QString::fromLatin1(kReferenceBackend);
+}  // namespace
+
+RunOptionsBar::RunOptionsBar(QWidget* parent)
+    : QToolBar(tr("Run"), parent), runs_(new QSpinBox(this)), warmup_(new QSpinBox(this)),
+      backend_(new QComboBox(this)), threads_(new QSpinBox(this)), target_(new QComboBox(this)) {
+    setObjectName(QStringLiteral("runToolBar"));  // saveState() needs a name
+    const RunOptions defaults;
+    runs_->setRange(1, 10000);
+    runs_->setValue(defaults.runs);
+    runs_->setToolTip(tr("Timed runs; layer times are the median over these"));
+    warmup_->setRange(0, 1000);
+    warmup_->setValue(defaults.warmup);
+    warmup_->setToolTip(tr("Untimed runs first, to warm caches and allocators"));
+
+    // "auto" is what the engine resolves it to here: the fastest plugin found, else the reference kernels.
+    backend_->setObjectName(QStringLiteral("backendBox"));
+    backend_->addItem(tr("auto (%1)").arg(QString::fromStdString(resolveBackendName(kAutoBackend))), kAuto);
+    for (const std::string& name : availableBackends()) backend_->addItem(QString::fromStdString(name), QString::fromStdString(name));
+    backend_->addItem(tr("reference (1 thread)"), kReference);
+    backend_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    backend_->setToolTip(tr("What a local run executes on: a CPU backend plugin, or the single-threaded reference "
+                            "kernels (the correctness oracle). On a board the agent picks the board's best backend."));
+    threads_->setObjectName(QStringLiteral("threadsBox"));
+    threads_->setRange(0, 256);
+    threads_->setValue(defaults.executor.threads);
+    threads_->setSpecialValueText(tr("auto"));
+    threads_->setToolTip(tr("Worker threads of the backend plugin (auto: the %1 physical cores); the reference kernels "
+                            "use one").arg(physicalCoreCount()));
+    target_->setObjectName(QStringLiteral("runTargetBox"));
+    target_->setToolTip(tr("Where Run (F5) profiles the model: this computer or a saved board (Boards tab)"));
+    target_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+
+    addSeparator();
+    addWidget(new QLabel(tr(" Runs "), this));
+    addWidget(runs_);
+    addWidget(new QLabel(tr("  Warm-up "), this));
+    addWidget(warmup_);
+    addWidget(new QLabel(tr("  Backend "), this));
+    addWidget(backend_);
+    addWidget(new QLabel(tr("  Threads "), this));
+    addWidget(threads_);
+    addSeparator();
+    addWidget(new QLabel(tr(" Target "), this));
+    addWidget(target_);
+    connect(runs_, &QSpinBox::valueChanged, this, &RunOptionsBar::optionsChanged);
+    connect(warmup_, &QSpinBox::valueChanged, this, &RunOptionsBar::optionsChanged);
+    connect(threads_, &QSpinBox::valueChanged, this, &RunOptionsBar::optionsChanged);
+    connect(backend_, &QComboBox::currentIndexChanged, this, [this] {
+        threads_->setEnabled(runs_->isEnabled() && backend_->currentData().toString() != kReference);
+        emit optionsChanged();
+    });
+}
+
+RunOptions RunOptionsBar::options() const {
+    RunOptions options;
+    options.executor = {.backend = backend_->currentData().toString().toStdString(), .threads = threads_->value()};
+    options.runs = runs_->value();
+    options.warmup = warmup_->value();
+    return options;
+}
+
+void RunOptionsBar::setRuns(int runs) {
+    runs_->setValue(runs);
+}
+
+void RunOptionsBar::setWarmup(int warmup) {
+    warmup_->setValue(warmup);
+}
+
+void RunOptionsBar::setBackend(const QString& name) {
+    const int at = backend_->findData(name);
+    backend_->setCurrentIndex(at >= 0 ? at : backend_->findData(kAuto));
+}
+
+void RunOptionsBar::setThreads(int threads) {
+    threads_->setValue(threads);
+}
+
+void RunOptionsBar::setRunning(bool running) {
+    for (QWidget* w : std::initializer_list<QWidget*>{runs_, warmup_, backend_, target_}) w->setEnabled(!running);
+    threads_->setEnabled(!running && backend_->currentData().toString() != kReference);
+}
+
+}  // namespace npuwb::ui

@@ -1,0 +1,22 @@
+#pragma once
+// The "Model" panel: file facts, inputs/outputs with shapes, totals and the op histogram of the open model, and the
+// last run's timing, backend and memory (ModelInfoModel), following the workbench.
+#include <QTreeView>
+
+namespace npuwb::ui {
+
+class ModelInfoModel;
+class Workbench;
+
+class ModelInfoPanel : public QTreeView {
+    Q_OBJECT
+public:
+    ModelInfoPanel(Workbench& workbench, QWidget* parent);
+
+    ModelInfoModel* infoModel() const { return model_; }
+
+private:
+    ModelInfoModel* model_;
+};
+
+}  // namespace npuwb::ui

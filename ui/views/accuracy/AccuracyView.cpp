@@ -1,0 +1,327 @@
+#include "views/accuracy/AccuracyView.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStyledItemDelegate>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+
+#include "core/ViewRegistry.h"
+#include "core/Workbench.h"
+#include "dialogs/QuantizeDialog.h"
+#include "jobs/QuantizeJob.h"
+#include "models/AccuracyModel.h"
+#include "models/LayerSelection.h"
+#include "npuwb/Error.h"
+
+namespace npuwb::ui {
+
+namespace {
+
+// The precision column edits with a combo box of the choices the quantizer knows.
+class PrecisionDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem&, const QModelIndex&) const override {
+        auto* box = new QComboBox(parent);
+        box->addItems(AccuracyModel::precisionChoices());
+        return box;
+    }
+    void setEditorData(QWidget* editor, const QModelIndex& index) const override {
+        static_cast<QComboBox*>(editor)->setCurrentText(index.data(Qt::EditRole).toString());
+    }
+    void setModelData(QWidget* editor, QAbstractItemModel* model, const QModelIndex& index) const override {
+        model->setData(index, static_cast<QComboBox*>(editor)->currentText(), Qt::EditRole);
+    }
+};
+
+QCPGraph* makeSeries(QCustomPlot* plot, const QString& name, const QColor& colour, QCPScatterStyle::ScatterShape shape) {
+    QCPGraph* g = plot->addGraph();
+    g->setName(name);
+    g->setPen(QPen(colour, 1.6));
+    g->setScatterStyle(QCPScatterStyle(shape, colour, colour, 5));
+    return g;
+}
+
+QString summaryOf(const QuantizeOutcome& o) {
+    const AccuracySection& a = o.accuracy;
+    double worst = 1.0;
+    QString worstName;
+    for (const AccuracyLayer& l : a.layers)
+        if (l.entireCosine < worst) worst = l.entireCosine, worstName = QString::fromStdString(l.fullName);
+    QStringList outputs;
+    for (const AccuracyOutput& out : a.outputs)
+        outputs << QStringLiteral("%1 %2").arg(QString::fromStdString(out.name)).arg(out.cosine, 0, 'f', 6);
+    QString text = AccuracyView::tr("<b>%1</b>, %2 observer, %3 weight rounding, %4 calibration samples, analysis on "
+                                    "%5 · output cosine: %6 · lowest entire cosine %7 (%8)")
+                       .arg(QString::fromStdString(a.scheme))
+                       .arg(QString::fromStdString(std::string(quant::observerName(o.calibration.observer))))
+                       .arg(QString::fromStdString(std::string(quant::weightRoundingName(o.calibration.weightRounding))))
+                       .arg(o.calibration.samples)
+                       .arg(a.samples)
+                       .arg(outputs.join(QStringLiteral(", ")))
+                       .arg(worst, 0, 'f', 6)
+                       .arg(worstName.toHtmlEscaped());
+    if (o.hybrid) {
+        int kept = 0;
+        for (const quant::HybridLayer& l : o.hybrid->layers) kept += l.kept;
+        text += AccuracyView::tr(" · auto-hybrid kept %1 layer(s) in higher precision (cosine %2 → %3)")
+                    .arg(kept)
+                    .arg(o.hybrid->cosineBefore, 0, 'f', 4)
+                    .arg(o.hybrid->cosineAfter, 0, 'f', 4);
+    }
+    return text;
+}
+
+}  // namespace
+
+NPUWB_GUI_VIEW(AccuracyView, "accuracy", QT_TRANSLATE_NOOP("views", "Acc&uracy"), Qt::ALT | Qt::Key_4, 40);
+
+AccuracyView::AccuracyView(Workbench& workbench, QWidget* parent)
+    : WorkbenchView(workbench, parent), job_(new QuantizeJob(this)), quantizeAction_(new QAction(tr("&Quantize…"), this)),
+      model_(new AccuracyModel(this)), proxy_(new QSortFilterProxyModel(this)),
+      summary_(new QLabel(this)), plot_(new QCustomPlot(this)), table_(new QTableView(this)),
+      reevaluate_(new QPushButton(tr("Re-evaluate"), this)) {
+    proxy_->setSourceModel(model_);
+    proxy_->setSortRole(AccuracyModel::SortRole);
+    summary_->setWordWrap(true);
+    summary_->setTextFormat(Qt::RichText);
+    reevaluate_->setObjectName(QStringLiteral("reevaluateButton"));
+    reevaluate_->setToolTip(tr("Rebuild the quantized model with the precisions chosen in the table and analyse it "
+                               "again (no recalibration)"));
+
+    entire_ = makeSeries(plot_, tr("entire (quantized up to the layer)"), QColor(0x1f, 0x77, 0xb4), QCPScatterStyle::ssCircle);
+    single_ = makeSeries(plot_, tr("single (only this layer quantized)"), QColor(0xff, 0x7f, 0x0e), QCPScatterStyle::ssDiamond);
+    marker_ = new QCPItemStraightLine(plot_);
+    marker_->setPen(QPen(QColor(200, 0, 0), 1.5, Qt::DashLine));
+    marker_->setVisible(false);
+    plot_->xAxis->setLabel(tr("Layer (execution order)"));
+    plot_->yAxis->setLabel(tr("Cosine vs float"));
+    plot_->legend->setVisible(true);
+    plot_->plotLayout()->insertRow(0);
+    plot_->plotLayout()->addElement(0, 0, plot_->legend);
+    plot_->plotLayout()->setRowStretchFactor(0, 0.001);
+    plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    plot_->legend->setBorderPen(Qt::NoPen);
+    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    plot_->axisRect()->setRangeDrag(Qt::Horizontal);
+    plot_->axisRect()->setRangeZoom(Qt::Horizontal);
+    plot_->setMinimumHeight(180);
+    connect(plot_, &QCustomPlot::mouseRelease, this, &AccuracyView::onPlotClicked);
+
+    table_->setModel(proxy_);
+    table_->setObjectName(QStringLiteral("accuracyTable"));
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(AccuracyModel::IdColumn, Qt::AscendingOrder);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setAlternatingRowColors(true);
+    table_->setTextElideMode(Qt::ElideLeft);  // long TF-style names differ at the end
+    table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setSectionResizeMode(AccuracyModel::LayerColumn, QHeaderView::Stretch);
+    table_->setItemDelegateForColumn(AccuracyModel::PrecisionColumn, new PrecisionDelegate(table_));
+    table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::SelectedClicked);
+    connect(table_, &QTableView::clicked, this, [this](const QModelIndex& index) {
+        const int row = proxy_->mapToSource(index).row();
+        if (row >= 0) emit nodesClicked({QString::fromStdString(model_->accuracy().layers[static_cast<size_t>(row)].fullName)});
+    });
+    connect(model_, &AccuracyModel::overridesChanged, this, &AccuracyView::updateReevaluate);
+    connect(reevaluate_, &QPushButton::clicked, this, &AccuracyView::reevaluate);
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(summary_, 1);
+    top->addWidget(reevaluate_);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(plot_);
+    splitter->addWidget(table_);
+    splitter->setSizes({360, 420});
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(splitter, 1);
+    clearQuantization();
+
+    quantizeAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Q));
+    quantizeAction_->setToolTip(tr("Calibrate on a data set, quantize, and analyse per-layer accuracy (Ctrl+Shift+Q)"));
+    connect(quantizeAction_, &QAction::triggered, this, [this] { openQuantizeDialog(); });
+    connect(&workbench, &Workbench::stateChanged, this, [this] {
+        quantizeAction_->setEnabled(this->workbench().hasModel() && !this->workbench().isBusy());
+    });
+    quantizeAction_->setEnabled(false);
+    connect(&workbench, &Workbench::modelLoaded, this, &AccuracyView::clearQuantization);
+    connect(&workbench, &Workbench::modelChanged, this, &AccuracyView::clearQuantization);
+    LayerSelection* selection = workbench.selection();
+    connect(this, &AccuracyView::nodesClicked, selection, &LayerSelection::selectNodes);
+    connect(selection, &LayerSelection::nodesSelected, this, &AccuracyView::highlightNodes);
+
+    workbench.trackJob(job_);
+    connect(job_, &QuantizeJob::progress, this, [this](const QString& phase, int done, int total) {
+        this->workbench().showProgress(done, std::max(total, 1), phase + QStringLiteral(" %v/%m"));
+    });
+    connect(job_, &QuantizeJob::finished, this, [this](std::shared_ptr<const QuantizeOutcome> outcome) {
+        onJobEnded();
+        showQuantization(outcome);
+        this->workbench().setStatus(tr("Quantized model re-evaluated"));
+    });
+    connect(job_, &QuantizeJob::cancelled, this, &AccuracyView::onJobEnded);
+    connect(job_, &QuantizeJob::failed, this, [this](const QString& message) {
+        onJobEnded();
+        this->workbench().reportError(tr("Quantization failed"), message);
+    });
+}
+
+QList<ViewAction> AccuracyView::viewActions() const {
+    return {{.action = quantizeAction_, .menu = MenuSlot::Run}};
+}
+
+QuantizeDialog* AccuracyView::openQuantizeDialog() {
+    if (!workbench().hasModel() || workbench().isBusy()) return nullptr;
+    auto* dialog = new QuantizeDialog(workbench().currentModel(), window());
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QuantizeDialog::quantized, this, &AccuracyView::showQuantization);
+    dialog->show();
+    return dialog;
+}
+
+void AccuracyView::quantizeWithDataset(const QString& dataset) {
+    QuantizeDialog* dialog = openQuantizeDialog();
+    if (!dialog) return;
+    dialog->setAskToSave(false);
+    dialog->setDataset(dataset);
+    // The dialog shows the error itself; an unattended run (--quantize-dataset) must learn of it too.
+    connect(dialog->job(), &QuantizeJob::failed, this, [this](const QString& message) {
+        workbench().reportFailure(tr("Quantization failed") + QLatin1Char('\n') + message);
+    });
+    connect(dialog, &QuantizeDialog::quantized, dialog, &QDialog::accept);
+    dialog->startQuantize();
+}
+
+void AccuracyView::showQuantization(std::shared_ptr<const QuantizeOutcome> outcome) {
+    outcome_ = std::move(outcome);
+    setAccuracy(outcome_->accuracy, summaryOf(*outcome_));
+    highlightNodes(workbench().selection()->selectedNodes());
+    bringToFront();
+    emit quantizationShown(outcome_);
+    emit resultShown();
+}
+
+void AccuracyView::clearQuantization() {
+    outcome_.reset();
+    clear(tr("Quantize the model (Run ▸ Quantize…, Ctrl+Shift+Q) to see per-layer accuracy here"));
+}
+
+bool AccuracyView::showAccuracyReport(const QString& path) {
+    try {
+        const Report report = loadReport(path.toStdString());
+        if (!report.accuracy)
+            throw Error(ErrorKind::InvalidInput, path.toStdString() + ": the report has no accuracy section");
+        outcome_.reset();
+        setAccuracy(*report.accuracy, tr("<b>%1</b> vs %2 · %3 samples (from %4)")
+                                          .arg(QString::fromStdString(report.accuracy->scheme),
+                                               QString::fromStdString(report.accuracy->floatModel))
+                                          .arg(report.accuracy->samples)
+                                          .arg(path.toHtmlEscaped()));
+        bringToFront();
+        return true;
+    } catch (const std::exception& e) {
+        workbench().reportError(tr("Cannot show accuracy"), QString::fromStdString(e.what()));
+        return false;
+    }
+}
+
+void AccuracyView::reevaluate() {
+    if (!outcome_ || workbench().isBusy()) return;
+    std::map<std::string, quant::Precision> precisions;
+    try {
+        for (const auto& [node, name] : model_->overrides()) precisions[node] = quant::precisionFromName(name);
+    } catch (const std::exception& e) {
+        workbench().reportError(tr("Re-evaluate"), QString::fromStdString(e.what()));
+        return;
+    }
+    workbench().showProgress(0, 0);
+    workbench().setStatus(tr("Re-evaluating with %1 precision change(s) …").arg(precisions.size()));
+    job_->reevaluate(outcome_, precisions);
+    updateReevaluate();
+}
+
+void AccuracyView::onJobEnded() {
+    workbench().hideProgress();
+    updateReevaluate();
+}
+
+void AccuracyView::setAccuracy(const AccuracySection& accuracy, const QString& summary) {
+    model_->setAccuracy(accuracy);
+    summary_->setText(summary);
+    QVector<double> x, entire, single;
+    double lowest = 1.0;
+    for (size_t i = 0; i < accuracy.layers.size(); ++i) {
+        const AccuracyLayer& l = accuracy.layers[i];
+        x << static_cast<double>(i);
+        entire << l.entireCosine;
+        single << l.singleCosine.value_or(std::nan(""));
+        lowest = std::min({lowest, l.entireCosine, l.singleCosine.value_or(1.0)});
+    }
+    entire_->setData(x, entire, true);
+    single_->setData(x, single, true);
+    plot_->xAxis->setRange(-1, std::max<double>(1.0, static_cast<double>(x.size())));
+    plot_->yAxis->setRange(std::max(-1.0, lowest - (1.0 - lowest) * 0.1 - 1e-4), 1.0 + (1.0 - lowest) * 0.05 + 1e-5);
+    marker_->setVisible(false);
+    plot_->replot();
+    updateReevaluate();
+}
+
+void AccuracyView::clear(const QString& hint) {
+    model_->setAccuracy({});
+    summary_->setText(hint);
+    entire_->data()->clear();
+    single_->data()->clear();
+    marker_->setVisible(false);
+    plot_->replot();
+    updateReevaluate();
+}
+
+void AccuracyView::updateReevaluate() {
+    // Only a quantization made in this session can be rebuilt (a loaded report has no calibration).
+    reevaluate_->setEnabled(outcome_ && !job_->isRunning() && model_->rowCount() > 0);
+    const size_t n = model_->overrides().size();
+    reevaluate_->setText(n ? tr("Re-evaluate (%1 change(s))").arg(n) : tr("Re-evaluate"));
+}
+
+void AccuracyView::highlightNodes(const QStringList& names) {
+    for (const QString& name : names)
+        if (const int row = model_->rowOfLayer(name); row >= 0) return selectRow(row);
+    table_->clearSelection();
+    marker_->setVisible(false);
+    plot_->replot();
+}
+
+void AccuracyView::selectRow(int row) {
+    const QModelIndex index = proxy_->mapFromSource(model_->index(row, 0));
+    table_->selectRow(index.row());
+    table_->scrollTo(index);
+    marker_->point1->setCoords(row, 0);
+    marker_->point2->setCoords(row, 1);
+    marker_->setVisible(true);
+    plot_->replot();
+}
+
+void AccuracyView::onPlotClicked(QMouseEvent* event) {
+    if (model_->rowCount() == 0) return;
+    const int row = static_cast<int>(std::lround(plot_->xAxis->pixelToCoord(event->pos().x())));
+    if (row < 0 || row >= model_->rowCount()) return;
+    emit nodesClicked({QString::fromStdString(model_->accuracy().layers[static_cast<size_t>(row)].fullName)});
+}
+
+}  // namespace npuwb::ui

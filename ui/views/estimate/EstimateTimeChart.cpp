@@ -1,0 +1,108 @@
+#include "views/estimate/EstimateTimeChart.h"
+
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace npuwb::ui {
+
+namespace {
+const QColor kNpuColor(0x1f, 0x77, 0xb4);
+const QColor kCpuColor(0xff, 0x7f, 0x0e);
+
+QCPBars* makeBars(QCustomPlot* plot, const QString& name, const QColor& color) {
+    auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
+    bars->setName(name);
+    bars->setWidth(0.8);
+    bars->setPen(QPen(color.darker(130), 1));
+    bars->setBrush(color);
+    bars->setSelectable(QCP::stMultipleDataRanges);
+    bars->selectionDecorator()->setPen(QPen(Qt::black, 2.5));
+    bars->selectionDecorator()->setBrush(color.darker(170));
+    return bars;
+}
+}  // namespace
+
+EstimateTimeChart::EstimateTimeChart(QWidget* parent)
+    : QWidget(parent), plot_(new QCustomPlot(this)), npu_(makeBars(plot_, tr("NPU"), kNpuColor)),
+      cpu_(makeBars(plot_, tr("CPU fallback"), kCpuColor)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(plot_);
+    setMinimumHeight(160);
+    // The shared selection alone decides what is highlighted (see onMouseRelease), as in LayerTimeChart.
+    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    plot_->axisRect()->setRangeDrag(Qt::Horizontal);
+    plot_->axisRect()->setRangeZoom(Qt::Horizontal);
+    plot_->xAxis->setLabel(tr("Layer (execution order)"));
+    plot_->yAxis->setLabel(tr("Estimated time (µs)"));
+    plot_->xAxis->grid()->setVisible(false);
+    plot_->legend->setVisible(true);
+    plot_->legend->setFont(QFont(font().family(), font().pointSize() - 1));
+    // The legend gets its own row above the plot, so it never hides a bar or a point.
+    plot_->plotLayout()->insertRow(0);
+    plot_->plotLayout()->addElement(0, 0, plot_->legend);
+    plot_->plotLayout()->setRowStretchFactor(0, 0.001);
+    plot_->plotLayout()->setRowSpacing(0);
+    plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    plot_->legend->setBorderPen(Qt::NoPen);
+    plot_->legend->setMargins(QMargins(4, 2, 4, 0));
+    connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) { pressPos_ = event->pos(); });
+    connect(plot_, &QCustomPlot::mouseRelease, this, &EstimateTimeChart::onMouseRelease);
+}
+
+void EstimateTimeChart::setLayers(const std::vector<LayerRow>& layers) {
+    npu_->data()->clear();
+    cpu_->data()->clear();
+    onCpu_.clear();
+    highlighted_.clear();
+    double maxTime = 0;
+    for (size_t i = 0; i < layers.size(); ++i) {
+        const bool cpu = layers[i].target != "NPU";
+        (cpu ? cpu_ : npu_)->addData(double(i), layers[i].timeUs);
+        onCpu_.push_back(cpu);
+        maxTime = std::max(maxTime, layers[i].timeUs);
+    }
+    npu_->setSelection(QCPDataSelection());
+    cpu_->setSelection(QCPDataSelection());
+    plot_->xAxis->setRange(-0.6, std::max<double>(1.0, double(layers.size()) - 0.4));
+    plot_->yAxis->setRange(0, maxTime > 0 ? maxTime * 1.08 : 1.0);
+    plot_->replot();
+}
+
+int EstimateTimeChart::barCount() const {
+    return npu_->dataCount() + cpu_->dataCount();
+}
+
+void EstimateTimeChart::onMouseRelease(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton || (event->pos() - pressPos_).manhattanLength() > 3) return;  // a drag
+    const QRect area = plot_->axisRect()->rect();
+    if (!area.contains(event->pos())) return;
+    // The whole column of a bar counts: low bars are too short to hit.
+    const long row = std::lround(plot_->xAxis->pixelToCoord(event->pos().x()));
+    if (row >= 0 && row < long(onCpu_.size())) emit layerClicked(int(row));
+}
+
+void EstimateTimeChart::highlightRows(const std::vector<int>& rows) {
+    highlighted_.clear();
+    QCPDataSelection npuSelection, cpuSelection;
+    for (int row : rows) {
+        if (row < 0 || row >= int(onCpu_.size())) continue;
+        highlighted_.push_back(row);
+        QCPBars* bars = onCpu_[size_t(row)] ? cpu_ : npu_;
+        const int index = int(bars->data()->findBegin(double(row), false) - bars->data()->constBegin());
+        (bars == cpu_ ? cpuSelection : npuSelection).addDataRange(QCPDataRange(index, index + 1));
+    }
+    npu_->setSelection(npuSelection);
+    cpu_->setSelection(cpuSelection);
+    if (!highlighted_.empty()) {  // bring the first highlighted bar into view when scrolled away
+        const double x = highlighted_.front();
+        const QCPRange range = plot_->xAxis->range();
+        if (x < range.lower || x > range.upper) plot_->xAxis->setRange(x - range.size() / 2, x + range.size() / 2);
+    }
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace npuwb::ui

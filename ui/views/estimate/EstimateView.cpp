@@ -1,0 +1,176 @@
+#include "views/estimate/EstimateView.h"
+
+#include <QAction>
+#include <QLabel>
+#include <QRegularExpression>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include "core/ViewRegistry.h"
+#include "core/Workbench.h"
+#include "models/Format.h"
+#include "models/LayerSelection.h"
+#include "npuwb/CostModel.h"
+#include "views/estimate/CyclesChart.h"
+#include "views/estimate/EstimateTimeChart.h"
+
+namespace npuwb::ui {
+
+NPUWB_GUI_VIEW(EstimateView, "estimate", QT_TRANSLATE_NOOP("views", "&Estimate"), Qt::ALT | Qt::Key_2, 20);
+
+EstimateView::EstimateView(Workbench& workbench, QWidget* parent)
+    : WorkbenchView(workbench, parent), job_(new EstimateJob(this)),
+      estimateAction_(new QAction(tr("&Estimate on Chip"), this)), totals_(new QLabel(this)), details_(new QLabel(this)),
+      timeChart_(new EstimateTimeChart(this)), cyclesChart_(new CyclesChart(this)) {
+    totals_->setTextFormat(Qt::RichText);
+    totals_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    details_->setWordWrap(true);
+    auto* charts = new QSplitter(Qt::Horizontal, this);
+    charts->setObjectName(QStringLiteral("estimateSplitter"));
+    charts->addWidget(timeChart_);
+    charts->addWidget(cyclesChart_);
+    charts->setStretchFactor(0, 3);
+    charts->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(totals_);
+    layout->addWidget(charts, 1);
+    layout->addWidget(details_);
+    connect(timeChart_, &EstimateTimeChart::layerClicked, this, &EstimateView::onRowClicked);
+    connect(cyclesChart_, &CyclesChart::layerClicked, this, &EstimateView::onRowClicked);
+    clear(tr("Open a model, pick a chip and press Estimate (F6)"));
+
+    estimateAction_->setShortcut(Qt::Key_F6);
+    estimateAction_->setToolTip(tr("Estimate per-layer NPU time on the chosen chip, without a board (F6)"));
+    connect(estimateAction_, &QAction::triggered, this, &EstimateView::startEstimate);
+    workbench.trackJob(job_);
+    connect(job_, &EstimateJob::finished, this, &EstimateView::onFinished);
+    connect(job_, &EstimateJob::failed, this, [this](const QString& message) {
+        this->workbench().hideProgress();
+        this->workbench().reportError(tr("Estimate failed"), message);
+    });
+    connect(&workbench, &Workbench::stateChanged, this, &EstimateView::updateAction);
+    connect(&workbench, &Workbench::modelLoaded, this, [this] { clear(tr("Pick a chip and press Estimate (F6)")); });
+    connect(&workbench, &Workbench::modelChanged, this, &EstimateView::onModelChanged);
+    LayerSelection* selection = workbench.selection();
+    connect(this, &EstimateView::nodesClicked, selection, &LayerSelection::selectNodes);
+    connect(selection, &LayerSelection::nodesSelected, this, &EstimateView::highlightNodes);
+    updateAction();
+}
+
+QList<ViewAction> EstimateView::viewActions() const {
+    return {{.action = estimateAction_, .menu = MenuSlot::Analyze, .toolBar = ToolBarSlot::Target}};
+}
+
+bool EstimateView::startFromCommandLine() {
+    startEstimate();
+    return job_->isRunning();
+}
+
+void EstimateView::updateAction() {
+    estimateAction_->setEnabled(workbench().hasModel() && !workbench().isBusy());
+}
+
+void EstimateView::startEstimate() {
+    if (!workbench().hasModel() || workbench().isBusy()) return;
+    start();
+}
+
+void EstimateView::start() {
+    if (job_->isRunning()) return;
+    workbench().showProgress(0, 0);
+    workbench().setStatus(tr("Estimating on %1 …").arg(workbench().target().chip));
+    job_->start(workbench().currentModel(), workbench().target());
+}
+
+void EstimateView::onFinished(std::shared_ptr<const EstimateResult> result) {
+    setResult(result);
+    highlightNodes(workbench().selection()->selectedNodes());
+    workbench().setStatus(totals_->text().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
+    workbench().hideProgress();
+    emit estimateShown(result);
+    emit resultShown();
+}
+
+void EstimateView::onModelChanged() {
+    // The estimate described the old graph (node names may be gone): recompute what was shown.
+    const bool hadEstimate = result_ != nullptr;
+    clear(tr("The model changed: press Estimate (F6) again"));
+    if (hadEstimate) start();
+}
+
+void EstimateView::clear(const QString& hint) {
+    result_.reset();
+    totals_->setText(hint);
+    details_->clear();
+    timeChart_->setLayers({});
+    cyclesChart_->setLayers({});
+}
+
+void EstimateView::setResult(std::shared_ptr<const EstimateResult> result) {
+    result_ = std::move(result);
+    const Report& report = result_->report;
+    int fallbacks = 0;
+    double fallbackUs = 0;
+    for (const LayerRow& row : report.layers)
+        if (row.target != "NPU") ++fallbacks, fallbackUs += row.timeUs;
+    timeChart_->setLayers(report.layers);
+    cyclesChart_->setLayers(report.layers);
+    totals_->setText(tr("<b>%1</b> %2, %3 core(s): <b>%4</b> per inference, <b>%5 FPS</b> · %6 layers · "
+                        "<span style='color:%11'>%7 CPU fallback(s), %8</span> · %9 of %10 NPU layers "
+                        "bandwidth-bound")
+                         .arg(QString::fromStdString(report.environment.device), result_->target.dtype)
+                         .arg(result_->target.cores)
+                         .arg(formatMicros(report.run.medianUs))
+                         .arg(estimatedFps(report), 0, 'f', 1)
+                         .arg(report.layers.size())
+                         .arg(fallbacks)
+                         .arg(formatMicros(fallbackUs))
+                         .arg(cyclesChart_->bandwidthBoundCount())
+                         .arg(cyclesChart_->pointCount())
+                         .arg(fallbacks > 0 ? QStringLiteral("#d06000") : QStringLiteral("#404040")));
+    details_->setText(tr("Click a bar or a point to select its layer (and its ONNX nodes) everywhere."));
+}
+
+std::vector<int> EstimateView::rowsOfNodes(const QStringList& names) const {
+    std::vector<int> rows;
+    if (!result_) return rows;
+    for (size_t i = 0; i < result_->layerNodes.size(); ++i)
+        for (const QString& name : result_->layerNodes[i])
+            if (names.contains(name)) {
+                rows.push_back(int(i));
+                break;
+            }
+    return rows;
+}
+
+void EstimateView::highlightNodes(const QStringList& names) {
+    const std::vector<int> rows = rowsOfNodes(names);
+    timeChart_->highlightRows(rows);
+    cyclesChart_->highlightRows(rows);
+    showDetails(rows);
+}
+
+void EstimateView::onRowClicked(int row) {
+    if (result_ && row >= 0 && row < int(result_->layerNodes.size())) emit nodesClicked(result_->layerNodes[size_t(row)]);
+}
+
+void EstimateView::showDetails(const std::vector<int>& rows) {
+    if (!result_ || rows.empty()) return;
+    const LayerRow& row = result_->report.layers[size_t(rows.front())];
+    QString text = tr("%1 · %2 on %3 · %4").arg(QString::fromStdString(row.fullName),
+                                              QString::fromStdString(row.opType),
+                                              QString::fromStdString(row.target), formatMicros(row.timeUs));
+    if (row.cyclesNpu && row.cyclesDdr)
+        text += tr(" · NPU %1 / DDR %2 cycles (%3) · MAC usage %4%")
+                    .arg(formatCount(*row.cyclesNpu), formatCount(*row.cyclesDdr),
+                         *row.cyclesDdr > *row.cyclesNpu ? tr("bandwidth-bound") : tr("compute-bound"))
+                    .arg(row.macUsagePercent.value_or(0), 0, 'f', 1);
+    const QStringList& nodes = result_->layerNodes[size_t(rows.front())];
+    if (nodes.size() > 1) text += tr(" · fused: %1").arg(nodes.join(QStringLiteral(" + ")));
+    if (rows.size() > 1) text += tr(" (and %1 more layers)").arg(rows.size() - 1);
+    details_->setText(text);
+}
+
+}  // namespace npuwb::ui

@@ -1,0 +1,67 @@
+#pragma once
+// The Estimate tab: the board-less cost model for the chosen chip (Target toolbar), run on a worker by Estimate
+// (F6): totals (time, FPS, CPU fallbacks), the per-layer estimated time chart and the DDR-vs-NPU cycles chart.
+// Clicking a layer in either chart selects the ONNX nodes it covers (several for a fused layer) everywhere;
+// the charts follow the shared selection.
+#include <QStringList>
+
+#include <memory>
+#include <vector>
+
+#include "core/WorkbenchView.h"
+#include "jobs/EstimateJob.h"
+
+class QLabel;
+
+namespace npuwb::ui {
+
+class CyclesChart;
+class EstimateTimeChart;
+
+class EstimateView : public WorkbenchView {
+    Q_OBJECT
+public:
+    EstimateView(Workbench& workbench, QWidget* parent);
+
+    QAction* estimateAction() const { return estimateAction_; }
+    QList<ViewAction> viewActions() const override;
+    bool startFromCommandLine() override;
+
+    void setResult(std::shared_ptr<const EstimateResult> result);
+    /// Back to the hint (a new model was opened, or the model changed).
+    void clear(const QString& hint);
+    const EstimateResult* result() const { return result_.get(); }
+    EstimateTimeChart* timeChart() const { return timeChart_; }
+    CyclesChart* cyclesChart() const { return cyclesChart_; }
+    QLabel* totalsLabel() const { return totals_; }
+    /// Estimate rows covering any of these nodes.
+    std::vector<int> rowsOfNodes(const QStringList& names) const;
+
+public slots:
+    /// Estimates the current model on the workbench's target (ignored while busy).
+    void startEstimate();
+    void highlightNodes(const QStringList& names);
+
+signals:
+    /// The user clicked a layer: the ONNX nodes it covers.
+    void nodesClicked(const QStringList& names);
+    void estimateShown(std::shared_ptr<const EstimateResult> result);
+
+private:
+    void start();
+    void onFinished(std::shared_ptr<const EstimateResult> result);
+    void onModelChanged();
+    void onRowClicked(int row);
+    void showDetails(const std::vector<int>& rows);
+    void updateAction();
+
+    EstimateJob* job_;
+    QAction* estimateAction_;
+    std::shared_ptr<const EstimateResult> result_;
+    QLabel* totals_;
+    QLabel* details_;
+    EstimateTimeChart* timeChart_;
+    CyclesChart* cyclesChart_;
+};
+
+}  // namespace npuwb::ui

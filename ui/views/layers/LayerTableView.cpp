@@ -1,0 +1,90 @@
+#include "views/layers/LayerTableView.h"
+
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QSignalBlocker>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "models/LayerTableModel.h"
+
+namespace npuwb::ui {
+
+LayerTableView::LayerTableView(LayerTableModel* model, QWidget* parent)
+    : QWidget(parent), model_(model), proxy_(new QSortFilterProxyModel(this)), table_(new QTableView(this)),
+      filter_(new QLineEdit(this)) {
+    proxy_->setSourceModel(model_);
+    proxy_->setSortRole(LayerTableModel::SortRole);
+    proxy_->setFilterKeyColumn(-1);  // the filter matches name, op type, shapes ... alike
+    proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+
+    filter_->setPlaceholderText(tr("Filter layers by name, op type or shape"));
+    filter_->setClearButtonEnabled(true);
+    connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
+
+    table_->setModel(proxy_);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(LayerTableModel::IdColumn, Qt::AscendingOrder);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setAlternatingRowColors(true);
+    table_->setWordWrap(false);
+    table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &LayerTableView::onCurrentRowChanged);
+    connect(model_, &QAbstractItemModel::modelReset, this, &LayerTableView::onModelReset);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addWidget(filter_);
+    layout->addWidget(table_);
+}
+
+void LayerTableView::onModelReset() {
+    table_->resizeColumnsToContents();
+    // Long node names would push every number off screen; the tooltip has the full name.
+    const int maxNameWidth = fontMetrics().horizontalAdvance(QLatin1Char('x')) * 36;
+    for (int c : {LayerTableModel::NameColumn, LayerTableModel::InputShapesColumn, LayerTableModel::OutputShapesColumn})
+        table_->setColumnWidth(c, std::min(table_->columnWidth(c), maxNameWidth));
+}
+
+void LayerTableView::onCurrentRowChanged() {
+    if (updatingFromSelection_) return;
+    const QModelIndex current = table_->currentIndex();
+    if (current.isValid()) emit layerClicked(current.data(LayerTableModel::LayerIdRole).toInt());
+}
+
+void LayerTableView::highlightLayer(int id) {
+    updatingFromSelection_ = true;
+    const int sourceRow = model_->rowOfLayer(id);
+    const QModelIndex index = sourceRow < 0 ? QModelIndex() : proxy_->mapFromSource(model_->index(sourceRow, 0));
+    if (index.isValid()) {
+        table_->selectionModel()->setCurrentIndex(
+            index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        table_->scrollTo(index);
+    } else {
+        table_->selectionModel()->clearSelection();
+    }
+    updatingFromSelection_ = false;
+}
+
+void LayerTableView::highlightNodes(const QStringList& names) {
+    if (names.size() < 2) return;
+    updatingFromSelection_ = true;
+    QItemSelection rows;
+    for (size_t i = 0; i < model_->layers().size(); ++i) {
+        if (!names.contains(QString::fromStdString(model_->layers()[i].fullName))) continue;
+        const QModelIndex index = proxy_->mapFromSource(model_->index(int(i), 0));
+        if (index.isValid()) rows.select(index, index);
+    }
+    // The selection model takes several rows even in SingleSelection mode; only the mouse is limited to one.
+    table_->selectionModel()->select(rows, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    updatingFromSelection_ = false;
+}
+
+}  // namespace npuwb::ui
