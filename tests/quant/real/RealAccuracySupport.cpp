@@ -53,7 +53,9 @@ std::string writeImageList(const std::string& folder, const std::vector<QImage>&
 
 // One folder per process: ctest runs several filters of this binary at once and they share draw seeds.
 std::string freshFolder(const std::string& name) {
-    const fs::path path = fs::path(NPUWB_REAL_DATA_DIR) / ("p" + std::to_string(::getpid())) / name;
+    std::string process = "p";
+    process += std::to_string(::getpid());  // appended: "p" + temporary trips GCC 12's -Wrestrict false positive
+    const fs::path path = fs::path(NPUWB_REAL_DATA_DIR) / process / name;
     fs::remove_all(path);
     fs::create_directories(path);
     return path.string();
