@@ -13,7 +13,7 @@ if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   exec build/release/bin/npuwb "$MODEL" --run
 fi
 mkdir -p out
-build/release/bin/npuwb-cli profile "$MODEL" --backend auto --runs 10 --warmup 2 --json out/quickstart-report.json --top 15
+build/release/bin/npuwb-cli profile "$MODEL" --json out/quickstart-report.json --top 15
 backend=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["environment"]["backend"])' \
   out/quickstart-report.json)
 echo

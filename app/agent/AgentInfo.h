@@ -1,9 +1,9 @@
 #pragma once
-// Identity of the agent in the SSH protocol (app/agent/README.md): the client checks `protocol`.
+// The agent's own version; its name and protocol version are the wire format's (npuwb/AgentProtocol.h).
+#include "npuwb/AgentProtocol.h"
+
 namespace npuwb::agent {
 
-inline constexpr const char* kAgentName = "npuwb-agent";
 inline constexpr const char* kAgentVersion = NPUWB_VERSION;
-inline constexpr int kProtocolVersion = 1;
 
 }  // namespace npuwb::agent

@@ -1,7 +1,7 @@
 #pragma once
 // What a board's kernel tells about its clocks and its NPU (RKNN SDK user guide V2.5.0, 5.2.1.1): cpufreq policies,
-// devfreq devices (DDR "dmc", NPU "fdab0000.npu", GPU), the RKNPU driver version and load. Shared by probe, telemetry
-// and the environment of run reports. Absent files give empty/nullopt values.
+// devfreq devices (DDR "dmc", NPU "fdab0000.npu", GPU), the RKNPU driver version and load. Shared by probe,
+// telemetry and the environment of run reports. Absent files give empty/nullopt values.
 #include <cstdint>
 #include <optional>
 #include <string>

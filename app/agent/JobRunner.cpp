@@ -1,5 +1,6 @@
 // runJob: load, warm up, run and measure with the engine's profiler, while a sampler thread streams telemetry;
-// then the report with the board's environment and the deployment time breakdown (RKNN SDK user guide V2.5.0, 5.2.1.2).
+// then the report with the board's environment and the deployment time breakdown (RKNN SDK user guide V2.5.0,
+// 5.2.1.2).
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -34,7 +35,7 @@ double median(std::vector<double> v) {
 }
 
 void emitProgress(const std::string& phase, int done, int total) {
-    emitLine({{"event", "progress"}, {"phase", phase}, {"done", done}, {"total", total}});
+    emitEvent(AgentProgress{.phase = phase, .done = done, .total = total});
 }
 
 void throwIfStopped(const std::string& where) {
@@ -84,7 +85,7 @@ void fillBoardEnvironment(Environment& env, const BoardFiles& files) {
 
 }  // namespace
 
-void runJob(const Job& job, const BoardFiles& files) {
+void runJob(const AgentJob& job, const BoardFiles& files) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(job.model, ec))
         failInput("model file '" + job.model + "' " +
@@ -101,8 +102,10 @@ void runJob(const Job& job, const BoardFiles& files) {
 
     // Pre-processing: making the job's inputs (generated from the seed, as the CLI's profile does).
     const Session shapeSession(model);
+    RunOptions options = job.run;
     const auto prepStart = Clock::now();
-    std::map<std::string, Tensor> inputs = makeInputs(shapeSession, job.seed, 1, job.inputShapes);
+    options.inputs = makeInputs(shapeSession, options.seed, options.symbolicDimValue, options.inputShapes);
+    const std::map<std::string, Tensor>& inputs = options.inputs;
     const double preProcessUs = usSince(prepStart);
     // Input copy: the application's buffers into the runtime's tensors.
     std::vector<double> copyTimes;
@@ -115,14 +118,6 @@ void runJob(const Job& job, const BoardFiles& files) {
         copyTimes.push_back(usSince(start));
     }
 
-    ProfileOptions options;
-    options.runs = job.runs;
-    options.warmup = job.warmup;
-    options.threads = job.threads;
-    options.backend = job.backend;
-    options.seed = job.seed;
-    options.inputs = inputs;
-    options.inputShapes = job.inputShapes;
     ProfileControl control;
     control.cancel = &stopFlag();
     bool inWarmup = false;
@@ -151,7 +146,7 @@ void runJob(const Job& job, const BoardFiles& files) {
     report.run.breakdown = breakdown;
     fillBoardEnvironment(report.environment, files);
     report.memory.peakRssBytes = peakRssBytes();
-    emitLine({{"event", "report"}, {"report", toJson(report)}});
+    emitEvent(AgentReport{.report = std::move(report)});
 }
 
 }  // namespace npuwb::agent

@@ -17,8 +17,6 @@ bool emitLine(const nlohmann::json& value) {
     return ok;
 }
 
-nlohmann::json errorEvent(const std::string& kind, const std::string& message) {
-    return {{"event", "error"}, {"kind", kind}, {"message", message}};
-}
+bool emitEvent(const AgentEvent& event) { return emitLine(toJson(event)); }
 
 }  // namespace npuwb::agent

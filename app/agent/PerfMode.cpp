@@ -59,14 +59,18 @@ std::vector<GovernorFile> governorFiles(const BoardFiles& files) {
     std::vector<GovernorFile> out;
     for (const auto& p : cpuPolicies(files))
         if (p.governor)
-            out.push_back({p.governorFile(), *p.governor,
-                           p.availableGovernors.empty() || std::count(p.availableGovernors.begin(),
-                                                                      p.availableGovernors.end(), kPerformance) > 0});
+            out.push_back({.path = p.governorFile(),
+                           .governor = *p.governor,
+                           .offersPerformance = p.availableGovernors.empty() ||
+                                                std::count(p.availableGovernors.begin(), p.availableGovernors.end(),
+                                                           kPerformance) > 0});
     for (const auto& d : devfreqDevices(files))
         if (d.governor)
-            out.push_back({d.governorFile(), *d.governor,
-                           d.availableGovernors.empty() || std::count(d.availableGovernors.begin(),
-                                                                      d.availableGovernors.end(), kPerformance) > 0});
+            out.push_back({.path = d.governorFile(),
+                           .governor = *d.governor,
+                           .offersPerformance = d.availableGovernors.empty() ||
+                                                std::count(d.availableGovernors.begin(), d.availableGovernors.end(),
+                                                           kPerformance) > 0});
     return out;
 }
 

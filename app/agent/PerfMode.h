@@ -1,7 +1,8 @@
 #pragma once
 // `npuwb-agent perf-mode on|off` (RKNN SDK user guide V2.5.0, 5.2.1.1): fixed, highest clocks make measurements
-// comparable. "on" remembers every cpufreq/devfreq governor in a state file (~/.cache/npuwb/perf-mode.json, written
-// atomically before anything changes), then sets each to "performance"; "off" restores them and removes the state file.
+// comparable.
+// "on" remembers every cpufreq/devfreq governor in a state file (~/.cache/npuwb/perf-mode.json, written atomically
+// before anything changes), then sets each to "performance"; "off" restores them and removes the state file.
 // Without permission it refuses naming the file and changes nothing (partial changes are rolled back).
 #include <nlohmann/json.hpp>
 #include <string>

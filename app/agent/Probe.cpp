@@ -172,7 +172,7 @@ json probeBoard(const BoardFiles& files) {
             ddr = {{"freqHz", orNull(d.curHz)}, {"governor", orNull(d.governor)}};
             break;
         }
-    return {{"agent", {{"name", kAgentName}, {"version", kAgentVersion}, {"protocol", kProtocolVersion}}},
+    return {{"agent", {{"name", kAgentName}, {"version", kAgentVersion}, {"protocol", kAgentProtocolVersion}}},
             {"hostname", hostName()},
             {"arch", machineArch()},
             {"kernel", kernelRelease()},

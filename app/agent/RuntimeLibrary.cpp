@@ -54,7 +54,7 @@ std::optional<RuntimeLibrary> findRknnRuntime(const BoardFiles& files) {
     for (const auto& folder : folders) {
         const std::string path = folder + "/librknnrt.so";
         if (!files.exists(path)) continue;
-        return RuntimeLibrary{path, scanVersionString(files.resolve(path), "librknnrt version: ")};
+        return RuntimeLibrary{.path = path, .version = scanVersionString(files.resolve(path), "librknnrt version: ")};
     }
     return std::nullopt;
 }

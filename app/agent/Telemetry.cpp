@@ -20,21 +20,14 @@ int64_t currentRssBytes() {
     return resident * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
 }
 
-json telemetrySample(const BoardFiles& files, std::chrono::steady_clock::time_point start) {
+AgentTelemetry telemetrySample(const BoardFiles& files, std::chrono::steady_clock::time_point start) {
     const double tMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    json cpu = json::array();
-    for (const auto& khz : cpuFrequenciesKHz(files, onlineCpus(files), cpuPolicies(files)))
-        cpu.push_back(khz ? json(*khz) : json(nullptr));
-    auto load = npuLoad(files);
-    auto npuHz = devfreqCurrentHz(files, "npu");
-    auto ddrHz = devfreqCurrentHz(files, "ddr");
-    return {{"event", "telemetry"},
-            {"tMs", std::round(tMs * 10.0) / 10.0},
-            {"npuLoad", load ? json(*load) : json(nullptr)},
-            {"cpuFreqKHz", cpu},
-            {"npuFreqHz", npuHz ? json(*npuHz) : json(nullptr)},
-            {"ddrFreqHz", ddrHz ? json(*ddrHz) : json(nullptr)},
-            {"rssBytes", currentRssBytes()}};
+    return {.tMs = std::round(tMs * 10.0) / 10.0,
+            .npuLoad = npuLoad(files),
+            .cpuFreqKHz = cpuFrequenciesKHz(files, onlineCpus(files), cpuPolicies(files)),
+            .npuFreqHz = devfreqCurrentHz(files, "npu"),
+            .ddrFreqHz = devfreqCurrentHz(files, "ddr"),
+            .rssBytes = currentRssBytes()};
 }
 
 TelemetrySampler::TelemetrySampler(BoardFiles files, int intervalMs)
@@ -58,7 +51,7 @@ void TelemetrySampler::loop() {
     std::unique_lock lock(mutex_);
     while (true) {
         lock.unlock();
-        emitLine(telemetrySample(files_, start_));
+        emitEvent(telemetrySample(files_, start_));
         ++samples_;
         lock.lock();
         if (stopping_) return;

@@ -5,15 +5,15 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "BoardFiles.h"
+#include "npuwb/AgentProtocol.h"
 
 namespace npuwb::agent {
 
 /// One sample; tMs counts from `start`.
-nlohmann::json telemetrySample(const BoardFiles& files, std::chrono::steady_clock::time_point start);
+AgentTelemetry telemetrySample(const BoardFiles& files, std::chrono::steady_clock::time_point start);
 /// Resident set size of this process (bytes; 0 when unknown). Always the real /proc, not the sysfs root.
 int64_t currentRssBytes();
 

@@ -1,6 +1,6 @@
 // npuwb-agent: the board side of NPU Workbench, run by the desktop over SSH. It speaks only JSON on stdout
-// (app/agent/README.md): one line per event, and {"event":"error",...} with exit code 1 (user/board problem)
-// or 2 (internal) on failure; a run stopped by SIGTERM/SIGHUP exits with 128 + the signal.
+// (app/agent/README.md, npuwb/AgentProtocol.h): one line per event, and {"event":"error",...} with exit code 1
+// (user/board problem) or 2 (internal) on failure; a run stopped by SIGTERM/SIGHUP exits with 128 + the signal.
 #include <CLI/CLI.hpp>
 
 #include <cstdlib>
@@ -19,17 +19,6 @@ namespace {
 
 using namespace npuwb::agent;
 
-const char* kindName(npuwb::ErrorKind kind) {
-    switch (kind) {
-        case npuwb::ErrorKind::InvalidInput: return "InvalidInput";
-        case npuwb::ErrorKind::Unsupported: return "Unsupported";
-        case npuwb::ErrorKind::Io: return "Io";
-        case npuwb::ErrorKind::Cancelled: return "Cancelled";
-        case npuwb::ErrorKind::Internal: return "Internal";
-    }
-    return "Internal";
-}
-
 /// Deployed as a bundle (bin/npuwb-agent, lib/libnpuwb-engine.so, lib/libnpuwb-backend-*.so): the engine looks for
 /// plugins in NPUWB_PLUGIN_PATH and beside itself in plugins/ folders, so add the bundle's lib/ as well.
 void addBundlePluginFolder() {
@@ -42,8 +31,8 @@ void addBundlePluginFolder() {
     setenv("NPUWB_PLUGIN_PATH", value.c_str(), 1);
 }
 
-nlohmann::json versionJson() {
-    return {{"agent", kAgentName}, {"version", kAgentVersion}, {"protocol", kProtocolVersion}, {"arch", machineArch()}};
+void emitError(std::string_view kind, const std::string& message) {
+    emitEvent(npuwb::AgentError{.kind = std::string(kind), .message = message});
 }
 
 }  // namespace
@@ -72,12 +61,12 @@ int main(int argc, char** argv) {
         } catch (const CLI::CallForHelp& e) {
             return app.exit(e);
         } catch (const CLI::ParseError& e) {
-            emitLine(errorEvent("InvalidInput", e.what()));
+            emitError(errorKindName(npuwb::ErrorKind::InvalidInput), e.what());
             return 1;
         }
         const BoardFiles files = BoardFiles::fromEnvironment();
         if (*version) {
-            emitLine(versionJson());
+            emitLine(toJson(npuwb::AgentVersion{.version = kAgentVersion, .arch = machineArch()}));
         } else if (*probe) {
             const nlohmann::json j = probeBoard(files);
             if (pretty) std::cout << j.dump(2) << std::endl;
@@ -90,14 +79,14 @@ int main(int argc, char** argv) {
             emitLine(mode == "on" ? perfModeOn(files, stateFile) : perfModeOff(files, stateFile));
         }
     } catch (const PermissionDenied& e) {
-        emitLine(errorEvent("PermissionDenied", e.what()));
+        emitError("PermissionDenied", e.what());
         return 1;
     } catch (const npuwb::Error& e) {
-        emitLine(errorEvent(kindName(e.kind()), e.what()));
+        emitError(errorKindName(e.kind()), e.what());
         if (e.kind() == npuwb::ErrorKind::Cancelled && stopSignal() != 0) return stopExitCode();
         return e.kind() == npuwb::ErrorKind::Internal ? 2 : 1;
     } catch (const std::exception& e) {
-        emitLine(errorEvent("Internal", e.what()));
+        emitError(errorKindName(npuwb::ErrorKind::Internal), e.what());
         return 2;
     }
     return 0;

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <iostream>
 
-#include "BackendOption.h"
 #include "Commands.h"
 #include "DatasetOption.h"
+#include "RunOptionsCli.h"
 #include "npuwb/ModelSummary.h"
 #include "npuwb/Accuracy.h"
 #include "npuwb/Quantizer.h"
@@ -21,29 +21,21 @@ namespace npuwb::cli {
 namespace {
 struct AccuracyCliOptions {
     std::string floatModel, quantModel, dataset, preprocess, jsonPath, textPath;
-    size_t maxSamples = 0;
-    bool noSingle = false, quiet = false;
-    double snrThresholdDb = 10.0;
-    std::string backend = "auto";
-    int threads = 0;
+    quant::AccuracyOptions accuracy;
+    bool quiet = false;
 };
 
 void runAccuracy(const AccuracyCliOptions& o) {
     auto floatModel = loadModelForCommand(o.floatModel);
     auto quantModel = loadModelForCommand(o.quantModel);
     auto samples = openDataset(o.dataset, *floatModel, o.preprocess);
-    quant::AccuracyOptions ao;
-    ao.backend = usableBackend(o.backend);
-    ao.threads = o.threads;
-    ao.maxSamples = o.maxSamples;
-    ao.single = !o.noSingle;
-    ao.snrThresholdDb = o.snrThresholdDb;
+    quant::AccuracyOptions ao = o.accuracy;
+    ao.executor = usableExecutor(ao.executor);
     quant::AccuracyControl control;
     if (!o.quiet && isatty(STDERR_FILENO))
         control.progress = [](size_t d, size_t t) { std::fprintf(stderr, "\rsample %zu/%zu", d, t); };
     std::vector<std::string> notes;
-    const Model reference = quant::floatReferenceFor(*floatModel, *quantModel, *samples,
-                                                         {.backend = ao.backend, .threads = ao.threads}, notes);
+    const Model reference = quant::floatReferenceFor(*floatModel, *quantModel, *samples, ao.executor, notes);
     if (!o.quiet)
         for (const auto& n : notes) std::fprintf(stderr, "note: %s\n", n.c_str());
     AccuracySection a = quant::analyzeAccuracy(reference, *quantModel, *samples, ao, control);
@@ -60,8 +52,8 @@ void runAccuracy(const AccuracyCliOptions& o) {
         r.toolVersion = NPUWB_VERSION;
         r.model = summarizeModel(*floatModel);
         r.model.path = o.floatModel;
-        r.environment = localEnvironment(o.threads > 0 ? o.threads : physicalCoreCount());
-        r.environment.backend = ao.backend;
+        r.environment = localEnvironment(ao.executor.threads > 0 ? ao.executor.threads : physicalCoreCount());
+        r.environment.backend = ao.executor.backend;
         r.accuracy = std::move(a);
         saveReport(r, o.jsonPath);
         std::cerr << "report written to " << o.jsonPath << "\n";
@@ -76,12 +68,12 @@ static void addAccuracyCommand(CLI::App& app) {
     cmd->add_option("quantized", o->quantModel, "QDQ ONNX model (from `quantize`)")->required();
     cmd->add_option("--dataset", o->dataset, "dataset.txt or image folder")->required();
     cmd->add_option("--preprocess", o->preprocess, "per-input preprocessing JSON (images)");
-    cmd->add_option("--max-samples", o->maxSamples, "use at most N samples (0: all)");
-    cmd->add_flag("--no-single", o->noSingle, "skip the single-layer comparison");
-    cmd->add_option("--snr-threshold", o->snrThresholdDb,
+    cmd->add_option("--max-samples", o->accuracy.maxSamples, "use at most N samples (0: all)");
+    cmd->add_flag("--no-single{false}", o->accuracy.single, "skip the single-layer comparison");
+    cmd->add_option("--snr-threshold", o->accuracy.snrThresholdDb,
                     "flag layers whose own SNR (dB, single run; entire with --no-single) is below this")
         ->capture_default_str();
-    addBackendOptions(cmd, o->backend, o->threads);
+    addExecutorOptions(cmd, o->accuracy.executor, "the two whole models run");
     cmd->add_option("--json", o->jsonPath, "report with the accuracy section (resources/schema/report.schema.json)");
     cmd->add_option("--text", o->textPath, "error_analysis.txt-style table");
     cmd->add_flag("-q,--quiet", o->quiet, "no progress on stderr");

@@ -12,7 +12,6 @@ namespace npuwb::cli {
 
 namespace {
 struct BoardCommandOptions {
-    std::string host;
     std::string model;
     std::string jsonPath;
     BoardCliOptions connection;
@@ -31,11 +30,11 @@ remote::AgentInstall deployAgentReporting(BoardConnection& c, bool quiet) {
 }
 
 void runProbe(const BoardCommandOptions& o) {
-    BoardConnection c = connectBoard(o.host, o.connection);
+    BoardConnection c = connectBoard(o.connection);
     remote::AgentClient agent(*c.session, deployAgentReporting(c, o.connection.quiet));
-    const remote::AgentVersion v = agent.version();
+    const AgentVersion v = agent.version();
     nlohmann::json probe = agent.probe();
-    nlohmann::json out{{"board", c.session->describe()}, {"agent", v.raw}, {"probe", probe}};
+    nlohmann::json out{{"board", c.session->describe()}, {"agent", toJson(v)}, {"probe", probe}};
     if (!o.jsonPath.empty()) {
         writeFileAtomically(o.jsonPath, out.dump(2) + "\n");
         std::cerr << "probe written to " << o.jsonPath << "\n";
@@ -44,9 +43,9 @@ void runProbe(const BoardCommandOptions& o) {
 }
 
 void runDeploy(const BoardCommandOptions& o) {
-    BoardConnection c = connectBoard(o.host, o.connection);
+    BoardConnection c = connectBoard(o.connection);
     remote::AgentInstall install = deployAgentReporting(c, o.connection.quiet);
-    const remote::AgentVersion v = remote::AgentClient(*c.session, install).version();
+    const AgentVersion v = remote::AgentClient(*c.session, install).version();
     nlohmann::json out{{"board", c.session->describe()},
                        {"arch", install.arch},
                        {"agent", {{"path", install.executable}, {"version", v.version},
@@ -71,7 +70,7 @@ static void addBoardCommand(CLI::App& app) {
     auto probe = std::make_shared<BoardCommandOptions>();
     CLI::App* p = board->add_subcommand("probe", "Deploy (or check) the agent and print the board's probe JSON: "
                                                  "CPU, memory, NPU driver, frequencies, governors, librknnrt");
-    p->add_option("host", probe->host, "[user@]host[:port] or an ~/.ssh/config alias")->required();
+    p->add_option("host", probe->connection.board.host, "[user@]host[:port] or an ~/.ssh/config alias")->required();
     p->add_option("--json", probe->jsonPath, "also write the probe JSON here");
     p->add_flag("-q,--quiet", probe->connection.quiet, "no progress on stderr");
     addBoardConnectionOptions(p, probe->connection);
@@ -80,7 +79,7 @@ static void addBoardCommand(CLI::App& app) {
     auto deploy = std::make_shared<BoardCommandOptions>();
     CLI::App* d = board->add_subcommand("deploy", "Upload the agent matching the board (and a model) into its cache "
                                                   "folder; only what changed goes up, every file is verified by sha256");
-    d->add_option("host", deploy->host, "[user@]host[:port] or an ~/.ssh/config alias")->required();
+    d->add_option("host", deploy->connection.board.host, "[user@]host[:port] or an ~/.ssh/config alias")->required();
     d->add_option("--model", deploy->model, "also upload this ONNX model");
     d->add_option("--json", deploy->jsonPath, "write what was deployed where, as JSON");
     d->add_flag("-q,--quiet", deploy->connection.quiet, "no progress on stderr");

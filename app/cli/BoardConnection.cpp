@@ -45,36 +45,27 @@ std::optional<std::string> askTerminal(const std::string& prompt) {
 const std::atomic<bool>* boardCancelFlag() { return &gCancel; }
 
 void addBoardConnectionOptions(CLI::App* cmd, BoardCliOptions& o) {
-    cmd->add_option("--identity,-i", o.identities, "private key file (repeatable); tried before ssh-agent and defaults");
-    cmd->add_option("--known-hosts", o.knownHosts, "known_hosts file (default ~/.ssh/known_hosts)");
-    cmd->add_option("--ssh-config", o.sshConfig, "ssh config file (default ~/.ssh/config)");
-    cmd->add_flag("--accept-new", o.acceptNew, "trust and remember the host key of a board not yet in known_hosts "
-                                               "(a changed key is always refused)");
+    remote::BoardOptions& b = o.board;
+    cmd->add_option("--identity,-i", b.identityFiles,
+                    "private key file (repeatable); tried before ssh-agent and defaults");
+    cmd->add_option("--known-hosts", b.knownHostsPath, "known_hosts file (default ~/.ssh/known_hosts)");
+    cmd->add_option("--ssh-config", b.sshConfigPath, "ssh config file (default ~/.ssh/config)");
+    cmd->add_flag("--accept-new", b.acceptNewHostKey, "trust and remember the host key of a board not yet in "
+                                                      "known_hosts (a changed key is always refused)");
     cmd->add_flag("--password-stdin", o.passwordStdin, "read the password from the first line of stdin");
-    cmd->add_option("--timeout", o.timeoutSec, "seconds before a silent board counts as lost (connect, I/O, agent)")
+    cmd->add_option("--timeout", b.timeoutSec, "seconds before a silent board counts as lost (connect, I/O, agent)")
         ->capture_default_str()
         ->check(CLI::Range(1, 86400));
-    cmd->add_option("--remote-dir", o.remoteDir, "cache folder on the board (default ~/.cache/npuwb)");
-    cmd->add_option("--agent-dir", o.agentDir, "agents for other architectures: DIR/<arch>/{bin,lib} "
+    cmd->add_option("--remote-dir", b.remoteDir, "cache folder on the board (default ~/.cache/npuwb)");
+    cmd->add_option("--agent-dir", b.agentDir, "agents for other architectures: DIR/<arch>/{bin,lib} "
                                                "(default $NPUWB_AGENT_DIR)");
 }
 
-BoardConnection connectBoard(const std::string& host, const BoardCliOptions& o) {
-    remote::ConnectOptions co;
-    co.target = remote::parseTarget(host);
-    co.identityFiles = o.identities;
-    co.knownHostsPath = o.knownHosts;
-    co.sshConfigPath = o.sshConfig;
-    co.connectTimeoutSec = o.timeoutSec;
-    co.ioTimeoutSec = o.timeoutSec;
-
-    remote::SshPrompts prompts;
-    const bool accept = o.acceptNew;
-    prompts.confirmUnknownHost = [accept](const remote::HostKeyInfo& info) {
-        if (!accept) return false;
+BoardConnection connectBoard(const BoardCliOptions& o) {
+    remote::SshPrompts prompts;  // unknown host keys: refused unless --accept-new (BoardOptions::acceptNewHostKey)
+    prompts.hostKeyAdded = [](const remote::HostKeyInfo& info) {
         std::cerr << "warning: trusting the new host key of " << info.host << " (" << info.keyType << " "
                   << info.fingerprint << "), added to " << info.knownHostsPath << "\n";
-        return true;
     };
     auto stdinPassword = std::make_shared<std::optional<std::string>>();
     if (o.passwordStdin) {
@@ -96,12 +87,9 @@ BoardConnection connectBoard(const std::string& host, const BoardCliOptions& o) 
 
     signal(SIGINT, onInterrupt);
     BoardConnection c;
-    c.session = std::make_unique<remote::SshSession>(co, prompts, &gCancel);
+    c.session = std::make_unique<remote::SshSession>(o.board, prompts, &gCancel);
     c.session->connect();
-    remote::DeployOptions dopt;
-    dopt.remoteCacheDir = o.remoteDir;
-    dopt.agentDir = o.agentDir;
-    c.deployer = std::make_unique<remote::Deployer>(*c.session, dopt);
+    c.deployer = std::make_unique<remote::Deployer>(*c.session);
     return c;
 }
 

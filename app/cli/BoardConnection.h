@@ -10,22 +10,20 @@
 #include <CLI/CLI.hpp>
 
 #include "deploy/Deployer.h"
+#include "ssh/BoardOptions.h"
 #include "ssh/SshSession.h"
 
 namespace npuwb::cli {
 
+/// The board (the one connection type, remote::BoardOptions; its host comes from the command's HOST or --board)
+/// plus what only a terminal needs.
 struct BoardCliOptions {
-    std::vector<std::string> identities;
-    std::string knownHosts;
-    std::string sshConfig;
-    bool acceptNew = false;
+    remote::BoardOptions board;
     bool passwordStdin = false;
-    int timeoutSec = 30;
-    std::string remoteDir;  // cache folder on the board (default ~/.cache/npuwb)
-    std::string agentDir;   // agents for other architectures
     bool quiet = false;
 };
 
+/// The connection options, bound to `options.board`'s fields.
 void addBoardConnectionOptions(CLI::App* cmd, BoardCliOptions& options);
 
 /// A connected board: the session plus a deployer for it. Ctrl+C cancels what runs on it.
@@ -34,8 +32,9 @@ struct BoardConnection {
     std::unique_ptr<remote::Deployer> deployer;
 };
 
-/// Connects to `host` ([user@]host[:port] or an ssh config alias). Throws npuwb::Error naming the board.
-BoardConnection connectBoard(const std::string& host, const BoardCliOptions& options);
+/// Connects to `options.board.host` ([user@]host[:port] or an ssh config alias). Throws npuwb::Error naming the
+/// board.
+BoardConnection connectBoard(const BoardCliOptions& options);
 
 /// Progress on stderr ("agent: lib/libnpuwb-engine.so.0 3.1/5.0 MB"), when stderr is a terminal and not quiet.
 remote::DeployProgressFn deployProgressPrinter(const std::string& what, bool quiet);

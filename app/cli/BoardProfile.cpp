@@ -8,27 +8,20 @@
 
 namespace npuwb::cli {
 
-Report profileOnBoard(const BoardProfileRequest& r, const BoardCliOptions& connection) {
-    BoardConnection c = connectBoard(r.host, connection);
-    const bool quiet = r.quiet || connection.quiet;
-    remote::AgentInstall install = c.deployer->deployAgent(deployProgressPrinter("agent", quiet));
-    remote::ModelDeploy model = c.deployer->deployModel(r.model, deployProgressPrinter("model", quiet));
-    remote::RemoteJob job;
-    job.model = model.remotePath;
-    job.backend = r.backend;
-    job.runs = r.runs;
-    job.warmup = r.warmup;
-    job.threads = r.threads;
-    for (const auto& [name, dims] : r.inputShapes) job.inputShapes[name] = dims;
+Report profileOnBoard(const std::string& modelPath, const RunOptions& run, const BoardCliOptions& board) {
+    BoardConnection c = connectBoard(board);
+    remote::AgentInstall install = c.deployer->deployAgent(deployProgressPrinter("agent", board.quiet));
+    remote::ModelDeploy model = c.deployer->deployModel(modelPath, deployProgressPrinter("model", board.quiet));
+    const AgentJob job{.model = model.remotePath, .run = run};
     remote::AgentEvents events;
-    if (!quiet && isatty(STDERR_FILENO))
-        events.progress = [](const nlohmann::json& j) {
-            std::fprintf(stderr, "\r%s %d/%d   ", j.value("phase", "").c_str(), j.value("done", 0), j.value("total", 0));
-            if (j.value("phase", "") == "run" && j.value("done", 0) == j.value("total", -1)) std::fprintf(stderr, "\n");
+    if (!board.quiet && isatty(STDERR_FILENO))
+        events.progress = [](const AgentProgress& p) {
+            std::fprintf(stderr, "\r%s %d/%d   ", p.phase.c_str(), p.done, p.total);
+            if (p.phase == "run" && p.done == p.total) std::fprintf(stderr, "\n");
         };
     remote::AgentClient agent(*c.session, install);
-    Report report = agent.run(job, events, connection.timeoutSec);
-    report.model.path = r.model;
+    Report report = agent.run(job, events);
+    report.model.path = modelPath;
     report.environment.device = "board " + c.session->describe();
     return report;
 }

@@ -1,15 +1,15 @@
 // `npuwb-cli optimize MODEL -o OUT.onnx [--passes a,b] [--target CHIP] [--align N] [--json REPORT]`: runs the graph
 // passes to a fixed point, proves every rewrite numerically and writes the optimized model atomically. The proofs run
-// on the reference kernels unless --backend names a fast backend (differentially tested against them).
+// on the fastest backend (differentially tested against the reference kernels) unless --backend says otherwise.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "BackendOption.h"
 #include "Commands.h"
 #include "InputShapeOption.h"
+#include "RunOptionsCli.h"
 #include "npuwb/ChipProfile.h"
 #include "npuwb/ModelIO.h"
 #include "npuwb/Optimizer.h"
@@ -23,12 +23,8 @@ namespace npuwb::cli {
 namespace {
 struct OptimizeCliOptions {
     std::string model, out, jsonPath, target;
-    std::vector<std::string> passes, calibration, inputShapes;
-    double tolerance = 1e-4;
-    int64_t align = 0;
-    int randomSets = 1;
-    std::string backend = "reference";
-    int threads = 0;
+    std::vector<std::string> calibration, inputShapes;
+    passes::OptimizerOptions optimizer;  // passes, proof tolerance, random sets, executor, channel alignment
     bool listPasses = false, quiet = false;
 };
 
@@ -60,14 +56,10 @@ void runOptimize(const OptimizeCliOptions& o) {
     if (o.listPasses) return listPasses();
     if (o.model.empty() || o.out.empty()) failInput("optimize needs MODEL and -o OUT.onnx (or --list-passes)");
     auto model = loadModelForCommand(o.model);
-    passes::OptimizerOptions opts;
-    opts.passes = o.passes;
-    opts.proof.tolerance = o.tolerance;
-    opts.proof.randomInputSets = o.randomSets;
-    opts.proof.executor = {.backend = usableBackend(o.backend), .threads = o.threads};
-    opts.config.channelAlign = o.align;
-    if (o.align == 0 && !o.target.empty() &&
-        std::find(o.passes.begin(), o.passes.end(), "pad_channels") != o.passes.end())
+    passes::OptimizerOptions opts = o.optimizer;
+    opts.proof.executor = usableExecutor(opts.proof.executor);
+    if (opts.config.channelAlign == 0 && !o.target.empty() &&
+        std::find(opts.passes.begin(), opts.passes.end(), "pad_channels") != opts.passes.end())
         opts.config.channelAlign = alignFromChip(o.target);
     opts.proof.inputShapes = parseInputShapes(o.inputShapes);
     for (const auto& set : o.calibration) {  // NAME=a.npy[;NAME2=b.npy]: one input set per option
@@ -106,7 +98,8 @@ void runOptimize(const OptimizeCliOptions& o) {
     std::printf("written to %s\n", o.out.c_str());
 
     if (!o.jsonPath.empty()) {
-        nlohmann::json j{{"model", o.model}, {"output", o.out}, {"target", o.target}, {"tolerance", o.tolerance},
+        nlohmann::json j{{"model", o.model}, {"output", o.out}, {"target", o.target},
+                         {"tolerance", opts.proof.tolerance},
                          {"nodesBefore", r.nodesBefore}, {"nodesAfter", r.nodesAfter}, {"opsBefore", r.opsBefore},
                          {"opsAfter", r.opsAfter}, {"rounds", r.rounds}, {"endToEnd", proofJson(r.endToEnd)},
                          {"proofBackend", opts.proof.executor.backend}};
@@ -129,17 +122,22 @@ static void addOptimizeCommand(CLI::App& app) {
     CLI::App* cmd = app.add_subcommand("optimize", "Apply graph optimization passes, each proven numerically");
     cmd->add_option("model", o->model, "ONNX model file");
     cmd->add_option("-o,--output", o->out, "optimized ONNX model to write");
-    cmd->add_option("--passes", o->passes, "comma-separated pass names (default: all default passes)")->delimiter(',');
+    passes::OptimizerOptions& opts = o->optimizer;
+    cmd->add_option("--passes", opts.passes, "comma-separated pass names (default: all default passes)")
+        ->delimiter(',');
     cmd->add_option("--target", o->target, "chip name or profile JSON (for --passes pad_channels without --align)");
-    cmd->add_option("--align", o->align, "channel alignment for pad_channels, e.g. 16 or 32")->check(CLI::Range(0, 1024));
+    cmd->add_option("--align", opts.config.channelAlign, "channel alignment for pad_channels, e.g. 16 or 32")
+        ->check(CLI::Range(0, 1024));
     cmd->add_option("--json", o->jsonPath, "write what changed and the proofs as JSON");
-    cmd->add_option("--tolerance", o->tolerance, "max abs difference allowed, times max(1, max|reference|)")
+    cmd->add_option("--tolerance", opts.proof.tolerance, "max abs difference allowed, times max(1, max|reference|)")
         ->capture_default_str();
-    cmd->add_option("--random-sets", o->randomSets, "seeded random input sets per proof")->capture_default_str()
+    cmd->add_option("--random-sets", opts.proof.randomInputSets, "seeded random input sets per proof")
+        ->capture_default_str()
         ->check(CLI::Range(1, 100));
+    addSeedOption(cmd, opts.proof.seed);
     cmd->add_option("--calibration", o->calibration, "an input set NAME=FILE.npy[;NAME2=FILE2.npy] (repeatable)");
     addInputShapeOption(cmd, o->inputShapes);
-    addBackendOptions(cmd, o->backend, o->threads);  // what the proofs run on
+    addExecutorOptions(cmd, opts.proof.executor, "the proofs run");
     cmd->add_flag("--list-passes", o->listPasses,
                   std::string("list the registered passes (name, section of the ") + kVendorGuide +
                       " it follows, description) and exit");

@@ -9,6 +9,7 @@
 
 #include "Commands.h"
 #include "InputShapeOption.h"
+#include "RunOptionsCli.h"
 #include "npuwb/DeviceProfile.h"
 #include "npuwb/Error.h"
 #include "npuwb/Partition.h"
@@ -20,15 +21,8 @@ namespace {
 struct PartitionCliOptions {
     std::string model;
     std::string devices;
-    std::string schedule = "all";
-    std::string strategy = "balanced";
-    std::vector<std::string> units;
-    std::string singleUnit;
-    int frames = 100;
-    int warmup = 2;
-    int inFlight = 0;
-    int calibrationRuns = 5;
-    bool predictOnly = false;
+    PartitionOptions partition;     // bound option by option: the defaults are the engine's
+    std::string schedule = "all";  // or one of PartitionOptions::schedules
     bool reasons = false;
     int gantt = 0;
     std::string jsonPath;
@@ -129,16 +123,8 @@ void runPartition(const PartitionCliOptions& o) {
     if (o.model.empty() || o.devices.empty()) failInput("partition needs MODEL and --devices PROFILE (see --list-devices)");
     DeviceProfile device = findDeviceProfile(o.devices);
     auto model = loadModelWithInputShapes(o.model, o.inputShapes);
-    PartitionOptions po;
-    po.units = o.units;
-    po.strategy = o.strategy;
+    PartitionOptions po = o.partition;
     if (o.schedule != "all") po.schedules = {o.schedule};
-    po.singleUnit = o.singleUnit;
-    po.frames = o.frames;
-    po.warmupFrames = o.warmup;
-    po.maxFramesInFlight = o.inFlight;
-    po.calibrationRuns = o.calibrationRuns;
-    po.execute = !o.predictOnly;
     PartitionControl control;
     control.progress = [](const std::string& phase, int done, int total) {
         if (done == 0) std::fprintf(stderr, "%s...\n", phase.c_str());
@@ -151,7 +137,7 @@ void runPartition(const PartitionCliOptions& o) {
     }
     printPlan(*report.partition, o.reasons);
     printSchedules(*report.partition);
-    if (!device.executable() && !o.predictOnly)
+    if (!device.executable() && po.execute)
         std::printf("(predicted only: not every unit of '%s' has an executor on this machine)\n", device.name.c_str());
     if (o.gantt > 0)
         for (const auto& t : report.traces) printGantt(t, o.gantt);
@@ -169,25 +155,27 @@ static void addPartitionCommand(CLI::App& app) {
     cmd->add_option("--schedule", opts->schedule, "schedule to predict and run")
         ->capture_default_str()
         ->check(CLI::IsMember({"all", "single", "serial", "pipelined"}));
-    cmd->add_option("--strategy", opts->strategy, "affinity; + locality (neighbours stay together); + load balance")
+    PartitionOptions& po = opts->partition;
+    cmd->add_option("--strategy", po.strategy, "affinity; + locality (neighbours stay together); + load balance")
         ->capture_default_str()
         ->check(CLI::IsMember({"affinity", "locality", "balanced"}));
-    cmd->add_option("--units", opts->units, "units to use (default: all of the profile's)")->delimiter(',');
-    cmd->add_option("--single-unit", opts->singleUnit, "unit of the single-unit schedule (default: the fastest)");
-    cmd->add_option("--frames", opts->frames, "frames per schedule")->capture_default_str()->check(CLI::Range(1, 1000000));
-    cmd->add_option("--warmup", opts->warmup, "unrecorded frames before each executed schedule")
+    cmd->add_option("--units", po.units, "units to use (default: all of the profile's)")->delimiter(',');
+    cmd->add_option("--single-unit", po.singleUnit, "unit of the single-unit schedule (default: the fastest)");
+    cmd->add_option("--frames", po.frames, "frames per schedule")->capture_default_str()->check(CLI::Range(1, 1000000));
+    cmd->add_option("--warmup", po.warmupFrames, "unrecorded frames before each executed schedule")
         ->capture_default_str()
         ->check(CLI::Range(0, 1000));
-    cmd->add_option("--in-flight", opts->inFlight, "pipelined: frames in flight (0: two per unit)")
+    cmd->add_option("--in-flight", po.maxFramesInFlight, "pipelined: frames in flight (0: two per unit)")
         ->capture_default_str()
         ->check(CLI::Range(0, 100000));
-    cmd->add_option("--calibration-runs", opts->calibrationRuns, "runs per stage when costs are measured locally")
+    cmd->add_option("--calibration-runs", po.calibrationRuns, "runs per stage when costs are measured locally")
         ->capture_default_str()
         ->check(CLI::Range(1, 1000));
-    cmd->add_flag("--predict-only", opts->predictOnly, "do not execute, even when every unit could run here");
+    cmd->add_flag("--predict-only{false}", po.execute, "do not execute, even when every unit could run here");
     cmd->add_flag("--reasons", opts->reasons, "list every node's unit and the reason");
     cmd->add_option("--gantt", opts->gantt, "print text timelines of the first N frames")->check(CLI::Range(0, 1000));
     cmd->add_option("--json", opts->jsonPath, "write the report (schema: resources/schema/report.schema.json)");
+    addSeedOption(cmd, po.seed);
     addInputShapeOption(cmd, opts->inputShapes);
     cmd->add_flag("--list-devices", opts->listDevices, "list the device profiles found and exit");
     cmd->callback([opts] { runPartition(*opts); });

@@ -1,14 +1,15 @@
-// `npuwb-cli profile MODEL --runs N --warmup K --threads T [--json OUT]`: per-layer timing table and totals.
+// `npuwb-cli profile MODEL [--runs N] [--warmup K] [--backend B] [--json OUT]`: per-layer timing table and totals,
+// locally or on a board (--board HOST).
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 
-#include "BackendOption.h"
 #include "BoardProfile.h"
 #include "Commands.h"
 #include "InputShapeOption.h"
+#include "RunOptionsCli.h"
 #include "npuwb/SchemaWarmUp.h"
 #include "npuwb/Profiler.h"
 #include "npuwb/Npy.h"
@@ -18,18 +19,13 @@ namespace npuwb::cli {
 namespace {
 struct ProfileCliOptions {
     std::string model;
-    int runs = 10;
-    int warmup = 2;
-    int threads = 0;
-    std::string backend = "reference";
+    RunOptions run;
+    std::vector<std::string> inputFiles;   // NAME=FILE.npy, read into run.inputs
+    std::vector<std::string> inputShapes;  // NAME=D1,D2,..., parsed into run.inputShapes
     std::string jsonPath;
-    std::vector<std::string> inputs;
-    std::vector<std::string> inputShapes;  // NAME=D1,D2,...
     bool quiet = false;
-    bool noLayerTimes = false;
     int top = 0;
-    std::string board;  // --board HOST: run on the board through the agent
-    BoardCliOptions boardConnection;
+    BoardCliOptions board;  // board.board.host set (--board HOST): run on the board through the agent
 };
 
 std::string shapesText(const std::vector<std::vector<int64_t>>& shapes) {
@@ -76,25 +72,19 @@ void printTable(const Report& r, int top) {
         std::printf("  %-22s %-30s %s\n", f.opType.c_str(), f.node.c_str(), f.reason.c_str());
 }
 
-Report profileLocally(const ProfileCliOptions& o) {
-    ProfileOptions po;
+Report profileLocally(const ProfileCliOptions& o, RunOptions run) {
     // The environment before the session, as `require('onnxruntime-node')` readies ORT's before its create(): the
     // backend plugin loads (and ONNX's schemas finish building, see main) before the creation clock starts.
-    po.backend = usableBackend(o.backend);
+    run.executor = usableExecutor(run.executor);
     npuwb::onnxconv::awaitSchemaRegistry();
     const auto loadStart = std::chrono::steady_clock::now();
     auto model = loadModelForCommand(o.model);
     const double loadUs =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - loadStart).count();
-    po.inputShapes = parseInputShapes(o.inputShapes);
-    po.runs = o.runs;
-    po.warmup = o.warmup;
-    po.threads = o.threads;
-    po.layerTimes = !o.noLayerTimes;
-    for (const auto& spec : o.inputs) {
+    for (const auto& spec : o.inputFiles) {
         auto eq = spec.find('=');
         if (eq == std::string::npos || eq == 0) failInput("--input '" + spec + "' must be NAME=FILE.npy");
-        po.inputs[spec.substr(0, eq)] = readNpy(spec.substr(eq + 1));
+        run.inputs[spec.substr(0, eq)] = readNpy(spec.substr(eq + 1));
     }
     ProfileControl control;
     if (!o.quiet && isatty(STDERR_FILENO))  // a progress line only makes sense on a terminal
@@ -102,20 +92,22 @@ Report profileLocally(const ProfileCliOptions& o) {
             std::fprintf(stderr, "\r%s %d/%d", phase.c_str(), done, total);
             if (phase == "run" && done == total) std::fprintf(stderr, "\n");
         };
-    Report report = profileModel(model, po, control);
+    Report report = profileModel(model, run, control);
     report.run.sessionCreateUs += loadUs;  // like ORT's create(): reading the model is part of it
     return report;
 }
 
 void runProfile(const ProfileCliOptions& o) {
+    RunOptions run = o.run;
+    run.inputShapes = parseInputShapes(o.inputShapes);
     Report report;
-    if (o.board.empty()) {
-        report = profileLocally(o);
+    if (o.board.board.host.empty()) {
+        report = profileLocally(o, std::move(run));
     } else {
-        if (!o.inputs.empty()) failInput("--input files are not sent to a board; use --input-shape with --board");
-        report = profileOnBoard({o.board, o.model, o.runs, o.warmup, o.threads, o.backend,
-                                 parseInputShapes(o.inputShapes), o.quiet},
-                                o.boardConnection);
+        if (!o.inputFiles.empty()) failInput("--input files are not sent to a board; use --input-shape with --board");
+        BoardCliOptions board = o.board;
+        board.quiet = board.quiet || o.quiet;
+        report = profileOnBoard(o.model, run, board);
     }
     if (!o.jsonPath.empty()) {
         saveReport(report, o.jsonPath);
@@ -129,18 +121,23 @@ static void addProfileCommand(CLI::App& app) {
     auto opts = std::make_shared<ProfileCliOptions>();
     CLI::App* cmd = app.add_subcommand("profile", "Run a model repeatedly and report per-layer time, MACs and memory");
     cmd->add_option("model", opts->model, "ONNX model file")->required();
-    cmd->add_option("--runs", opts->runs, "timed runs")->capture_default_str()->check(CLI::Range(1, 100000));
-    cmd->add_option("--warmup", opts->warmup, "untimed warm-up runs")->capture_default_str()->check(CLI::Range(0, 100000));
-    addBackendOptions(cmd, opts->backend, opts->threads);
+    RunOptions& run = opts->run;
+    cmd->add_option("--runs", run.runs, "timed runs")->capture_default_str()->check(CLI::Range(1, 100000));
+    cmd->add_option("--warmup", run.warmup, "untimed warm-up runs")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 100000));
+    addExecutorOptions(cmd, run.executor, "the model runs");
     cmd->add_option("--json", opts->jsonPath, "write the report (schema: resources/schema/report.schema.json)");
-    cmd->add_option("--input", opts->inputs, "NAME=FILE.npy (repeatable); other inputs are generated");
+    cmd->add_option("--input", opts->inputFiles, "NAME=FILE.npy (repeatable); other inputs are generated");
     addInputShapeOption(cmd, opts->inputShapes);  // shapes of generated inputs, e.g. x=1,3,480,480
+    addSeedOption(cmd, run.seed);
     cmd->add_option("--top", opts->top, "show only the N slowest layers");
     cmd->add_flag("-q,--quiet", opts->quiet, "no progress on stderr");
-    cmd->add_flag("--no-layer-times", opts->noLayerTimes,
+    cmd->add_flag("--no-layer-times{false}", run.layerTimes,
                   "backends: time whole runs only (what per-layer timing costs: compare the medians)");
-    cmd->add_option("--board", opts->board, "run on this board over SSH ([user@]host[:port] or ssh config alias)");
-    addBoardConnectionOptions(cmd, opts->boardConnection);
+    cmd->add_option("--board", opts->board.board.host,
+                    "run on this board over SSH ([user@]host[:port] or ssh config alias)");
+    addBoardConnectionOptions(cmd, opts->board);
     cmd->callback([opts] { runProfile(*opts); });
 }
 NPUWB_CLI_COMMAND(addProfileCommand);

@@ -6,9 +6,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "BackendOption.h"
 #include "Commands.h"
 #include "DatasetOption.h"
+#include "RunOptionsCli.h"
 #include "npuwb/ModelIO.h"
 #include "npuwb/Quantizer.h"
 #include "npuwb/AtomicFile.h"
@@ -18,23 +18,27 @@ namespace npuwb::cli {
 namespace {
 struct QuantizeCliOptions {
     std::string model, dataset, preprocess, output, jsonPath, hybridFile, floatOutput;
-    std::string scheme = "w8a8", observer = "minmax", chip = "rk3588", activations = "uint8", rounding = "nearest";
-    size_t roundingSamples = quant::kDefaultRoundingSamples;
-    bool perTensor = false, quiet = false, baseline = false, noPrepare = false;
-    int groupSize = 128;
-    double autoHybrid = 0.0;
-    double percentile = 99.99;
-    size_t maxSamples = 0;
-    std::string backend = "auto";
-    int threads = 0;
+    quant::QuantizeOptions quantize;
+    bool quiet = false, baseline = false;
 };
 
+// uint8 | int8 (the engine names the other enums itself).
+std::string_view activationTypeName(quant::ActivationType type) {
+    return type == quant::ActivationType::Int8 ? "int8" : "uint8";
+}
+quant::ActivationType activationTypeFromName(std::string_view name) {
+    if (name == "uint8") return quant::ActivationType::UInt8;
+    if (name == "int8") return quant::ActivationType::Int8;
+    failInput("--activations must be uint8 or int8, got '" + std::string(name) + "'");
+}
+
 nlohmann::json resultJson(const quant::QuantizeResult& r, const QuantizeCliOptions& o) {
+    const quant::QuantizeOptions& q = o.quantize;
     nlohmann::json j = {{"model", o.model},
                         {"output", o.output},
-                        {"scheme", o.scheme},
-                        {"observer", o.observer},
-                        {"weightRounding", o.rounding},
+                        {"scheme", quant::schemeName(q.scheme)},
+                        {"observer", quant::observerName(q.observer)},
+                        {"weightRounding", quant::weightRoundingName(q.weightRounding)},
                         {"samples", r.calibration.samples},
                         {"datasetHash", r.calibration.datasetHash},
                         {"calibrationSeconds", r.calibration.seconds},
@@ -75,23 +79,9 @@ nlohmann::json resultJson(const quant::QuantizeResult& r, const QuantizeCliOptio
 
 void runQuantize(const QuantizeCliOptions& o) {
     auto model = loadModelForCommand(o.model);
-    quant::QuantizeOptions qo;
-    qo.scheme = quant::schemeFromName(o.scheme);
-    qo.observer = quant::observerFromName(o.observer);
-    qo.weightRounding = quant::weightRoundingFromName(o.rounding);
-    qo.roundingSamples = o.roundingSamples;
-    qo.perChannel = !o.perTensor;
-    qo.groupSize = o.groupSize;
-    qo.percentile = o.percentile;
-    qo.chip = o.chip;
-    qo.backend = usableBackend(o.backend);
-    qo.threads = o.threads;
-    qo.maxSamples = o.maxSamples;
-    qo.prepare = !o.noPrepare;
-    if (o.activations == "int8") qo.activationType = quant::ActivationType::Int8;
-    else if (o.activations != "uint8") failInput("--activations must be uint8 or int8");
+    quant::QuantizeOptions qo = o.quantize;
+    qo.executor = usableExecutor(qo.executor);
     if (!o.hybridFile.empty()) qo.overrides = quant::loadPrecisionOverrides(o.hybridFile);
-    if (o.autoHybrid > 0) qo.autoHybridCosine = o.autoHybrid;
     auto samples = openDataset(o.dataset, *model, o.preprocess);
     quant::QuantizeControl control;
     if (!o.quiet && isatty(STDERR_FILENO))
@@ -104,7 +94,9 @@ void runQuantize(const QuantizeCliOptions& o) {
     if (!o.floatOutput.empty()) saveModel(r.floatModel, o.floatOutput);
     std::printf("quantized %s -> %s: scheme %s, observer %s, weight rounding %s, %zu sample(s) in %.2f s on %s, %zu "
                 "activation ranges\n",
-                o.model.c_str(), o.output.c_str(), o.scheme.c_str(), o.observer.c_str(), o.rounding.c_str(),
+                o.model.c_str(), o.output.c_str(), std::string(quant::schemeName(qo.scheme)).c_str(),
+                std::string(quant::observerName(qo.observer)).c_str(),
+                std::string(quant::weightRoundingName(qo.weightRounding)).c_str(),
                 r.calibration.samples,
                 r.calibration.seconds, r.calibration.backend.c_str(), r.calibration.ranges.size());
     for (const auto& note : r.notes) std::printf("note: %s\n", note.c_str());
@@ -158,30 +150,36 @@ static void addQuantizeCommand(CLI::App& app) {
     cmd->add_option("--dataset", o->dataset, "dataset.txt (one sample per line, inputs separated by spaces) or image folder")
         ->required();
     cmd->add_option("--preprocess", o->preprocess, "per-input preprocessing JSON (images)");
-    cmd->add_option("--scheme", o->scheme, "w8a8 | w8a16 | w4a16 | fp16")->capture_default_str();
-    cmd->add_option("--observer", o->observer, "minmax | kl | mmse | percentile")->capture_default_str();
-    cmd->add_option("--percentile", o->percentile, "for --observer percentile")->capture_default_str();
-    cmd->add_option("--weight-rounding", o->rounding,
-                    "nearest | gptq (error feedback through each layer's input correlation; one more pass over "
-                    "--rounding-samples samples)")
+    quant::QuantizeOptions& q = o->quantize;
+    addNamedOption(cmd, "--scheme", q.scheme, quant::schemeFromName, quant::schemeName, "w8a8 | w8a16 | w4a16 | fp16");
+    addNamedOption(cmd, "--observer", q.observer, quant::observerFromName, quant::observerName,
+                   "minmax | kl | mmse | percentile");
+    cmd->add_option("--percentile", q.percentile, "for --observer percentile")->capture_default_str();
+    addNamedOption(cmd, "--weight-rounding", q.weightRounding, quant::weightRoundingFromName, quant::weightRoundingName,
+                   "nearest | gptq (error feedback through each layer's input correlation; one more pass over "
+                   "--rounding-samples samples)");
+    cmd->add_option("--rounding-samples", q.roundingSamples, "samples gptq measures input correlations on")
         ->capture_default_str();
-    cmd->add_option("--rounding-samples", o->roundingSamples, "samples gptq measures input correlations on")
-        ->capture_default_str();
-    cmd->add_option("--activations", o->activations, "uint8 (ONNX Runtime default) | int8")->capture_default_str();
-    cmd->add_flag("--per-tensor", o->perTensor, "one weight scale per tensor instead of per output channel");
+    addNamedOption(cmd, "--activations", q.activationType, activationTypeFromName, activationTypeName,
+                   "uint8 (ONNX Runtime default) | int8");
+    cmd->add_flag("--per-tensor{false}", q.perChannel, "one weight scale per tensor instead of per output channel");
     cmd->add_option("--float-output", o->floatOutput,
                     "also write the float model calibration ran (prepared, shapes fixed): the reference whose layer "
                     "names match the QDQ model's for `accuracy`");
-    cmd->add_flag("--no-prepare", o->noPrepare,
+    cmd->add_flag("--no-prepare{false}", q.prepare,
                   "skip the pre-quantization optimization (BatchNorm/affine folds, HardSwish fusion, opset upgrade)");
-    cmd->add_option("--group-size", o->groupSize, "w4a16 weight group size (32..256)")->capture_default_str();
+    cmd->add_option("--group-size", q.groupSize, "w4a16 weight group size (32..256)")->capture_default_str();
     auto hybrid = cmd->add_option("--hybrid", o->hybridFile, "per-layer precision file (JSON or 'LAYER PRECISION' lines)");
-    cmd->add_option("--auto-hybrid", o->autoHybrid, "target output cosine; keeps sensitive layers in fp16")
+    cmd->add_option_function<double>(
+           "--auto-hybrid", [&q](double cosine) {
+               if (cosine > 0) q.autoHybridCosine = cosine;
+           },
+           "target output cosine; keeps sensitive layers in fp16 (0: off)")
         ->excludes(hybrid)
         ->check(CLI::Range(0.0, 1.0));
-    cmd->add_option("--chip", o->chip, "chip profile for auto-hybrid's cost ranking")->capture_default_str();
-    cmd->add_option("--max-samples", o->maxSamples, "use at most N samples (0: all)");
-    addBackendOptions(cmd, o->backend, o->threads);
+    cmd->add_option("--chip", q.chip, "chip profile for auto-hybrid's cost ranking")->capture_default_str();
+    cmd->add_option("--max-samples", q.maxSamples, "use at most N samples (0: all)");
+    addExecutorOptions(cmd, q.executor, "calibration and evaluation run");
     cmd->add_option("-o,--output", o->output, "output QDQ ONNX model")->required();
     cmd->add_option("--json", o->jsonPath, "write ranges, precisions and the auto-hybrid table as JSON");
     cmd->add_flag("-q,--quiet", o->quiet, "no progress on stderr");

@@ -2,9 +2,9 @@
 #include <filesystem>
 #include <iostream>
 
-#include "BackendOption.h"
 #include "Commands.h"
 #include "InputShapeOption.h"
+#include "RunOptionsCli.h"
 #include "npuwb/Profiler.h"
 #include "npuwb/Session.h"
 #include "npuwb/Npy.h"
@@ -12,14 +12,12 @@
 namespace npuwb::cli {
 
 namespace {
-struct RunOptions {
+struct RunCliOptions {
     std::string model;
-    std::vector<std::string> inputs;  // NAME=FILE.npy
+    std::vector<std::string> inputFiles;   // NAME=FILE.npy
     std::vector<std::string> inputShapes;  // NAME=D1,D2,... for generated inputs
     std::string outputDir;
-    uint64_t seed = 1;
-    std::string backend = "reference";
-    int threads = 0;
+    RunOptions run;  // one inference: the executor and how inputs are generated (runs and warm-up do not apply)
 };
 
 std::string safeFileName(const std::string& name) {
@@ -28,25 +26,22 @@ std::string safeFileName(const std::string& name) {
     return out.empty() ? "output" : out;
 }
 
-void runRun(const RunOptions& o) {
+void runRun(const RunCliOptions& o) {
     auto model = loadModelForCommand(o.model);
     const auto shapes = parseInputShapes(o.inputShapes);
-    SessionOptions so;
-    so.backend = usableBackend(o.backend);
-    so.threads = o.threads;
-    Session session(model, so);
+    Session session(model, SessionOptions{.executor = usableExecutor(o.run.executor)});
     std::map<std::string, Tensor> feeds;
-    bool anyGiven = !o.inputs.empty();
+    bool anyGiven = !o.inputFiles.empty();
     if (anyGiven && !shapes.empty())  // a given .npy has its own shape
         failInput("--input-shape shapes generated inputs; it cannot be combined with --input");
-    for (const auto& spec : o.inputs) {
+    for (const auto& spec : o.inputFiles) {
         auto eq = spec.find('=');
         if (eq == std::string::npos || eq == 0) failInput("--input '" + spec + "' must be NAME=FILE.npy");
         feeds[spec.substr(0, eq)] = readNpy(spec.substr(eq + 1));
     }
     if (!anyGiven) {
-        feeds = makeInputs(session, o.seed, 1, shapes);
-        std::cerr << "note: no --input given, using generated inputs (seed " << o.seed << ")\n";
+        feeds = makeInputs(session, o.run.seed, o.run.symbolicDimValue, shapes);
+        std::cerr << "note: no --input given, using generated inputs (seed " << o.run.seed << ")\n";
     }
     session.prepare(feeds);  // with a backend: the learning run, so the run below uses the backend
     auto outputs = session.runTensors(feeds);
@@ -66,14 +61,15 @@ void runRun(const RunOptions& o) {
 }  // namespace
 
 static void addRunCommand(CLI::App& app) {
-    auto opts = std::make_shared<RunOptions>();
-    CLI::App* cmd = app.add_subcommand("run", "Run a model once on the reference executor and save its outputs");
+    auto opts = std::make_shared<RunCliOptions>();
+    CLI::App* cmd = app.add_subcommand("run", "Run a model once (on the fastest backend unless --backend says "
+                                              "otherwise) and save its outputs");
     cmd->add_option("model", opts->model, "ONNX model file")->required();
-    cmd->add_option("--input", opts->inputs, "NAME=FILE.npy for each model input (repeatable); generated if none");
+    cmd->add_option("--input", opts->inputFiles, "NAME=FILE.npy for each model input (repeatable); generated if none");
     cmd->add_option("--output-dir", opts->outputDir, "folder to write each output as NAME.npy");
-    cmd->add_option("--seed", opts->seed, "seed for generated inputs")->capture_default_str();
+    addSeedOption(cmd, opts->run.seed);
     addInputShapeOption(cmd, opts->inputShapes);  // shapes of generated inputs, e.g. x=1,3,480,480
-    addBackendOptions(cmd, opts->backend, opts->threads);
+    addExecutorOptions(cmd, opts->run.executor, "the model runs");
     cmd->callback([opts] { runRun(*opts); });
 }
 NPUWB_CLI_COMMAND(addRunCommand);

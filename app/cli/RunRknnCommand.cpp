@@ -13,17 +13,13 @@ namespace npuwb::cli {
 namespace {
 struct RunRknnCliOptions {
     std::string model;
-    int runs = 10;
-    int warmup = 2;
+    ModelRunOptions run;
     std::string jsonPath;
     int top = 0;
 };
 
 void runRunRknn(const RunRknnCliOptions& o) {
-    ModelRunOptions options;
-    options.runs = o.runs;
-    options.warmup = o.warmup;
-    Report report = runModelFile("rknpu", o.model, options);
+    Report report = runModelFile("rknpu", o.model, o.run);
     if (!o.jsonPath.empty()) {
         saveReport(report, o.jsonPath);
         std::cerr << "report written to " << o.jsonPath << "\n";
@@ -40,8 +36,10 @@ static void addRunRknnCommand(CLI::App& app) {
     CLI::App* cmd = app.add_subcommand("run-rknn", "Profile a .rknn model on this board through Rockchip's runtime "
                                                    "(librknnrt.so)");
     cmd->add_option("model", opts->model, ".rknn model file")->required();
-    cmd->add_option("--runs", opts->runs, "timed runs")->capture_default_str()->check(CLI::Range(1, 100000));
-    cmd->add_option("--warmup", opts->warmup, "untimed warm-up runs")->capture_default_str()->check(CLI::Range(0, 100000));
+    cmd->add_option("--runs", opts->run.runs, "timed runs")->capture_default_str()->check(CLI::Range(1, 100000));
+    cmd->add_option("--warmup", opts->run.warmup, "untimed warm-up runs")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 100000));
     cmd->add_option("--json", opts->jsonPath, "write the report (schema: resources/schema/report.schema.json)");
     cmd->add_option("--top", opts->top, "show only the N slowest layers")->check(CLI::Range(0, 1000000));
     cmd->callback([opts] { runRunRknn(*opts); });

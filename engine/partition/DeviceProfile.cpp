@@ -48,8 +48,8 @@ Shape parseShape(const ProfileFields& f, const std::string& key) {
 
 UnitExecutor parseExecutor(const ProfileFields& f) {
     UnitExecutor e;
-    e.backend = f.string("backend");
-    if (f.has("threads")) e.threads = static_cast<int>(f.positiveInteger("threads"));
+    e.session.backend = f.string("backend");
+    if (f.has("threads")) e.session.threads = static_cast<int>(f.positiveInteger("threads"));
     if (f.has("cpus")) {
         const nlohmann::json& cpus = f.raw("cpus");
         if (!cpus.is_array()) f.fail("cpus", "expected an array of CPU numbers");

@@ -215,7 +215,7 @@ Report partitionModel(std::shared_ptr<const Model> model, const DeviceProfile& d
             const UnitExecutor& e = *device.unit(units[u])->executor;
             for (size_t n = 0; n < work.nodes.size(); ++n) {
                 work.nodes[n].costUs[u] = times[n];
-                work.nodes[n].costNote[u] = "measured on " + units[u] + " (" + e.backend + ")";
+                work.nodes[n].costNote[u] = "measured on " + units[u] + " (" + e.session.backend + ")";
             }
             work.stageOverheadUs[u] = exec->stageOverheadUs(int(u), work, inputs, o.calibrationRuns);
         }

@@ -98,9 +98,7 @@ void LocalExecutor::checkCancel() const {
 }
 
 std::shared_ptr<const Session> LocalExecutor::session(int unit, std::shared_ptr<const Model> model) const {
-    SessionOptions options;
-    options.backend = units_.at(size_t(unit)).executor->backend;
-    options.threads = units_.at(size_t(unit)).executor->threads;
+    const SessionOptions options{.executor = units_.at(size_t(unit)).executor->session};
     return std::make_shared<const Session>(std::move(model), options);
 }
 
@@ -109,11 +107,10 @@ std::vector<double> LocalExecutor::nodeTimes(int unit, std::shared_ptr<const Mod
                                              const std::map<std::string, Tensor>& inputs, int runs) {
     checkCancel();
     const UnitExecutor& exec = *units_.at(size_t(unit)).executor;
-    ProfileOptions po;
+    RunOptions po;
+    po.executor = exec.session;
     po.runs = std::max(1, runs);
     po.warmup = 1;
-    po.threads = exec.threads;
-    po.backend = exec.backend;
     po.inputs = inputs;
     Report profile = workers_.at(size_t(unit))->call([&] { return profileModel(model, po); });
     std::map<std::string, double> byName;

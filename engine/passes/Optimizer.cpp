@@ -122,9 +122,10 @@ InputSets proofInputs(const Model& model, const ProofOptions& options) {
     return sets;
 }
 
-InputSets runOnSets(const Model& model, const InputSets& sets, const SessionOptions& executor) {
+InputSets runOnSets(const Model& model, const InputSets& sets, const ExecutorOptions& executor) {
     // The model as it stands: the Session's own exact rewrites would otherwise make both sides of a proof alike.
-    SessionOptions asGiven = executor;
+    SessionOptions asGiven;
+    asGiven.executor = executor;
     asGiven.exactRewrites = false;
     Session session(std::make_shared<const Model>(model), asGiven);
     InputSets outs;

@@ -11,7 +11,7 @@ namespace npuwb::passes {
 /// Runs `model` on every input set; used by the proof and exposed for tests.
 std::vector<std::map<std::string, Tensor>> runOnSets(const Model& model,
                                                      const std::vector<std::map<std::string, Tensor>>& sets,
-                                                     const SessionOptions& executor = {});
+                                                     const ExecutorOptions& executor = {});
 /// Input sets for the proof: seeded random sets plus the calibration sets.
 std::vector<std::map<std::string, Tensor>> proofInputs(const Model& model, const ProofOptions& options);
 Proof compareOutputs(const std::vector<std::map<std::string, Tensor>>& reference,

@@ -48,10 +48,10 @@ void recordMissingRanks(Model& model, const PassConfig& config) {
     RankRecorder recorder;
     RunControl control;
     control.observer = &recorder;
-    Session session(std::make_shared<const Model>(model), config.executor);
+    Session session(std::make_shared<const Model>(model), SessionOptions{.executor = config.executor});
     // A backend learns every node's shape without running the model (PP-OCRv4 det at 480x480: a reference run took
     // a second of its quantization); the reference kernels have to run it.
-    if (session.backendName() == "reference") session.runTensors(inputs, control);
+    if (session.backendName() == kReferenceBackend) session.runTensors(inputs, control);
     else session.prepare(inputs, control);
     for (const auto& [name, typeAndRank] : recorder.ranks) {
         if (const ValueInfo* known = model.graph.findValueInfo(name); known && known->type.shape) continue;

@@ -129,7 +129,7 @@ std::string permText(const std::vector<int64_t>& perm) {
     std::string s = "[";
     for (size_t i = 0; i < perm.size(); ++i) {
         if (i) s += ',';
-        s += std::to_string(perm[i]);
+        s += std::to_string(perm[i]);  // appended, not prepended: GCC 12 warns (-Wrestrict) on "," + temporary
     }
     return s + "]";
 }

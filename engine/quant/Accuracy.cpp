@@ -201,9 +201,7 @@ AccuracySection analyzeAccuracy(const Model& floatModel, const Model& quantModel
 
     std::vector<std::string> compared;
     for (const auto& a : layers) compared.push_back(a.row.value);
-    SessionOptions so;
-    so.backend = options.backend;
-    so.threads = options.threads;
+    const SessionOptions so{.executor = options.executor};
     Session floatSession(std::make_shared<const Model>(detail::withExtraOutputs(floatModel, floatOutputs)), so);
     Session quantSession(std::make_shared<const Model>(detail::withExtraOutputs(quantModel, compared)), so);
 

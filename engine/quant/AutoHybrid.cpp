@@ -30,11 +30,11 @@ struct Reference {
     std::vector<std::map<std::string, Tensor>> outputs;
 };
 
-Reference referenceOutputs(const Model& model, const SampleSource& samples, size_t count, const std::string& backend,
-                           int threads, const std::atomic<bool>* cancel) {
+Reference referenceOutputs(const Model& model, const SampleSource& samples, size_t count,
+                           const ExecutorOptions& executor, const std::atomic<bool>* cancel) {
     Reference r;
     r.outputs.resize(count);
-    detail::SampleRunOptions run{backend, threads, cancel, {}};
+    const detail::SampleRunOptions run{.executor = executor, .cancel = cancel};
     // Only the graph outputs: forEachSample also hands over the sample's inputs, which must not enter the cosine.
     detail::forEachSample(model, samples, count, run, [&](size_t, size_t i, std::map<std::string, Tensor>& out) {
         for (const auto& o : model.graph.outputs)
@@ -45,10 +45,10 @@ Reference referenceOutputs(const Model& model, const SampleSource& samples, size
 
 /// Each graph output against the reference, per sample (OutputAgreement.h): a verdict takes the worst row.
 std::vector<AccuracyOutput> agreementWith(const Reference& ref, const Model& reference, const Model& candidate,
-                                          const SampleSource& samples, const std::string& backend, int threads,
+                                          const SampleSource& samples, const ExecutorOptions& executor,
                                           const std::atomic<bool>* cancel) {
     detail::OutputAgreementAccumulator agreement(ref.outputs.size());
-    detail::SampleRunOptions run{backend, threads, cancel, {}};
+    const detail::SampleRunOptions run{.executor = executor, .cancel = cancel};
     detail::forEachSample(candidate, samples, ref.outputs.size(), run,
                           [&](size_t, size_t i, std::map<std::string, Tensor>& out) {
                               for (const auto& [name, t] : ref.outputs[i])
@@ -108,20 +108,20 @@ std::optional<Model> withSampleShapes(const Model& model, const SampleSource& sa
 }  // namespace
 
 std::vector<AccuracyOutput> compareOutputs(const Model& reference, const Model& candidate, const SampleSource& samples,
-                                           size_t maxSamples, const std::string& backend, int threads,
+                                           size_t maxSamples, const ExecutorOptions& executor,
                                            const std::atomic<bool>* cancel) {
     const size_t count = std::min(maxSamples ? maxSamples : samples.size(), samples.size());
-    Reference ref = referenceOutputs(reference, samples, count, backend, threads, cancel);
-    return agreementWith(ref, reference, candidate, samples, backend, threads, cancel);
+    Reference ref = referenceOutputs(reference, samples, count, executor, cancel);
+    return agreementWith(ref, reference, candidate, samples, executor, cancel);
 }
 
 double outputCosine(const Model& reference, const Model& candidate, const SampleSource& samples, size_t maxSamples,
-                    const std::string& backend, int threads, const std::atomic<bool>* cancel) {
-    return detail::worstCosine(compareOutputs(reference, candidate, samples, maxSamples, backend, threads, cancel));
+                    const ExecutorOptions& executor, const std::atomic<bool>* cancel) {
+    return detail::worstCosine(compareOutputs(reference, candidate, samples, maxSamples, executor, cancel));
 }
 
 Model floatReferenceFor(const Model& floatModel, const Model& quantModel, const SampleSource& samples,
-                        const SessionOptions& executor, std::vector<std::string>& notes) {
+                        const ExecutorOptions& executor, std::vector<std::string>& notes) {
     auto meta = quantModel.metadata.find("npuwb.quant.prepare");
     bool prepared = false;
     if (meta != quantModel.metadata.end()) {
@@ -155,8 +155,7 @@ QuantizeResult quantizeModel(const Model& inputModel, const SampleSource& sample
     // Pre-quantization optimization (Quantizer.h): folds, fusions and the opset upgrade per-channel QDQ needs.
     if (options.prepare) {
         const Model before = floatModel;
-        floatModel = prepareForQuantization(before, samples, {.backend = options.backend, .threads = options.threads},
-                                            result.preparation);
+        floatModel = prepareForQuantization(before, samples, options.executor, result.preparation);
         result.notes.push_back(result.preparation.summary());
         if (!options.overrides.empty()) {
             const std::vector<std::string> was = quantizableNodes(before), now = quantizableNodes(floatModel);
@@ -196,11 +195,11 @@ static QuantizeResult quantizeConverted(const Model& floatModel, const SampleSou
         const double target = *options.autoHybridCosine;
         const size_t count = std::min(std::max<size_t>(options.evalSamples, 1), samples.size());
         const Reference ref =
-            referenceOutputs(floatModel, samples, count, options.backend, options.threads, control.cancel);
+            referenceOutputs(floatModel, samples, count, options.executor, control.cancel);
         // The target holds for the worst output on the worst evaluated sample.
         auto evaluateOutputs = [&](const std::map<std::string, Precision>& p) {
             return agreementWith(ref, floatModel, buildQdqModel(floatModel, result.calibration, options, p), samples,
-                                 options.backend, options.threads, control.cancel);
+                                 options.executor, control.cancel);
         };
         std::map<size_t, std::vector<AccuracyOutput>> outputsWithTop;  // prefix length -> per-output agreement
         HybridResult h;
@@ -233,8 +232,7 @@ static QuantizeResult quantizeConverted(const Model& floatModel, const SampleSou
         if (h.cosineBefore < target) {
             // Sensitivity proxy for every layer at once: the accuracy analysis' "single" cosine of the all-low model.
             AccuracyOptions ao;
-            ao.backend = options.backend;
-            ao.threads = options.threads;
+            ao.executor = options.executor;
             ao.maxSamples = count;
             AccuracyControl ac;
             ac.cancel = control.cancel;

@@ -275,8 +275,7 @@ Calibration calibrate(const Model& floatModel, const SampleSource& samples, cons
     std::set<std::string> graphInputs;
     for (const auto& in : floatModel.graph.inputs) graphInputs.insert(in.name);
     detail::SampleRunOptions run;
-    run.backend = options.backend;
-    run.threads = options.threads;
+    run.executor = options.executor;
     run.cancel = control.cancel;
     for (const auto& v : fetched)
         if (!graphInputs.count(v)) run.watched.insert(v);
@@ -314,7 +313,7 @@ Calibration calibrate(const Model& floatModel, const SampleSource& samples, cons
     Calibration cal;
     cal.observer = options.observer;
     cal.samples = count;
-    cal.backend = resolveBackendName(options.backend);
+    cal.backend = resolveBackendName(options.executor.backend);
     // Observer search per value (KL scans every threshold) and the data set hash (reads every sample file again)
     // as tasks the workers take in turn: uneven values no longer leave a worker idle.
     std::vector<std::pair<const std::string*, const ValueStats*>> items;
@@ -343,8 +342,7 @@ Calibration calibrate(const Model& floatModel, const SampleSource& samples, cons
     if (options.weightRounding == WeightRounding::Gptq && options.scheme != Scheme::FP16) {
         CorrelationOptions co;
         co.samples = std::max<size_t>(1, std::min(options.roundingSamples, count));
-        co.backend = options.backend;
-        co.threads = options.threads;
+        co.executor = options.executor;
         co.cancel = control.cancel;
         if (control.progress) co.progress = [&](size_t d, size_t t) { control.progress("rounding", d, t); };
         cal.weightCorrelations = collectInputCorrelations(floatModel, samples, co);
@@ -359,8 +357,7 @@ double timeInference(const Model& floatModel, const SampleSource& samples, const
     const auto start = std::chrono::steady_clock::now();
     const size_t count = options.maxSamples ? std::min(options.maxSamples, samples.size()) : samples.size();
     detail::SampleRunOptions run;
-    run.backend = options.backend;
-    run.threads = options.threads;
+    run.executor = options.executor;
     run.cancel = control.cancel;
     if (control.progress) run.progress = [&](size_t d, size_t t) { control.progress("inference", d, t); };
     ReuseFreedBlocks reuse;  // as calibration does: the comparison is about the extra work, not the allocator

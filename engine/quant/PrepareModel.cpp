@@ -48,7 +48,7 @@ std::string Preparation::json() const {
     return j.dump();
 }
 
-Model prepareForQuantization(const Model& floatModel, const SampleSource& samples, const SessionOptions& executor,
+Model prepareForQuantization(const Model& floatModel, const SampleSource& samples, const ExecutorOptions& executor,
                              Preparation& report) {
     report = Preparation{};
     report.opsetBefore = report.opsetAfter = floatModel.opset("");

@@ -177,7 +177,8 @@ Model withExtraOutputs(const Model& model, const std::vector<std::string>& value
 }
 
 size_t workerCount(const SampleRunOptions& options, size_t samples) {
-    const size_t threads = static_cast<size_t>(options.threads > 0 ? options.threads : physicalCoreCount());
+    const int requested = options.executor.threads;
+    const size_t threads = static_cast<size_t>(requested > 0 ? requested : physicalCoreCount());
     return std::max<size_t>(1, std::min(threads, samples));
 }
 
@@ -185,10 +186,10 @@ void forEachSample(const Model& model, const SampleSource& source, size_t count,
                    const std::function<void(size_t, size_t, std::map<std::string, Tensor>&)>& visit) {
     if (count == 0) return;
     const size_t workers = workerCount(options, count);
-    const int total = options.threads > 0 ? options.threads : physicalCoreCount();
+    const int total = options.executor.threads > 0 ? options.executor.threads : physicalCoreCount();
     SessionOptions so;
-    so.backend = options.backend;
-    so.threads = std::max(1, total / static_cast<int>(workers));
+    so.executor.backend = options.executor.backend;
+    so.executor.threads = std::max(1, total / static_cast<int>(workers));
     so.watched = options.watched;
     auto shared = std::make_shared<const Model>(model);
 

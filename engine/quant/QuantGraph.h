@@ -40,10 +40,9 @@ Model withExtraOutputs(const Model& model, const std::vector<std::string>& value
 /// worker's thread with that worker's index; `outputs` also holds the sample's inputs. Memory: one sample per worker in flight. Cancel and the first error
 /// stop every worker; the error is rethrown here.
 struct SampleRunOptions {
-    std::string backend = "auto";
-    int threads = 0;
+    ExecutorOptions executor;  // threads: shared out between the workers
     const std::atomic<bool>* cancel = nullptr;
-    std::function<void(size_t done, size_t total)> progress;
+    std::function<void(size_t done, size_t total)> progress{};
     /// Values each worker's observer (`observerOf(worker)`) sees during its runs (SessionOptions::watched).
     std::set<std::string> watched{};
     std::function<ValueObserver*(size_t worker)> observerOf{};

@@ -183,8 +183,7 @@ InputCorrelations collectInputCorrelations(const Model& floatModel, const Sample
         inputs.push_back(l.input);
     }
     detail::SampleRunOptions run;
-    run.backend = options.backend;
-    run.threads = options.threads;
+    run.executor = options.executor;
     run.cancel = options.cancel;
     run.progress = options.progress;
     detail::forEachSample(detail::withExtraOutputs(floatModel, inputs), samples, count, run,

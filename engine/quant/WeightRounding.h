@@ -43,8 +43,7 @@ struct CorrelationOptions {
     int64_t maxK = 4096;               // larger layers keep nearest rounding (H is K x K doubles)
     size_t maxBytes = size_t{768} << 20;  // all layers' H together; layers past it keep nearest rounding
     size_t positionsPerSample = 2048;  // output positions sampled per layer and sample
-    std::string backend = "auto";
-    int threads = 0;
+    ExecutorOptions executor;
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(size_t done, size_t total)> progress;
 };

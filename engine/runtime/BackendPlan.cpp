@@ -185,7 +185,12 @@ std::vector<Value> shapeOnlyOutputs(const Graph& graph, const Node& node,
         if (!type) fail(ErrorKind::Internal, "node " + node.label() + ": no inferred type for '" + node.outputs[i] + "'");
         // Nothing is allocated while learning, but a backend will allocate this output: a Resize to 2^20 x 2^20
         // must be refused here, with the node named, not crash a backend's allocator later.
-        const uint64_t bytes = tensorByteSize(type->first, type->second);
+        uint64_t bytes = 0;
+        try {
+            bytes = tensorByteSize(type->first, type->second);
+        } catch (const Error& e) {  // an inferred shape too large to count: name the node, as a reference run does
+            throw Error(e.kind(), "node " + node.label() + ": " + e.what());
+        }
         if (!withinMemoryBudget(bytes))
             checkMemoryBudget(bytes, "node " + node.label() + ": output '" + node.outputs[i] + "' (" + std::string(dtypeName(type->first)) +
                                          " " + shapeToString(type->second) + ")");

@@ -105,7 +105,11 @@ public:
             if (isOutput.count(name)) continue;
             const auto& [step, bytes] = produced_.at(name);
             auto last = lastUse_.find(name);
-            out.push_back({name, bytes, 0, step, last == lastUse_.end() ? step : std::max(step, last->second)});
+            out.push_back({.name = name,
+                           .bytes = bytes,
+                           .offset = 0,
+                           .firstStep = step,
+                           .lastStep = last == lastUse_.end() ? step : std::max(step, last->second)});
         }
         return out;
     }
@@ -196,13 +200,10 @@ Environment localEnvironment(int threads) {
     return env;
 }
 
-Report profileModel(std::shared_ptr<const Model> model, const ProfileOptions& options, const ProfileControl& control) {
+Report profileModel(std::shared_ptr<const Model> model, const RunOptions& options, const ProfileControl& control) {
     if (options.runs < 1) failInput("runs must be at least 1");
     if (options.warmup < 0) failInput("warm-up runs cannot be negative");
-    SessionOptions so;
-    so.backend = options.backend;
-    so.threads = options.threads;
-    so.profileKernels = options.layerTimes;
+    const SessionOptions so{.executor = options.executor, .profileKernels = options.layerTimes};
     const auto createStart = Clock::now();
     Session session(model, so);
     double sessionCreateUs = std::chrono::duration<double, std::micro>(Clock::now() - createStart).count();
@@ -248,7 +249,7 @@ Report profileModel(std::shared_ptr<const Model> model, const ProfileOptions& op
     report.model = summarizeModel(*model);
     report.environment = localEnvironment(session.threads());  // the reference executor is single-threaded
     report.environment.backend = session.backendName();
-    for (const auto& f : session.fallbacks()) report.fallbacks.push_back({f.node, f.opType, f.reason});
+    report.fallbacks = session.fallbacks();
     report.layers = observer.rows();
     int64_t observedMacs = 0;
     for (const auto& l : report.layers) observedMacs += l.macs;

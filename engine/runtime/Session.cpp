@@ -372,7 +372,7 @@ int physicalCoreCount() {
 }
 
 std::string resolveBackendName(const std::string& requested) {
-    if (requested != "auto") return requested;
+    if (requested != kAutoBackend) return requested;
 #if defined(__x86_64__) || defined(__i386__)
     const std::vector<std::string> preferred = {"cpu-onednn", "cpu-xnnpack"};
 #else
@@ -381,25 +381,26 @@ std::string resolveBackendName(const std::string& requested) {
     std::vector<std::string> found = availableBackends();
     for (const auto& p : preferred)
         if (std::find(found.begin(), found.end(), p) != found.end()) return p;
-    return "reference";
+    return kReferenceBackend;
 }
 
-Session::Session(std::shared_ptr<const Model> model) : Session(std::move(model), SessionOptions{}) {}
+Session::Session(std::shared_ptr<const Model> model)
+    : Session(std::move(model), SessionOptions{.executor = {.backend = kReferenceBackend}}) {}
 
 Session::Session(std::shared_ptr<const Model> model, const SessionOptions& options) : model_(std::move(model)) {
     if (!model_) failInput("no model");
-    if (options.threads < 0) failInput("threads cannot be negative");
+    if (options.executor.threads < 0) failInput("threads cannot be negative");
     checkOpsKnown(model_->graph);
     if (options.exactRewrites) model_ = rewriteForExecution(model_, options.watched, &rewrites_);
     order_ = model_->graph.topologicalOrder();
     for (const auto& in : model_->graph.inputs)
         if (!model_->graph.initializers.count(in.name)) requiredInputs_.push_back(in);
     if (!options.watched.empty()) watched_ = std::make_shared<const std::set<std::string>>(options.watched);
-    const std::string name = resolveBackendName(options.backend);
+    const std::string name = resolveBackendName(options.executor.backend);
     // The reference executor stays single-threaded (the oracle, and what the GUI and reports say); with a backend,
     // the fallbacks' fast paths (data movement, float elementwise) use the backend's threads too.
-    if (name == "reference") return;
-    threads_ = options.threads > 0 ? options.threads : physicalCoreCount();
+    if (name == kReferenceBackend) return;
+    threads_ = options.executor.threads > 0 ? options.executor.threads : physicalCoreCount();
     backend_ = std::make_shared<BackendState>();
     backend_->backend = loadBackend(name);
     backend_->backend->setThreads(threads_);
@@ -408,7 +409,7 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
 
 Session::~Session() = default;
 
-std::string Session::backendName() const { return backend_ ? backend_->backend->name() : "reference"; }
+std::string Session::backendName() const { return backend_ ? backend_->backend->name() : kReferenceBackend; }
 
 std::vector<FallbackRow> Session::fallbacks() const {
     if (!backend_) return {};

@@ -1,19 +1,15 @@
 #include "agent-client/AgentClient.h"
 
+#include <optional>
+#include <variant>
+
 #include "ssh/ShellQuote.h"
 #include "ssh/SshSession.h"
 #include "npuwb/Error.h"
 
 namespace npuwb::remote {
 
-nlohmann::json toJson(const RemoteJob& job) {
-    nlohmann::json j{{"model", job.model},   {"backend", job.backend}, {"runs", job.runs},
-                     {"warmup", job.warmup}, {"threads", job.threads}, {"seed", job.seed},
-                     {"telemetryIntervalMs", job.telemetryIntervalMs}};
-    j["inputShapes"] = nlohmann::json::object();
-    for (const auto& [name, dims] : job.inputShapes) j["inputShapes"][name] = dims;
-    return j;
-}
+std::string agentJobLine(const AgentJob& job) { return toJson(job).dump() + "\n"; }
 
 AgentClient::AgentClient(SshSession& session, AgentInstall install) : session_(session), install_(std::move(install)) {}
 
@@ -21,7 +17,8 @@ std::string AgentClient::command(const std::vector<std::string>& args) const {
     std::vector<std::string> argv{"env", "LD_LIBRARY_PATH=" + install_.libDir, "NPUWB_PLUGIN_PATH=" + install_.pluginDir,
                                   install_.executable};
     argv.insert(argv.end(), args.begin(), args.end());
-    // `$$` is the shell sshd started; exec keeps that pid for the agent, so a cancel can kill exactly it.
+    // `$$` is the shell sshd started; exec keeps that pid for the agent, so a cancel can kill exactly it. The line
+    // is the AgentStarted event (npuwb/AgentProtocol.h).
     return "printf '{\"event\":\"started\",\"pid\":%d}\\n' \"$$\"; exec " + shellCommand(argv);
 }
 
@@ -30,15 +27,6 @@ std::string trimmed(std::string s) {
     while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
     if (s.size() > 2000) s = s.substr(s.size() - 2000);
     return s;
-}
-
-ErrorKind kindFromAgent(const std::string& kind) {
-    if (kind == "invalid-input" || kind == "InvalidInput" || kind == "invalid_input") return ErrorKind::InvalidInput;
-    if (kind == "unsupported" || kind == "Unsupported") return ErrorKind::Unsupported;
-    if (kind == "io" || kind == "Io") return ErrorKind::Io;
-    if (kind == "cancelled" || kind == "Cancelled") return ErrorKind::Cancelled;
-    if (kind == "internal" || kind == "Internal") return ErrorKind::Internal;
-    return ErrorKind::Io;
 }
 
 // Splits the agent's stdout into lines and hands each complete JSON line on.
@@ -67,20 +55,32 @@ private:
     std::function<void(const nlohmann::json&)> onObject_;
     std::string buffer_, noise_;
 };
+
+/// The event on a line, or nullopt for a line that is none (the version line, a probe). A malformed event is the
+/// board's problem: Error(Io) naming the board.
+std::optional<AgentEvent> eventOf(const nlohmann::json& line, const SshSession& session) {
+    try {
+        return agentEventFromJson(line);
+    } catch (const Error& e) {
+        fail(ErrorKind::Io, "board " + session.describe() + ": the agent sent a malformed line: " + e.what());
+    }
+}
 }  // namespace
 
 nlohmann::json AgentClient::runForOneObject(const std::vector<std::string>& args) {
     nlohmann::json result;
     LineReader reader([&](const nlohmann::json& j) {
-        if (j.value("event", "") != "started") result = j;
+        const std::optional<AgentEvent> event = eventOf(j, session_);
+        if (!event || !std::holds_alternative<AgentStarted>(*event)) result = j;
     });
     ExecIo io;
     io.onStdout = [&](std::string_view d) { reader.feed(d); };
     ExecResult r = session_.exec(command(args), io);
     reader.feed("\n");
-    if (result.is_object() && result.value("event", "") == "error")
-        fail(kindFromAgent(result.value("kind", "")),
-             "board " + session_.describe() + ": agent " + args[0] + ": " + result.value("message", "unknown error"));
+    const std::optional<AgentEvent> event = eventOf(result, session_);
+    if (const auto* error = event ? std::get_if<AgentError>(&*event) : nullptr)
+        fail(errorKindFromName(error->kind), "board " + session_.describe() + ": agent " + args[0] + ": " +
+                                                 (error->message.empty() ? "unknown error" : error->message));
     if (r.exitStatus != 0 || !result.is_object())
         fail(ErrorKind::Io, "board " + session_.describe() + ": `npuwb-agent " + args[0] + "` failed (exit status " +
                                 std::to_string(r.exitStatus) + "): " + trimmed(r.err + reader.noise()));
@@ -88,46 +88,46 @@ nlohmann::json AgentClient::runForOneObject(const std::vector<std::string>& args
 }
 
 AgentVersion AgentClient::version() {
-    nlohmann::json j = runForOneObject({"version"});
+    const nlohmann::json line = runForOneObject({"version"});
     AgentVersion v;
-    v.raw = j;
-    v.version = j.value("version", "");
-    v.protocol = j.value("protocol", 0);
-    v.arch = j.value("arch", "");
-    if (j.value("agent", "") != "npuwb-agent")
-        fail(ErrorKind::Io, "board " + session_.describe() + ": " + install_.executable + " is not npuwb-agent");
-    if (v.protocol != kAgentProtocol)
+    try {
+        v = agentVersionFromJson(line, "the agent's version line");
+    } catch (const Error& e) {  // a malformed line is the board's problem, not the user's input
+        fail(ErrorKind::Io, "board " + session_.describe() + ": " + e.what());
+    }
+    if (v.agent != kAgentName)
+        fail(ErrorKind::Io, "board " + session_.describe() + ": " + install_.executable + " is not " + kAgentName);
+    if (v.protocol != kAgentProtocolVersion)
         fail(ErrorKind::Unsupported, "board " + session_.describe() + ": the agent speaks protocol " +
                                          std::to_string(v.protocol) + ", this program " +
-                                         std::to_string(kAgentProtocol) + "; deploy again");
+                                         std::to_string(kAgentProtocolVersion) + "; deploy again");
     return v;
 }
 
 nlohmann::json AgentClient::probe() { return runForOneObject({"probe"}); }
 
-Report AgentClient::run(const RemoteJob& job, const AgentEvents& events, int timeoutSec) {
-    bool haveReport = false;
-    Report report;
-    nlohmann::json error;
+Report AgentClient::run(const AgentJob& job, const AgentEvents& events, int timeoutSec) {
+    std::optional<Report> report;
+    std::optional<AgentError> error;
     int pid = 0;
     LineReader reader([&](const nlohmann::json& j) {
-        const std::string ev = j.value("event", "");
-        if (ev == "started") {
-            pid = j.value("pid", 0);
+        std::optional<AgentEvent> event = eventOf(j, session_);
+        if (!event) return;
+        if (const auto* started = std::get_if<AgentStarted>(&*event)) {
+            pid = started->pid;
             if (events.started) events.started(pid);
-        } else if (ev == "progress") {
-            if (events.progress) events.progress(j);
-        } else if (ev == "telemetry") {
-            if (events.telemetry) events.telemetry(j);
-        } else if (ev == "report" && j.contains("report")) {
-            report = reportFromJson(j["report"]);
-            haveReport = true;
-        } else if (ev == "error") {
-            error = j;
+        } else if (const auto* progress = std::get_if<AgentProgress>(&*event)) {
+            if (events.progress) events.progress(*progress);
+        } else if (const auto* telemetry = std::get_if<AgentTelemetry>(&*event)) {
+            if (events.telemetry) events.telemetry(*telemetry);
+        } else if (auto* done = std::get_if<AgentReport>(&*event)) {
+            report = std::move(done->report);
+        } else if (const auto* failed = std::get_if<AgentError>(&*event)) {
+            error = *failed;
         }
     });
     ExecIo io;
-    io.stdinData = toJson(job).dump() + "\n";
+    io.stdinData = agentJobLine(job);
     io.onStdout = [&](std::string_view d) { reader.feed(d); };
     std::string stderrText;
     io.onStderr = [&](std::string_view d) {
@@ -151,16 +151,16 @@ Report AgentClient::run(const RemoteJob& job, const AgentEvents& events, int tim
         throw;
     }
     reader.feed("\n");
-    if (error.is_object())
-        fail(kindFromAgent(error.value("kind", "")),
-             "board " + session_.describe() + ": agent run of " + job.model + ": " + error.value("message", "unknown error"));
-    if (!haveReport) {
+    if (error)
+        fail(errorKindFromName(error->kind), "board " + session_.describe() + ": agent run of " + job.model + ": " +
+                                                 (error->message.empty() ? "unknown error" : error->message));
+    if (!report) {
         const std::string how = r.exitStatus < 0 ? "was killed or lost (no exit status)"
                                                  : "exited with status " + std::to_string(r.exitStatus);
         fail(ErrorKind::Io, "board " + session_.describe() + ": the agent " + how + " before sending a report" +
                                 (trimmed(stderrText + reader.noise()).empty() ? "" : ": " + trimmed(stderrText + reader.noise())));
     }
-    return report;
+    return std::move(*report);
 }
 
 }  // namespace npuwb::remote

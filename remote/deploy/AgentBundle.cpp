@@ -64,7 +64,10 @@ AgentBundle scanAgentBundle(const std::string& root, const std::string& arch) {
     std::error_code ec;
     if (!fs::is_regular_file(agent, ec))
         failInput("no agent for " + arch + ": " + agent.string() + " does not exist (build the npuwb-agent target)");
-    b.files.push_back({"bin/npuwb-agent", fs::canonical(agent).string(), "", true});
+    b.files.push_back({.relativePath = "bin/npuwb-agent",
+                       .localPath = fs::canonical(agent).string(),
+                       .linkTo = "",
+                       .executable = true});
     addLibraries(b, fs::path(root) / "lib", "lib", [](const std::string& n) {
         return startsWith(n, "libnpuwb-") && n.find(".so") != std::string::npos;  // engine, backends, runtimes
     });
@@ -77,8 +80,8 @@ AgentBundle scanAgentBundle(const std::string& root, const std::string& arch) {
     return b;
 }
 
-AgentBundle findAgentBundle(const std::string& arch, const std::string& agentDir, const std::string& localRoot) {
-    if (arch == hostArch()) return scanAgentBundle(localRoot.empty() ? runningTreeRoot() : localRoot, arch);
+AgentBundle findAgentBundle(const std::string& arch, const std::string& agentDir) {
+    if (arch == hostArch()) return scanAgentBundle(runningTreeRoot(), arch);
     std::string dir = agentDir;
     if (dir.empty())
         if (const char* env = std::getenv("NPUWB_AGENT_DIR")) dir = env;

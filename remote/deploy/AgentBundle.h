@@ -28,8 +28,8 @@ std::string hostArch();
 std::string runningTreeRoot();
 /// Scans `root` for the agent's files. Throws Error(InvalidInput) naming the folder when bin/npuwb-agent is absent.
 AgentBundle scanAgentBundle(const std::string& root, const std::string& arch);
-/// The bundle for `arch`: the running tree when it is the host's arch (or `localRoot` when given), else
-/// agentDir/<arch> (agentDir empty: $NPUWB_AGENT_DIR). Throws Error naming where it looked.
-AgentBundle findAgentBundle(const std::string& arch, const std::string& agentDir, const std::string& localRoot = {});
+/// The bundle for `arch`: the running tree when it is the host's arch, else agentDir/<arch> (agentDir empty:
+/// $NPUWB_AGENT_DIR). Throws Error naming where it looked.
+AgentBundle findAgentBundle(const std::string& arch, const std::string& agentDir);
 
 }  // namespace npuwb::remote

@@ -24,7 +24,7 @@ std::vector<std::string> parseHashLines(const std::string& text) {
     return out;
 }
 
-Deployer::Deployer(SshSession& session, DeployOptions options) : session_(session), options_(std::move(options)) {}
+Deployer::Deployer(SshSession& session) : session_(session) {}
 
 std::string Deployer::boardArch() {
     if (!arch_.empty()) return arch_;
@@ -37,7 +37,8 @@ std::string Deployer::boardArch() {
 
 std::string Deployer::cacheDir() {
     if (!cacheDir_.empty()) return cacheDir_;
-    std::string dir = options_.remoteCacheDir.empty() ? ".cache/npuwb" : options_.remoteCacheDir;
+    const std::string& remoteDir = session_.options().remoteDir;
+    std::string dir = remoteDir.empty() ? ".cache/npuwb" : remoteDir;
     if (dir.rfind("~/", 0) == 0) dir = dir.substr(2);
     if (dir[0] != '/') dir = session_.sftp().canonicalPath(".") + "/" + dir;
     return cacheDir_ = dir;
@@ -100,7 +101,7 @@ void Deployer::uploadVerified(const std::vector<UploadItem>& items, const Deploy
 }
 
 AgentInstall Deployer::deployAgent(const DeployProgressFn& progress) {
-    const AgentBundle bundle = findAgentBundle(boardArch(), options_.agentDir, options_.localRoot);
+    const AgentBundle bundle = findAgentBundle(boardArch(), session_.options().agentDir);
     AgentInstall install;
     install.arch = bundle.arch;
     install.dir = cacheDir() + "/agent/" + bundle.arch;
@@ -137,7 +138,10 @@ AgentInstall Deployer::deployAgent(const DeployProgressFn& progress) {
         auto it = have.find(remote);
         if (it != have.end() && it->second == wantedHash[remote]) continue;
         if (f.linkTo.empty()) {
-            uploads.push_back({f.localPath, remote, wantedHash[remote], f.executable ? 0755 : 0644});
+            uploads.push_back({.localPath = f.localPath,
+                               .remotePath = remote,
+                               .sha256 = wantedHash[remote],
+                               .mode = f.executable ? 0755 : 0644});
             install.bytesUploaded += static_cast<int64_t>(fs::file_size(f.localPath));
         } else {
             links += (links.empty() ? "" : " && ") + shellCommand({"ln", "-sfn", "--", f.linkTo, remote});
@@ -163,7 +167,7 @@ ModelDeploy Deployer::deployModel(const std::string& localModel, const DeployPro
     // The final name only ever appears through a verified rename, so a file there with the right size is this model.
     auto size = session_.sftp().fileSize(d.remotePath);
     if (size && *size == d.bytes) return d;
-    uploadVerified({{localModel, d.remotePath, d.sha256, 0644}}, progress);
+    uploadVerified({{.localPath = localModel, .remotePath = d.remotePath, .sha256 = d.sha256, .mode = 0644}}, progress);
     d.uploaded = true;
     return d;
 }

@@ -17,12 +17,6 @@ namespace npuwb::remote {
 
 class SshSession;
 
-struct DeployOptions {
-    std::string remoteCacheDir;  // empty: ~/.cache/npuwb; relative paths are taken from the login folder
-    std::string agentDir;        // agents for other architectures (DIR/<arch>/...); empty: $NPUWB_AGENT_DIR
-    std::string localRoot;       // host-arch agent tree (bin/, lib/); empty: the running program's tree
-};
-
 struct DeployProgress {
     std::string file;       // remote relative path or model name being uploaded
     int64_t fileDone = 0, fileTotal = 0;
@@ -58,7 +52,9 @@ struct UploadItem {
 
 class Deployer {
 public:
-    Deployer(SshSession& session, DeployOptions options = {});
+    /// The cache folder and the agents for other architectures are the session's BoardOptions (remoteDir,
+    /// agentDir); a relative remoteDir is taken from the login folder.
+    explicit Deployer(SshSession& session);
 
     /// `uname -m` on the board (asked once).
     std::string boardArch();
@@ -77,7 +73,6 @@ public:
 
 private:
     SshSession& session_;
-    DeployOptions options_;
     std::string arch_, cacheDir_;
     std::map<std::string, std::string> localHashCache_;  // local path -> sha256, for repeated deploys
     std::string localHash(const std::string& path);

@@ -116,7 +116,8 @@ void SshSession::verifyHostKey() {
         }
     }
     info.status = HostKeyStatus::Unknown;
-    const bool trusted = prompts_.confirmUnknownHost && prompts_.confirmUnknownHost(info);
+    const bool trusted =
+        options_.acceptNewHostKey || (prompts_.confirmUnknownHost && prompts_.confirmUnknownHost(info));
     if (!trusted) {
         disconnect();
         fail(ErrorKind::InvalidInput, "board " + info.host + " is not in " + options_.knownHostsPath +
@@ -130,6 +131,7 @@ void SshSession::verifyHostKey() {
     const std::string line = knownHostsLine(info.host, info.keyType, b64);
     ssh_string_free_char(b64);
     appendKnownHostsLine(options_.knownHostsPath, line);
+    if (prompts_.hostKeyAdded) prompts_.hostKeyAdded(info);
 }
 
 void SshSession::authenticate() {
@@ -173,7 +175,7 @@ void SshSession::authenticate() {
                 fail(ErrorKind::Io, "board " + describe() + ": authentication error: " + ssh_get_error(session_));
         }
         // 2. ssh-agent, then the ssh config's IdentityFile and the default keys (~/.ssh/id_*)
-        if (options_.useAgent || options_.identityFiles.empty()) {
+        if (options_.useSshAgent || options_.identityFiles.empty()) {
             checkCancel();
             rc = ssh_userauth_publickey_auto(session_, nullptr, nullptr);
             tried.push_back(std::getenv("SSH_AUTH_SOCK") ? "ssh-agent and default keys" : "default keys");

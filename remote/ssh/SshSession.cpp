@@ -20,8 +20,12 @@ std::string defaultKnownHostsPath() {
     return std::string(home ? home : "") + "/.ssh/known_hosts";
 }
 
-SshSession::SshSession(ConnectOptions options, SshPrompts prompts, const std::atomic<bool>* cancel)
-    : options_(std::move(options)), prompts_(std::move(prompts)), cancel_(cancel) {
+namespace {
+constexpr int kKeepaliveSec = 15;  // TCP keepalive on the socket, so a vanished board is noticed
+}
+
+SshSession::SshSession(BoardOptions options, SshPrompts prompts, const std::atomic<bool>* cancel)
+    : options_(std::move(options)), target_(parseTarget(options_.host)), prompts_(std::move(prompts)), cancel_(cancel) {
     if (options_.knownHostsPath.empty()) options_.knownHostsPath = defaultKnownHostsPath();
 }
 
@@ -42,14 +46,14 @@ void SshSession::disconnect() {
 }
 
 std::string SshSession::describe() const {
-    if (host_.empty()) return options_.target.display();
+    if (host_.empty()) return target_.display();
     const std::string host = host_.find(':') != std::string::npos ? "[" + host_ + "]" : host_;
     return (user_.empty() ? "" : user_ + "@") + host + ":" + std::to_string(port_);
 }
 
 void SshSession::applyOptions() {
     ssh_session s = session_;
-    const Target& t = options_.target;
+    const Target& t = target_;
     if (ssh_options_set(s, SSH_OPTIONS_HOST, t.host.c_str()) != SSH_OK)
         failInput("board '" + t.display() + "': " + ssh_get_error(s));
     // The ssh config is read first so that a user or port given on the command line wins, as with OpenSSH.
@@ -75,7 +79,7 @@ void SshSession::applyOptions() {
     ssh_options_set(s, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, options_.knownHostsPath.c_str());
     int nodelay = 1;  // without it, SFTP round trips wait for Nagle and uploads crawl at ~1 MB/s
     ssh_options_set(s, SSH_OPTIONS_NODELAY, &nodelay);
-    long timeout = options_.connectTimeoutSec;
+    long timeout = options_.timeoutSec;
     ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &timeout);
 
     char* value = nullptr;
@@ -87,8 +91,8 @@ void SshSession::applyOptions() {
 
 void SshSession::setSocketKeepalive() {
     const int fd = ssh_get_fd(session_);
-    if (fd < 0 || options_.keepaliveSec <= 0) return;
-    int on = 1, idle = options_.keepaliveSec, interval = 5, count = 3;
+    if (fd < 0) return;
+    int on = 1, idle = kKeepaliveSec, interval = 5, count = 3;
     setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
@@ -111,7 +115,7 @@ void SshSession::connect() {
     verifyHostKey();
     checkCancel();
     authenticate();
-    long timeout = options_.ioTimeoutSec;  // from now on: the limit for any blocking operation
+    long timeout = options_.timeoutSec;  // from now on: the limit for any blocking operation
     ssh_options_set(session_, SSH_OPTIONS_TIMEOUT, &timeout);
 }
 
@@ -133,7 +137,7 @@ ExecResult SshSession::exec(const std::string& command, const ExecIo& io) {
     ssh_channel_send_eof(channel.get());
 
     using Clock = std::chrono::steady_clock;
-    const auto idle = std::chrono::milliseconds(io.idleTimeoutMs > 0 ? io.idleTimeoutMs : options_.ioTimeoutSec * 1000);
+    const auto idle = std::chrono::milliseconds(io.idleTimeoutMs > 0 ? io.idleTimeoutMs : options_.timeoutSec * 1000);
     auto lastActivity = Clock::now();
     ExecResult result;
     char buf[65536];

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ssh/BoardOptions.h"
 #include "ssh/HostKeys.h"
 #include "ssh/Target.h"
 
@@ -21,19 +22,10 @@ namespace npuwb::remote {
 
 class SftpClient;
 
-struct ConnectOptions {
-    Target target;
-    std::string sshConfigPath;               // empty: ~/.ssh/config when it exists
-    std::vector<std::string> identityFiles;  // tried first, then the config's IdentityFile and the defaults
-    std::string knownHostsPath;              // empty: ~/.ssh/known_hosts
-    bool useAgent = true;                    // ssh-agent via SSH_AUTH_SOCK
-    int connectTimeoutSec = 10;
-    int ioTimeoutSec = 30;  // a blocking operation (or a remote command that prints nothing) fails after this long
-    int keepaliveSec = 15;  // TCP keepalive on the socket, so a vanished board is noticed
-};
-
 struct SshPrompts {
-    HostKeyDecision confirmUnknownHost;  // null: unknown keys are refused
+    HostKeyDecision confirmUnknownHost;  // null: unknown keys are refused (unless BoardOptions::acceptNewHostKey)
+    /// Called once a new host key was trusted and added to known_hosts.
+    std::function<void(const HostKeyInfo&)> hostKeyAdded;
     /// Passphrase for an encrypted private key; nullopt = skip that key.
     std::function<std::optional<std::string>(const std::string& prompt)> passphrase;
     /// Password or keyboard-interactive answer (prompt like "root@board's password: "); nullopt = give up.
@@ -59,7 +51,8 @@ struct ExecResult {
 class SshSession {
 public:
     /// `cancel` (may be null) is polled by every loop; when it becomes true the call throws Error(Cancelled).
-    SshSession(ConnectOptions options, SshPrompts prompts = {}, const std::atomic<bool>* cancel = nullptr);
+    /// Throws Error(InvalidInput) naming the text when `options.host` is malformed.
+    SshSession(BoardOptions options, SshPrompts prompts = {}, const std::atomic<bool>* cancel = nullptr);
     ~SshSession();
     SshSession(const SshSession&) = delete;
     SshSession& operator=(const SshSession&) = delete;
@@ -71,7 +64,7 @@ public:
 
     /// "user@host:port" as actually used (after ssh config resolution).
     std::string describe() const;
-    const ConnectOptions& options() const { return options_; }
+    const BoardOptions& options() const { return options_; }
 
     /// Runs `command` (build it with shellCommand()) and waits for it to exit.
     ExecResult exec(const std::string& command, const ExecIo& io = {});
@@ -91,7 +84,8 @@ private:
     void authenticate();
     void setSocketKeepalive();
 
-    ConnectOptions options_;
+    BoardOptions options_;
+    Target target_;  // options_.host parsed
     SshPrompts prompts_;
     const std::atomic<bool>* cancel_;
     ssh_session_struct* session_ = nullptr;

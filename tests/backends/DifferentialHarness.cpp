@@ -90,8 +90,8 @@ Outcome runCase(const Case& c, const std::string& backend, double tolerance) {
     try {
         auto reference = referenceSession(c.model).runTensors(c.inputs);
         SessionOptions opts;
-        opts.backend = backend;
-        opts.threads = 2;
+        opts.executor.backend = backend;
+        opts.executor.threads = 2;
         Session fast(c.model, opts);
         fast.prepare(c.inputs);  // learning run + compile
         auto got = fast.runTensors(c.inputs);
@@ -128,7 +128,7 @@ std::unique_ptr<Session> preparedSession(std::shared_ptr<Model> model, const std
     RunControl control;
     control.observer = &watch;
     SessionOptions opts;
-    opts.backend = backend;
+    opts.executor.backend = backend;
     auto session = std::make_unique<Session>(std::move(model), opts);
     session->prepare(inputs, control);
     return session;

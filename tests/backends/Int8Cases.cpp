@@ -505,8 +505,8 @@ Int8Outcome runInt8Case(const Int8Case& k, const std::string& backend) {
     try {
         auto reference = difftest::referenceSession(k.c.model).runTensors(k.c.inputs);
         SessionOptions opts;
-        opts.backend = backend;
-        opts.threads = 2;
+        opts.executor.backend = backend;
+        opts.executor.threads = 2;
         opts.profileKernels = true;
         Session fast(k.c.model, opts);
         fast.prepare(k.c.inputs);

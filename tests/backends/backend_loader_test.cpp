@@ -58,8 +58,8 @@ TEST(BackendLoader, RejectsNamesThatCouldEscapeThePluginFolder) {
 TEST(BackendLoader, SessionWithMissingBackendThrowsAndReferenceStillWorks) {
     auto model = std::make_shared<Model>();
     SessionOptions opts;
-    opts.backend = "no-such-backend";
+    opts.executor.backend = "no-such-backend";
     EXPECT_EQ(thrownBy([&] { Session s(model, opts); }).kind(), ErrorKind::Unsupported);
-    SessionOptions reference;
-    EXPECT_EQ(Session(model, reference).backendName(), "reference");
+    EXPECT_EQ(Session(model, SessionOptions{.executor = {.backend = kReferenceBackend}}).backendName(), "reference");
+    EXPECT_EQ(Session(model).backendName(), "reference");  // the reference kernels unless asked otherwise
 }

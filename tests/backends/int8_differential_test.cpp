@@ -121,7 +121,8 @@ TEST_P(Int8Differential, RequantizationRoundsTiesBeforeTheZeroPoint) {
     std::uniform_int_distribution<int> pixel(0, 5);
     for (auto& x : c.inputs.at("X").values<float>()) x = static_cast<float>(pixel(rng));
     const Tensor want = difftest::referenceSession(c.model).runTensors(c.inputs).at("Y");
-    const Tensor got = Session(c.model, {.backend = GetParam(), .threads = 1}).runTensors(c.inputs).at("Y");
+    const Tensor got =
+        Session(c.model, {.executor = {.backend = GetParam(), .threads = 1}}).runTensors(c.inputs).at("Y");
     ASSERT_EQ(got.shape(), want.shape());
     auto a = got.values<uint8_t>(), b = want.values<uint8_t>();
     int ties = 0;

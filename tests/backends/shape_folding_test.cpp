@@ -117,7 +117,7 @@ TEST_P(ShapeFolding, NewInputShapeRecompilesWithNewFoldedShapes) {
     // Same model with a symbolic batch: feed two batch sizes to one session.
     small.model->graph.inputs[0].type.shape->at(0) = Dim::named("batch");
     SessionOptions opts;
-    opts.backend = GetParam();
+    opts.executor.backend = GetParam();
     Session fast(small.model, opts);
     for (int64_t batch : {1, 3}) {
         SCOPED_TRACE("batch " + std::to_string(batch));

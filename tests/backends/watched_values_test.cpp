@@ -72,12 +72,12 @@ TEST_P(WatchedValues, EachIsSeenOnceWithTheReferenceElements) {
     const std::map<std::string, Tensor> expected = Session(all.model).runTensors(all.inputs);
     const Case plain = watchedCase({"Y"});
     SessionOptions options;
-    options.backend = GetParam();
-    options.threads = 1;
+    options.executor.backend = GetParam();
+    options.executor.threads = 1;
     options.watched = {kWatched.begin(), kWatched.end()};
     Session watching(plain.model, options);
-    const std::map<std::string, Tensor> unwatched = Session(plain.model, {.backend = GetParam(), .threads = 1})
-                                                        .runTensors(plain.inputs);
+    const std::map<std::string, Tensor> unwatched =
+        Session(plain.model, {.executor = {.backend = GetParam(), .threads = 1}}).runTensors(plain.inputs);
     watching.prepare(plain.inputs);  // compiles without observing anything
     Recorder recorder;
     RunControl control;

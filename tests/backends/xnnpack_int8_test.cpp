@@ -72,8 +72,8 @@ TEST(XnnpackInt8, QdqResnet18MatchesReference) {
     const std::map<std::string, Tensor> inputs = makeInputs(reference, 11);
     const auto want = reference.runTensors(inputs);
     SessionOptions options;
-    options.backend = kBackend;
-    options.threads = 2;
+    options.executor.backend = kBackend;
+    options.executor.threads = 2;
     options.profileKernels = true;
     Session fast(model, options);
     fast.prepare(inputs);

@@ -24,8 +24,8 @@ TEST_P(XnnRealModel, MatchesReferenceThroughSession) {
     auto model = std::make_shared<const Model>(loadModel(path.string()));
     Session reference(model);
     SessionOptions options;
-    options.backend = "cpu-xnnpack";
-    options.threads = std::getenv("NPUWB_TEST_THREADS") ? std::atoi(std::getenv("NPUWB_TEST_THREADS")) : 2;
+    options.executor.backend = "cpu-xnnpack";
+    options.executor.threads = std::getenv("NPUWB_TEST_THREADS") ? std::atoi(std::getenv("NPUWB_TEST_THREADS")) : 2;
     Session fast(model, options);
     // Models with symbolic image sizes get the size they are used at.
     std::map<std::string, Tensor> inputs = makeInputs(reference, 7);

@@ -48,6 +48,7 @@
 #include "views/layers/LayersView.h"
 
 using namespace npuwb::ui;
+using npuwb::agentEventFromJson, npuwb::AgentTelemetry;
 using npuwb::remote::testing::TestSshd;
 
 namespace {
@@ -156,12 +157,12 @@ void BoardsTest::cleanupTestCase() {
 BoardEntry BoardsTest::sshBoard(const QString& name, const QString& identity, const QString& knownHosts) const {
     BoardEntry b;
     b.name = name;
-    b.host = QStringLiteral("%1@127.0.0.1:%2").arg(QString::fromStdString(sshd_->user())).arg(sshd_->port());
-    b.identityFile = QString::fromStdString(sshd_->path(identity.toStdString()));
-    b.knownHostsFile = QString::fromStdString(sshd_->path(knownHosts.toStdString()));
-    b.sshConfigFile = QString::fromStdString(sshd_->path("empty_ssh_config"));
-    b.remoteDir = scratch_.filePath(QStringLiteral("board-cache"));  // a fresh board: no agent yet
-    b.timeoutSec = 60;
+    b.connection = {.host = sshd_->user() + "@127.0.0.1:" + std::to_string(sshd_->port()),
+                    .identityFiles = {sshd_->path(identity.toStdString())},
+                    .knownHostsPath = sshd_->path(knownHosts.toStdString()),
+                    .sshConfigPath = sshd_->path("empty_ssh_config"),
+                    .timeoutSec = 60,
+                    .remoteDir = scratch_.filePath(QStringLiteral("board-cache")).toStdString()};  // no agent yet
     return b;
 }
 
@@ -184,8 +185,9 @@ void BoardsTest::boardListModelIsConsistent() {
     BoardListModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy changed(&model, &BoardListModel::boardsChanged);
-    BoardEntry a{QStringLiteral("rock5b"), QStringLiteral("root@10.0.0.5"), {}, {}, {}, {}, 30};
-    BoardEntry b{QStringLiteral("opi5"), QStringLiteral("orangepi"), QStringLiteral("/home/u/.ssh/id_opi"), {}, {}, {}, 10};
+    BoardEntry a{.name = QStringLiteral("rock5b"), .connection = {.host = "root@10.0.0.5", .timeoutSec = 30}};
+    BoardEntry b{.name = QStringLiteral("opi5"),
+                 .connection = {.host = "orangepi", .identityFiles = {"/home/u/.ssh/id_opi"}, .timeoutSec = 10}};
     QCOMPARE(model.addBoard(a), 0);
     QCOMPARE(model.addBoard(b), 1);
     QCOMPARE(model.rowCount(), 2);
@@ -194,7 +196,7 @@ void BoardsTest::boardListModelIsConsistent() {
     QCOMPARE(model.data(model.index(0, BoardListModel::StatusColumn)).toString(), QStringLiteral("not tested"));
     model.setStatus(0, QStringLiteral("aarch64"));
     QCOMPARE(model.status(0), QStringLiteral("aarch64"));
-    a.host = QStringLiteral("root@10.0.0.6");
+    a.connection.host = "root@10.0.0.6";
     model.updateBoard(0, a);
     QCOMPARE(model.status(0), QString());  // another address: the old finding no longer applies
     QCOMPARE(model.rowOf(QStringLiteral("opi5")), 1);
@@ -208,10 +210,14 @@ void BoardsTest::boardListModelIsConsistent() {
 
 void BoardsTest::settingsRoundTripWithoutSecrets() {
     const QString file = scratch_.filePath(QStringLiteral("roundtrip.ini"));
-    QList<BoardEntry> boards = {
-        {QStringLiteral("rock5b"), QStringLiteral("root@rock5b.local:2222"), QStringLiteral("/k/id_ed25519"),
-         QStringLiteral("/k/known_hosts"), QStringLiteral("/k/config"), QStringLiteral("/tmp/npuwb cache"), 45},
-        {QStringLiteral("alias"), QStringLiteral("myboard"), {}, {}, {}, {}, 5}};
+    QList<BoardEntry> boards = {{.name = QStringLiteral("rock5b"),
+                                 .connection = {.host = "root@rock5b.local:2222",
+                                                .identityFiles = {"/k/id_ed25519"},
+                                                .knownHostsPath = "/k/known_hosts",
+                                                .sshConfigPath = "/k/config",
+                                                .timeoutSec = 45,
+                                                .remoteDir = "/tmp/npuwb cache"}},
+                                {.name = QStringLiteral("alias"), .connection = {.host = "myboard", .timeoutSec = 5}}};
     {
         QSettings s(file, QSettings::IniFormat);
         saveBoards(s, boards);
@@ -226,7 +232,7 @@ void BoardsTest::settingsRoundTripWithoutSecrets() {
     QCOMPARE(loadBoards(s).size(), 1);
 
     QVERIFY(validateBoard(boards[0], {}).isEmpty());
-    QVERIFY(validateBoard({QStringLiteral("x"), QStringLiteral("user@host:notaport"), {}, {}, {}, {}, 5}, {})
+    QVERIFY(validateBoard({.name = QStringLiteral("x"), .connection = {.host = "user@host:notaport"}}, {})
                 .contains(QStringLiteral("notaport")));
     QVERIFY(!validateBoard(boards[0], boards).isEmpty());  // duplicate name
 }
@@ -289,9 +295,10 @@ void BoardsTest::telemetryChartPlotsAgentSamples() {
     TelemetrySample last;
     std::istringstream lines(out.toStdString());
     for (std::string line; std::getline(lines, line);) {
-        auto j = nlohmann::json::parse(line, nullptr, false);
-        if (!j.is_object() || j.value("event", "") != "telemetry") continue;
-        last = telemetryFromJson(j);
+        const auto event = agentEventFromJson(nlohmann::json::parse(line, nullptr, false));
+        const auto* telemetry = event ? std::get_if<AgentTelemetry>(&*event) : nullptr;
+        if (!telemetry) continue;
+        last = telemetrySampleFrom(*telemetry);
         chart.addSample(last);
         ++fed;
     }

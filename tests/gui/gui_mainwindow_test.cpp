@@ -163,7 +163,7 @@ void MainWindowTest::runsOnWorkerAndFillsTableAndChart() {
     QVERIFY(window_->runner()->runAction()->isEnabled());
     QVERIFY(window_->modelInfo()->infoModel()->section(QStringLiteral("Last run")));
     // By default the fastest backend found runs it, and the results name the backend that ran.
-    QCOMPARE(window_->runner()->optionsBar()->options().backend, std::string("auto"));
+    QCOMPARE(window_->runner()->optionsBar()->options().executor.backend, std::string(npuwb::kAutoBackend));
     const QString backend = QString::fromStdString(npuwb::resolveBackendName("auto"));
     QCOMPARE(QString::fromStdString(report->environment.backend), backend);
     QVERIFY2(lastRunBackend().startsWith(backend), qPrintable(lastRunBackend()));
@@ -263,7 +263,7 @@ void MainWindowTest::runsOnTheChosenBackend() {
 
     // A backend that is gone since the setting was saved falls back to "auto".
     bar->setBackend(QStringLiteral("no-such-backend"));
-    QCOMPARE(bar->options().backend, std::string("auto"));
+    QCOMPARE(bar->options().executor.backend, std::string(npuwb::kAutoBackend));
     QVERIFY(bar->threadsBox()->isEnabled());
 }
 
@@ -343,8 +343,8 @@ void MainWindowTest::remembersRunOptionsAndView() {
     testers_.clear();
     window_ = std::make_unique<MainWindow>();
     bar = window_->runner()->optionsBar();
-    QCOMPARE(bar->options().backend, std::string("reference"));
-    QCOMPARE(bar->options().threads, 3);
+    QCOMPARE(bar->options().executor.backend, std::string(npuwb::kReferenceBackend));
+    QCOMPARE(bar->options().executor.threads, 3);
     QCOMPARE(bar->options().runs, 7);
     QCOMPARE(window_->findChild<QTabWidget*>(QStringLiteral("viewTabs"))->currentWidget(), window_->view(QStringLiteral("boards")));
     QSettings().clear();

@@ -29,8 +29,7 @@ struct Options {
     double tolerance = -1;  // < 0: the manifest's
     uint64_t seed = 20240601;
     bool bisect = false;
-    std::string backend = "reference";  // SessionOptions::backend for the engine's side
-    int threads = 2;
+    ExecutorOptions executor{.backend = kReferenceBackend, .threads = 2};  // the engine's side: the oracle by default
     OrtOptions ort;
 };
 
@@ -67,10 +66,7 @@ bool checkModel(const ModelCase& c, const Options& opt, double tolerance) {
     double engineMs = 0, ortMs = 0;
     try {
         model = std::make_shared<const Model>(loadModel(path));
-        SessionOptions so;
-        so.backend = opt.backend;
-        so.threads = opt.threads;
-        Session session(model, so);
+        Session session(model, SessionOptions{.executor = opt.executor});
         inputs = makeInputs(c, session.inputs(), opt.seed);
         int index = 0;
         for (const auto& [name, tensor] : inputs) {
@@ -80,12 +76,12 @@ bool checkModel(const ModelCase& c, const Options& opt, double tolerance) {
         auto start = std::chrono::steady_clock::now();
         actual = session.runTensors(inputs);
         engineMs = msSince(start);
-        if (opt.backend != "reference")
+        if (opt.executor.backend != kReferenceBackend)
             std::printf("engine on %s, %d threads: %zu node(s) fell back to the reference kernels\n",
-                        session.backendName().c_str(), opt.threads, session.fallbacks().size());
+                        session.backendName().c_str(), opt.executor.threads, session.fallbacks().size());
     } catch (const std::exception& e) {
         row(c.name, "-", "-", "-", "-", "-", std::string("FAIL: engine: ") + e.what());
-        if (opt.bisect && opt.backend == "reference" && model && !inputFiles.empty())
+        if (opt.bisect && opt.executor.backend == kReferenceBackend && model && !inputFiles.empty())
             bisectAgainstOrt(model, inputs, inputFiles, opt.ort, work, tolerance);
         return false;
     }
@@ -114,7 +110,8 @@ bool checkModel(const ModelCase& c, const Options& opt, double tolerance) {
         row(c.name, name, shapeToString(expected[name].shape()), sci(d.maxAbs), sci(d.relL2), times,
             pass ? "PASS" : "FAIL" + (d.problem.empty() ? std::string() : ": " + d.problem));
     }
-    if (!ok && opt.bisect && opt.backend == "reference") bisectAgainstOrt(model, inputs, inputFiles, opt.ort, work, tolerance);
+    if (!ok && opt.bisect && opt.executor.backend == kReferenceBackend)
+        bisectAgainstOrt(model, inputs, inputFiles, opt.ort, work, tolerance);
     return ok;
 }
 
@@ -133,8 +130,9 @@ int main(int argc, char** argv) {
     app.add_option("--tolerance", opt.tolerance, "relative L2 limit (default: the manifest's)");
     app.add_option("--seed", opt.seed, "seed for the random inputs");
     app.add_flag("--bisect", opt.bisect, "on failure, find the first node that diverges from ORT (reference only)");
-    app.add_option("--backend", opt.backend, "engine backend: reference, cpu-onednn, cpu-xnnpack, auto");
-    app.add_option("--threads", opt.threads, "engine threads for a fast backend")->check(CLI::Range(1, 1024));
+    app.add_option("--backend", opt.executor.backend, "engine backend: reference, cpu-onednn, cpu-xnnpack, auto")
+        ->capture_default_str();
+    app.add_option("--threads", opt.executor.threads, "engine threads for a fast backend")->check(CLI::Range(1, 1024));
     CLI11_PARSE(app, argc, argv);
 
     try {

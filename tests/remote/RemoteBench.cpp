@@ -21,6 +21,7 @@
 #include "npuwb/Sha256.h"
 
 using namespace npuwb::remote;
+using npuwb::AgentJob, npuwb::kAutoBackend;
 using Clock = std::chrono::steady_clock;
 
 static double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -55,19 +56,18 @@ int main(int argc, char** argv) {
         }
         const double bytes = double(sizeMb) * 1024 * 1024;
 
-        ConnectOptions co;
-        co.target = {sshd.user(), "127.0.0.1", sshd.port()};
+        BoardOptions co;
+        co.host = sshd.user() + "@127.0.0.1:" + std::to_string(sshd.port());
         co.identityFiles = {sshd.path("client_key")};
         co.knownHostsPath = sshd.path("known_hosts");
         co.sshConfigPath = sshd.writeSshConfig();
-        co.useAgent = false;
+        co.useSshAgent = false;
+        co.remoteDir = dir + "/board-cache";
         SshPrompts prompts;
         prompts.confirmUnknownHost = [](const HostKeyInfo&) { return true; };
         SshSession session(co, prompts);
         session.connect();
-        DeployOptions dopt;
-        dopt.remoteCacheDir = dir + "/board-cache";
-        Deployer deployer(session, dopt);
+        Deployer deployer(session);
         const std::string sha = npuwb::sha256OfFile(file);
 
         // scp first and ours second, then again in the other order; the best of each counts
@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
             scpBest = std::min(scpBest, secondsSince(t));
             const std::string remote = dir + "/board-cache/bench/upload-" + std::to_string(round) + ".bin";
             t = Clock::now();
-            deployer.uploadVerified({{file, remote, sha, 0644}}, {});
+            deployer.uploadVerified({{.localPath = file, .remotePath = remote, .sha256 = sha, .mode = 0644}}, {});
             oursBest = std::min(oursBest, secondsSince(t));
         }
         // the upload alone (without the board-side sha256sum and rename), to show where time goes
@@ -97,11 +97,11 @@ int main(int argc, char** argv) {
             AgentInstall install = deployer.deployAgent();
             ModelDeploy md = deployer.deployModel(model);
             AgentClient client(session, install);
-            RemoteJob job;
+            AgentJob job;
             job.model = md.remotePath;
-            job.runs = 1;
-            job.warmup = 0;
-            job.backend = "auto";
+            job.run.runs = 1;
+            job.run.warmup = 0;
+            job.run.executor.backend = kAutoBackend;
             client.run(job);  // cold: page cache, first exec
             double bareExec = 1e9, agentVersion = 1e9;
             for (int i = 0; i < 5; ++i) {

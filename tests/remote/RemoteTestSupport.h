@@ -35,16 +35,18 @@ inline TestSshd& sharedSshd() {
     return *shared.sshd;
 }
 
-/// Options for `sshd` with the authorized key, a known_hosts file in its folder and no ssh config or agent.
-inline ConnectOptions optionsFor(const TestSshd& sshd, const std::string& knownHosts = "known_hosts") {
-    ConnectOptions o;
-    o.target = {sshd.user(), "127.0.0.1", sshd.port()};
+/// Options for `sshd` with the authorized key, a known_hosts file and the board cache in its folder, and no ssh
+/// config or agent.
+inline BoardOptions optionsFor(const TestSshd& sshd, const std::string& knownHosts = "known_hosts") {
+    BoardOptions o;
+    o.host = sshd.user() + "@127.0.0.1:" + std::to_string(sshd.port());
     o.identityFiles = {sshd.path("client_key")};
     o.knownHostsPath = sshd.path(knownHosts);
     o.sshConfigPath = sshd.path("empty_ssh_config");
     runLocal(": > " + shellQuote(o.sshConfigPath));
-    o.useAgent = false;
-    o.ioTimeoutSec = 60;
+    o.useSshAgent = false;
+    o.timeoutSec = 60;
+    o.remoteDir = sshd.path("cache");
     return o;
 }
 
@@ -64,17 +66,10 @@ inline std::string opensshFingerprint(const std::string& pubFile) {
 inline std::string sourcePath(const std::string& rel) { return std::string(NPUWB_SOURCE_DIR) + "/" + rel; }
 inline std::string tinyModel() { return sourcePath("resources/samples/tiny_mobilenet.onnx"); }
 
-/// Deploy options with the board cache in `sshd`'s folder (removed with it).
-inline DeployOptions cacheIn(const TestSshd& sshd) {
-    DeployOptions d;
-    d.remoteCacheDir = sshd.path("cache");
-    return d;
-}
-
 /// A session connected to `sshd` (accepting its host key) and a Deployer with the board cache in `sshd`'s folder.
 struct ConnectedBoard {
     explicit ConnectedBoard(const TestSshd& sshd, const std::atomic<bool>* cancel = nullptr)
-        : session(optionsFor(sshd), acceptingPrompts(), cancel), deployer(session, cacheIn(sshd)) {
+        : session(optionsFor(sshd), acceptingPrompts(), cancel), deployer(session) {
         session.connect();
     }
     SshSession session;
@@ -82,12 +77,12 @@ struct ConnectedBoard {
 };
 
 /// A job for the reference backend on a model already on the board, without warm-up runs.
-inline RemoteJob referenceJob(const std::string& remoteModel, int runs) {
-    RemoteJob job;
+inline AgentJob referenceJob(const std::string& remoteModel, int runs) {
+    AgentJob job;
     job.model = remoteModel;
-    job.backend = "reference";
-    job.runs = runs;
-    job.warmup = 0;
+    job.run.executor.backend = kReferenceBackend;
+    job.run.runs = runs;
+    job.run.warmup = 0;
     return job;
 }
 

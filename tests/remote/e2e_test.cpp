@@ -15,6 +15,7 @@
 
 using namespace npuwb::remote;
 using namespace npuwb::remote::testing;
+using npuwb::AgentJob, npuwb::AgentProgress, npuwb::AgentTelemetry, npuwb::kReferenceBackend;
 namespace fs = std::filesystem;
 
 namespace {
@@ -28,27 +29,23 @@ npuwb::Report runRemoteAndCompare(SshSession& session, Deployer& deployer, const
                                   const std::string& backend, int runs) {
     AgentClient agent(session, deployer.deployAgent());
     ModelDeploy md = deployer.deployModel(model);
-    RemoteJob job;
+    AgentJob job;
     job.model = md.remotePath;
-    job.backend = backend;
-    job.runs = runs;
-    job.warmup = 1;
+    job.run.executor.backend = backend;
+    job.run.runs = runs;
+    job.run.warmup = 1;
     int progressEvents = 0, telemetryEvents = 0, pid = 0;
     AgentEvents events;
-    events.progress = [&](const nlohmann::json&) { ++progressEvents; };
-    events.telemetry = [&](const nlohmann::json&) { ++telemetryEvents; };
+    events.progress = [&](const AgentProgress&) { ++progressEvents; };
+    events.telemetry = [&](const AgentTelemetry&) { ++telemetryEvents; };
     events.started = [&](int p) { pid = p; };
     npuwb::Report remote = agent.run(job, events, 120);
     EXPECT_GT(progressEvents, 0);
     EXPECT_GT(telemetryEvents, 0);
     EXPECT_GT(pid, 0);
 
-    npuwb::ProfileOptions po;
-    po.runs = runs;
-    po.warmup = 1;
-    po.backend = backend;
     auto loaded = std::make_shared<const npuwb::Model>(npuwb::loadModel(model));
-    npuwb::Report local = npuwb::profileModel(loaded, po);
+    npuwb::Report local = npuwb::profileModel(loaded, job.run);
     EXPECT_EQ(remote.run.runs, runs);
     EXPECT_GT(remote.run.medianUs, 0.0);
     EXPECT_EQ(remote.model.nodeCount, local.model.nodeCount);
@@ -60,7 +57,7 @@ npuwb::Report runRemoteAndCompare(SshSession& session, Deployer& deployer, const
 
 TEST(RemoteE2E, UnknownHostKeyIsTrustedOnlyAfterConsentThenKnown) {
     TestSshd& sshd = sharedSshd();
-    ConnectOptions o = optionsFor(sshd, "known_hosts_consent");
+    BoardOptions o = optionsFor(sshd, "known_hosts_consent");
     HostKeyInfo seen;
     int asked = 0;
     SshPrompts p;
@@ -85,7 +82,7 @@ TEST(RemoteE2E, UnknownHostKeyIsTrustedOnlyAfterConsentThenKnown) {
 
 TEST(RemoteE2E, PassphraseKeyUsesThePromptAndReportsTheSecret) {
     TestSshd& sshd = sharedSshd();
-    ConnectOptions o = optionsFor(sshd);
+    BoardOptions o = optionsFor(sshd);
     o.identityFiles = {sshd.path("client_key_pw")};
     SshPrompts p = acceptingPrompts();
     int asked = 0;
@@ -103,11 +100,11 @@ TEST(RemoteE2E, PassphraseKeyUsesThePromptAndReportsTheSecret) {
 
 TEST(RemoteE2E, SshConfigAliasGivesHostPortUserAndKey) {
     TestSshd& sshd = sharedSshd();
-    ConnectOptions o;
-    o.target = parseTarget("testboard");
+    BoardOptions o;
+    o.host = "testboard";
     o.sshConfigPath = sshd.writeSshConfig("testboard");
     o.knownHostsPath = sshd.path("known_hosts");
-    o.useAgent = false;
+    o.useSshAgent = false;
     SshSession s(o, acceptingPrompts());
     s.connect();
     EXPECT_EQ(s.describe(), sshd.user() + "@127.0.0.1:" + std::to_string(sshd.port()));
@@ -123,8 +120,8 @@ TEST(RemoteE2E, DeployProbeAndRunMatchLocalReports) {
     EXPECT_TRUE(fs::exists(install.executable));
     EXPECT_EQ(npuwb::sha256OfFile(install.executable), npuwb::sha256OfFile(runningTreeRoot() + "/bin/npuwb-agent"));
     AgentClient agent(s, install);
-    AgentVersion v = agent.version();
-    EXPECT_EQ(v.protocol, kAgentProtocol);
+    npuwb::AgentVersion v = agent.version();
+    EXPECT_EQ(v.protocol, npuwb::kAgentProtocolVersion);
     EXPECT_EQ(v.arch, hostArch());
     nlohmann::json probe = agent.probe();
     ASSERT_TRUE(probe.is_object());
@@ -145,25 +142,26 @@ TEST(RemoteE2E, DeployProbeAndRunMatchLocalReports) {
 
 TEST(RemoteE2E, HostileFileNamesDoNotInject) {
     TestSshd& sshd = sharedSshd();
-    SshSession s(optionsFor(sshd), acceptingPrompts());
-    s.connect();
     const std::string work = sshd.path("hostile");
+    BoardOptions o = optionsFor(sshd);
+    o.remoteDir = work + "/cache 'x\";touch PWNED3;$(touch PWNED4)`touch PWNED5`\nline";
+    SshSession s(o, acceptingPrompts());
+    s.connect();
     fs::create_directories(work);
     const std::string model = work + "/a b;touch PWNED;$(touch PWNED2).onnx";
     fs::copy_file(tinyModel(), model);
-    DeployOptions d;
-    d.remoteCacheDir = work + "/cache 'x\";touch PWNED3;$(touch PWNED4)`touch PWNED5`\nline";
-    Deployer deployer(s, d);
+    Deployer deployer(s);
     AgentClient agent(s, deployer.deployAgent());
     ModelDeploy md = deployer.deployModel(model);
     EXPECT_TRUE(fs::exists(md.remotePath));
     // an upload whose final name itself is hostile, verified and renamed
-    const std::string odd = d.remoteCacheDir + "/odd;$(touch PWNED6) 'n\"ame\n.bin";
-    deployer.uploadVerified({{model, odd, npuwb::sha256OfFile(model), 0644}}, {});
+    const std::string odd = o.remoteDir + "/odd;$(touch PWNED6) 'n\"ame\n.bin";
+    deployer.uploadVerified(
+        {{.localPath = model, .remotePath = odd, .sha256 = npuwb::sha256OfFile(model), .mode = 0644}}, {});
     EXPECT_EQ(npuwb::sha256OfFile(odd), npuwb::sha256OfFile(model));
     EXPECT_FALSE(agent.run(referenceJob(md.remotePath, 1)).layers.empty());
     const std::string home = s.sftp().canonicalPath(".");
-    for (const std::string& dir : {work, home, d.remoteCacheDir, sshd.folder()})
+    for (const std::string& dir : {work, home, o.remoteDir, sshd.folder()})
         for (int i = 0; i <= 6; ++i) {
             const std::string name = "PWNED" + (i ? std::to_string(i) : std::string());
             EXPECT_FALSE(fs::exists(dir + "/" + name)) << dir << "/" << name;

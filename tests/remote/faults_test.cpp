@@ -18,6 +18,7 @@
 
 using namespace npuwb::remote;
 using namespace npuwb::remote::testing;
+using npuwb::AgentJob, npuwb::AgentProgress, npuwb::AgentTelemetry, npuwb::kReferenceBackend;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
@@ -46,7 +47,7 @@ double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(
 
 TEST(RemoteFault, ChangedHostKeyIsRefusedEvenWhenTheCallbackWouldAccept) {
     TestSshd& sshd = sharedSshd();
-    ConnectOptions o = optionsFor(sshd, "known_hosts_changed");
+    BoardOptions o = optionsFor(sshd, "known_hosts_changed");
     // known_hosts says this host has other_key: the offered key does not match
     runLocal("printf '%s ' " + shellQuote("[127.0.0.1]:" + std::to_string(sshd.port())) + " > " +
              shellQuote(o.knownHostsPath) + " && cut -d' ' -f1,2 " + shellQuote(sshd.path("other_key.pub")) + " >> " +
@@ -66,7 +67,7 @@ TEST(RemoteFault, ChangedHostKeyIsRefusedEvenWhenTheCallbackWouldAccept) {
 
 TEST(RemoteFault, UnknownHostKeyWithoutConsentIsRefused) {
     TestSshd& sshd = sharedSshd();
-    ConnectOptions o = optionsFor(sshd, "known_hosts_never_written");
+    BoardOptions o = optionsFor(sshd, "known_hosts_never_written");
     SshSession noCallback(o, {});
     std::string msg = errorOf([&] { noCallback.connect(); });
     EXPECT_NE(msg.find(opensshFingerprint(sshd.hostKeyPub())), std::string::npos) << msg;
@@ -80,7 +81,7 @@ TEST(RemoteFault, UnknownHostKeyWithoutConsentIsRefused) {
 
 TEST(RemoteFault, WrongPasswordAndWrongKeyGiveClearErrors) {
     TestSshd& sshd = sharedSshd();
-    ConnectOptions o = optionsFor(sshd);
+    BoardOptions o = optionsFor(sshd);
     o.identityFiles = {sshd.path("other_key")};  // not authorized
     SshSession wrongKey(o, acceptingPrompts());
     std::string msg = errorOf([&] { wrongKey.connect(); });
@@ -107,7 +108,7 @@ TEST(RemoteFault, ServerKilledDuringUploadLeavesNoPartialFileAndRetryCompletes) 
     sshd.start();
     const std::string model = sshd.path("big.onnx");
     writeRandomFile(model, 24);
-    const std::string finalPath = cacheIn(sshd).remoteCacheDir + "/models/" + npuwb::sha256OfFile(model) + ".onnx";
+    const std::string finalPath = optionsFor(sshd).remoteDir + "/models/" + npuwb::sha256OfFile(model) + ".onnx";
     {
         ConnectedBoard board(sshd);
         bool killed = false;
@@ -139,14 +140,14 @@ TEST(RemoteFault, AgentKilledOrStalledDuringARunFailsWithinTheTimeout) {
     ConnectedBoard board(sharedSshd());
     AgentClient agent(board.session, board.deployer.deployAgent());
     // far longer than the test: only a kill or a stall ends it
-    RemoteJob job = referenceJob(board.deployer.deployModel(tinyModel()).remotePath, 1000000);
+    AgentJob job = referenceJob(board.deployer.deployModel(tinyModel()).remotePath, 1000000);
     for (int sig : {SIGKILL, SIGSTOP}) {
         int pid = 0;
         bool sent = false;
         AgentEvents events;
         events.started = [&](int p) { pid = p; };
-        events.progress = [&](const nlohmann::json& j) {
-            if (!sent && pid > 0 && j.value("phase", "") == "run") {
+        events.progress = [&](const AgentProgress& p) {
+            if (!sent && pid > 0 && p.phase == "run") {
                 sent = true;
                 ::kill(pid, sig);  // the "board" is this machine: the pid is real here
             }
@@ -167,7 +168,7 @@ TEST(RemoteFault, AgentKilledOrStalledDuringARunFailsWithinTheTimeout) {
         }
         EXPECT_TRUE(board.session.connected());  // the connection survives; the next run works
     }
-    job.runs = 1;
+    job.run.runs = 1;
     EXPECT_FALSE(agent.run(job).layers.empty());
 }
 
@@ -175,12 +176,12 @@ TEST(RemoteFault, CancelFlagStopsARunAndTheAgent) {
     std::atomic<bool> cancel{false};
     ConnectedBoard board(sharedSshd(), &cancel);
     AgentClient agent(board.session, board.deployer.deployAgent());
-    const RemoteJob job = referenceJob(board.deployer.deployModel(tinyModel()).remotePath, 1000000);
+    const AgentJob job = referenceJob(board.deployer.deployModel(tinyModel()).remotePath, 1000000);
     int pid = 0;
     AgentEvents events;
     events.started = [&](int p) { pid = p; };
-    events.progress = [&](const nlohmann::json& j) {
-        if (j.value("phase", "") == "run") cancel = true;
+    events.progress = [&](const AgentProgress& p) {
+        if (p.phase == "run") cancel = true;
     };
     try {
         agent.run(job, events, 60);

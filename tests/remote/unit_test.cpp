@@ -1,8 +1,10 @@
-// Unit tests without a server: quoting (checked by a real /bin/sh), target parsing, known_hosts lines.
+// Unit tests without a server: quoting (checked by a real /bin/sh), target parsing, known_hosts lines, the agent
+// job as the client writes and the agent reads it.
 #include <gtest/gtest.h>
 
 #include <fstream>
 
+#include "Job.h"  // the agent's job reader (app/agent)
 #include "RemoteTestSupport.h"
 #include "deploy/Deployer.h"
 #include "ssh/HostKeys.h"
@@ -100,4 +102,35 @@ TEST(RemoteUnitDeploy, HashLinesAndLocalSha256) {
     EXPECT_EQ(npuwb::sha256OfFile(dir + "/f"), runLocal("sha256sum < " + shellQuote(dir + "/f")).substr(0, 64));
     EXPECT_THROW(npuwb::sha256OfFile(dir + "/missing"), npuwb::Error);
     runLocal("rm -rf " + shellQuote(dir));
+}
+
+// A job the desktop's client writes is the job the agent reads: every field, through the client's own line and the
+// agent's own reader (a file, as `npuwb-agent run JOB.json` reads it; stdin goes through the same parser).
+TEST(RemoteUnitWire, ClientJobIsReadBackIdenticallyByTheAgent) {
+    npuwb::AgentJob job;
+    job.model = "/home/me/.cache/npuwb/models/0123abcd.onnx";
+    job.run.executor = {.backend = "cpu-xnnpack", .threads = 3};
+    job.run.runs = 17;
+    job.run.warmup = 0;
+    job.run.seed = 18446744073709551557ull;  // a seed past int64: protocol 1's client wrote an int
+    job.run.inputShapes = {{"x", {1, 3, 480, 640}}, {"scale", {}}};
+    job.run.symbolicDimValue = 4;
+    job.run.layerTimes = false;
+    job.telemetryIntervalMs = 40;
+    const std::string dir = makeTempFolder("wire");
+    const std::string path = dir + "/job.json";
+    std::ofstream(path) << agentJobLine(job);
+    const npuwb::AgentJob read = npuwb::agent::loadJob(path);
+    runLocal("rm -rf " + shellQuote(dir));
+    EXPECT_EQ(read.model, job.model);
+    EXPECT_EQ(read.run.executor, job.run.executor);
+    EXPECT_EQ(read.run.runs, job.run.runs);
+    EXPECT_EQ(read.run.warmup, job.run.warmup);
+    EXPECT_EQ(read.run.seed, job.run.seed);
+    EXPECT_EQ(read.run.inputShapes, job.run.inputShapes);
+    EXPECT_EQ(read.run.symbolicDimValue, job.run.symbolicDimValue);
+    EXPECT_EQ(read.run.layerTimes, job.run.layerTimes);
+    EXPECT_EQ(read.telemetryIntervalMs, job.telemetryIntervalMs);
+    // And back out: the agent's reading written again is the client's line, byte for byte.
+    EXPECT_EQ(agentJobLine(read), agentJobLine(job));
 }

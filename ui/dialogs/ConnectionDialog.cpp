@@ -16,24 +16,30 @@ namespace npuwb::ui {
 
 ConnectionDialog::ConnectionDialog(const BoardEntry& entry, QList<BoardEntry> others, QWidget* parent)
     : QDialog(parent), others_(std::move(others)), name_(new QLineEdit(entry.name, this)),
-      host_(new QLineEdit(entry.host, this)), remoteDir_(new QLineEdit(entry.remoteDir, this)), timeout_(new QSpinBox(this)), problem_(new QLabel(this)),
+      host_(new QLineEdit(QString::fromStdString(entry.connection.host), this)),
+      remoteDir_(new QLineEdit(QString::fromStdString(entry.connection.remoteDir), this)), timeout_(new QSpinBox(this)),
+      problem_(new QLabel(this)),
       buttons_(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this)) {
     setObjectName(QStringLiteral("connectionDialog"));
-    setWindowTitle(entry.host.isEmpty() ? tr("Add Board") : tr("Edit Board"));
+    const remote::BoardOptions& c = entry.connection;
+    setWindowTitle(c.host.empty() ? tr("Add Board") : tr("Edit Board"));
     name_->setPlaceholderText(tr("rock5b"));
     host_->setPlaceholderText(tr("[user@]host[:port] or an ssh config alias"));
     auto* form = new QFormLayout;
     form->addRow(tr("&Name:"), name_);
     form->addRow(tr("&Host:"), host_);
-    identity_ = fileRow(form, tr("&Identity file:"), entry.identityFile, tr("ssh-agent, ssh config and ~/.ssh/id_*"));
-    knownHosts_ = fileRow(form, tr("&Known hosts:"), entry.knownHostsFile, tr("~/.ssh/known_hosts"));
-    sshConfig_ = fileRow(form, tr("SSH &config:"), entry.sshConfigFile, tr("~/.ssh/config"));
+    identity_ = fileRow(form, tr("&Identity file:"),
+                        c.identityFiles.empty() ? QString() : QString::fromStdString(c.identityFiles.front()),
+                        tr("ssh-agent, ssh config and ~/.ssh/id_*"));
+    knownHosts_ =
+        fileRow(form, tr("&Known hosts:"), QString::fromStdString(c.knownHostsPath), tr("~/.ssh/known_hosts"));
+    sshConfig_ = fileRow(form, tr("SSH &config:"), QString::fromStdString(c.sshConfigPath), tr("~/.ssh/config"));
     remoteDir_->setPlaceholderText(tr("~/.cache/npuwb"));
     remoteDir_->setToolTip(tr("Folder on the board for the agent and uploaded models"));
     form->addRow(tr("Board &cache:"), remoteDir_);
     timeout_->setRange(1, 3600);
     timeout_->setSuffix(tr(" s"));
-    timeout_->setValue(entry.timeoutSec);
+    timeout_->setValue(c.timeoutSec);
     timeout_->setToolTip(tr("Connect and I/O timeout: a board silent this long counts as lost"));
     form->addRow(tr("&Timeout:"), timeout_);
     problem_->setObjectName(QStringLiteral("problemLabel"));
@@ -76,12 +82,14 @@ QLineEdit* ConnectionDialog::fileRow(QFormLayout* form, const QString& label, co
 BoardEntry ConnectionDialog::entry() const {
     BoardEntry e;
     e.name = name_->text().trimmed();
-    e.host = host_->text().trimmed();
-    e.identityFile = identity_->text().trimmed();
-    e.knownHostsFile = knownHosts_->text().trimmed();
-    e.sshConfigFile = sshConfig_->text().trimmed();
-    e.remoteDir = remoteDir_->text().trimmed();
-    e.timeoutSec = timeout_->value();
+    remote::BoardOptions& c = e.connection;
+    c.host = host_->text().trimmed().toStdString();
+    if (const QString identity = identity_->text().trimmed(); !identity.isEmpty())
+        c.identityFiles = {identity.toStdString()};
+    c.knownHostsPath = knownHosts_->text().trimmed().toStdString();
+    c.sshConfigPath = sshConfig_->text().trimmed().toStdString();
+    c.remoteDir = remoteDir_->text().trimmed().toStdString();
+    c.timeoutSec = timeout_->value();
     return e;
 }
 

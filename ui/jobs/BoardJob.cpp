@@ -59,10 +59,10 @@ BoardCheck BoardJob::work(const BoardEntry& board, bool deploy) {
     QElapsedTimer clock;
     clock.start();
     try {
-        post(tr("Connecting to %1 (%2) …").arg(board.name, board.host), 0, 0);
+        post(tr("Connecting to %1 (%2) …").arg(board.name, QString::fromStdString(board.connection.host)), 0, 0);
         auto session = connectBoard(board, *prompter_, &cancel_);
         r.connectedAs = QString::fromStdString(session->describe());
-        remote::Deployer deployer(*session, deployOptionsFor(board));
+        remote::Deployer deployer(*session);
         post(tr("Connected as %1; asking the board …").arg(r.connectedAs), 0, 0);
         r.arch = QString::fromStdString(deployer.boardArch());
         r.kernel = trimmedLine(session->execChecked("uname -r"));

@@ -162,7 +162,7 @@ std::unique_ptr<remote::SshSession> connectBoard(const BoardEntry& board, BoardP
                                                  const std::atomic<bool>* cancel) {
     auto holder = std::make_shared<remote::SshSession*>(nullptr);  // the prompts name the board as connected
     auto session = std::make_unique<remote::SshSession>(
-        connectOptionsFor(board), prompter.prompts(cancel, [holder] { return *holder ? (*holder)->describe() : std::string(); }),
+        board.connection, prompter.prompts(cancel, [holder] { return *holder ? (*holder)->describe() : std::string(); }),
         cancel);
     *holder = session.get();
     try {

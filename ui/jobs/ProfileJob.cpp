@@ -23,7 +23,7 @@ void ProfileJob::cancel() {
     if (isRunning()) cancel_ = true;
 }
 
-void ProfileJob::start(std::shared_ptr<const Model> model, const ProfileOptions& options) {
+void ProfileJob::start(std::shared_ptr<const Model> model, const RunOptions& options) {
     if (isRunning()) return;
     setRunning(true);
     cancel_ = false;
@@ -36,11 +36,11 @@ void ProfileJob::start(std::shared_ptr<const Model> model, const ProfileOptions&
             this, [this, phase = QString::fromStdString(phase), done, total] { emit progress(phase, done, total); },
             Qt::QueuedConnection);
     };
-    watcher_.setFuture(QtConcurrent::run([model = std::move(model), options = ProfileOptions(options), control]() mutable {
+    watcher_.setFuture(QtConcurrent::run([model = std::move(model), options = RunOptions(options), control]() mutable {
         Outcome outcome;
         try {
             std::string warning;
-            options.backend = usableBackendName(options.backend, warning);
+            options.executor.backend = usableBackendName(options.executor.backend, warning);
             outcome.warning = QString::fromStdString(warning);
             outcome.report = std::make_shared<const Report>(profileModel(model, options, control));
         } catch (const Error& e) {

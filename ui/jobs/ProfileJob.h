@@ -22,7 +22,7 @@ public:
     /// Cancels and waits for a run in flight (the worker reports to this object).
     ~ProfileJob() override;
     /// Ignored while a run is in flight.
-    void start(std::shared_ptr<const Model> model, const ProfileOptions& options);
+    void start(std::shared_ptr<const Model> model, const RunOptions& options);
 
 public slots:
     void cancel();

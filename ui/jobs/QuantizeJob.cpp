@@ -27,7 +27,7 @@ AccuracySection analyze(const QuantizeRequest& request, const Model& preparedFlo
                         const quant::SampleSource& samples, const std::atomic<bool>& cancel,
                         const std::function<void(size_t, size_t)>& progress) {
     quant::AccuracyOptions options;
-    options.backend = request.options.backend;
+    options.executor = request.options.executor;
     options.maxSamples = request.accuracySamples;
     quant::AccuracyControl control;
     control.cancel = &cancel;

@@ -56,9 +56,10 @@ RemoteRunJob::Outcome RemoteRunJob::work(const RemoteRunRequest& r) {
         if (!session_ || !session_->connected() || !(connectedBoard_ == r.board)) {
             deployer_.reset();
             session_.reset();
-            postStage(tr("Connecting to %1 (%2) …").arg(r.board.name, r.board.host), 0, 0);
+            const QString host = QString::fromStdString(r.board.connection.host);
+            postStage(tr("Connecting to %1 (%2) …").arg(r.board.name, host), 0, 0);
             session_ = connectBoard(r.board, *prompter_, &cancel_);
-            deployer_ = std::make_unique<remote::Deployer>(*session_, deployOptionsFor(r.board));
+            deployer_ = std::make_unique<remote::Deployer>(*session_);
             connectedBoard_ = r.board;
         }
         const QString board = r.board.name;
@@ -83,28 +84,21 @@ RemoteRunJob::Outcome RemoteRunJob::work(const RemoteRunRequest& r) {
         postStage(tr("%1: checking the model …").arg(board), 0, 0);
         const remote::ModelDeploy model = deployer_->deployModel(modelFile, deployProgress("the model"));
 
-        remote::RemoteJob job;
-        job.model = model.remotePath;
-        job.backend = r.options.backend;
-        job.runs = r.options.runs;
-        job.warmup = r.options.warmup;
-        job.threads = r.options.threads;
-        job.seed = static_cast<int>(r.options.seed);
-        for (const auto& [name, dims] : r.options.inputShapes) job.inputShapes[name] = dims;
+        const AgentJob job{.model = model.remotePath, .run = r.options};
         remote::AgentEvents events;
-        events.progress = [this](const nlohmann::json& j) {
-            const QString phase = QString::fromStdString(j.value("phase", std::string()));
-            const int done = j.value("done", 0), total = j.value("total", 0);
+        events.progress = [this](const AgentProgress& p) {
+            const QString phase = QString::fromStdString(p.phase);
+            const int done = p.done, total = p.total;
             QMetaObject::invokeMethod(this, [this, phase, done, total] { emit progress(phase, done, total); },
                                       Qt::QueuedConnection);
         };
-        events.telemetry = [this](const nlohmann::json& j) {
-            const TelemetrySample sample = telemetryFromJson(j);
+        events.telemetry = [this](const AgentTelemetry& t) {
+            const TelemetrySample sample = telemetrySampleFrom(t);
             QMetaObject::invokeMethod(this, [this, sample] { emit telemetry(sample); }, Qt::QueuedConnection);
         };
         postStage(tr("%1: running …").arg(board), 0, 0);
         remote::AgentClient agent(*session_, install);
-        Report report = agent.run(job, events, r.board.timeoutSec);
+        Report report = agent.run(job, events);
         report.model.path = r.modelPath.toStdString();
         report.environment.device = "board " + session_->describe();
         outcome.report = std::make_shared<const Report>(std::move(report));

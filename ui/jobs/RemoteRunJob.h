@@ -31,7 +31,7 @@ struct RemoteRunRequest {
     BoardEntry board;
     QString modelPath;                            // the file the user opened (uploaded when `edited` is null)
     std::shared_ptr<const Model> edited;          // set: the model was changed by passes; this is what runs
-    ProfileOptions options;                       // runs, warm-up, threads, backend ("auto": the agent picks)
+    RunOptions options;                           // runs, warm-up, threads, backend ("auto": the agent picks)
 };
 
 class RemoteRunJob : public Job {

@@ -20,23 +20,26 @@ QVariant BoardListModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= boards_.size() || index.column() >= ColumnCount) return {};
     const BoardEntry& b = boards_[index.row()];
     const Status& s = status_[index.row()];
+    const remote::BoardOptions& c = b.connection;
+    const QString host = QString::fromStdString(c.host);
+    const QString identity = c.identityFiles.empty() ? QString() : QString::fromStdString(c.identityFiles.front());
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
             case NameColumn: return b.name;
-            case HostColumn: return b.host;
-            case IdentityColumn:
-                return b.identityFile.isEmpty() ? tr("(agent / defaults)") : QFileInfo(b.identityFile).fileName();
+            case HostColumn: return host;
+            case IdentityColumn: return identity.isEmpty() ? tr("(agent / defaults)") : QFileInfo(identity).fileName();
             case StatusColumn: return s.text.isEmpty() ? tr("not tested") : s.text;
         }
     } else if (role == Qt::ToolTipRole) {
         switch (index.column()) {
-            case IdentityColumn: return b.identityFile.isEmpty() ? tr("ssh-agent, the ssh config's IdentityFile, ~/.ssh/id_*")
-                                                                 : b.identityFile;
+            case IdentityColumn: return identity.isEmpty() ? tr("ssh-agent, the ssh config's IdentityFile, ~/.ssh/id_*")
+                                                           : identity;
             case StatusColumn: return s.text;
             default:
                 return tr("%1: %2, known hosts %3, timeout %4 s")
-                    .arg(b.name, b.host, b.knownHostsFile.isEmpty() ? tr("~/.ssh/known_hosts") : b.knownHostsFile)
-                    .arg(b.timeoutSec);
+                    .arg(b.name, host,
+                         c.knownHostsPath.empty() ? tr("~/.ssh/known_hosts") : QString::fromStdString(c.knownHostsPath))
+                    .arg(c.timeoutSec);
         }
     } else if (role == Qt::ForegroundRole && index.column() == StatusColumn && !s.ok) {
         return QBrush(QColor(0xb0, 0x00, 0x20));
@@ -81,7 +84,8 @@ int BoardListModel::addBoard(const BoardEntry& board) {
 
 void BoardListModel::updateBoard(int row, const BoardEntry& board) {
     if (row < 0 || row >= boards_.size()) return;
-    const bool moved = boards_[row].host != board.host || boards_[row].identityFile != board.identityFile;
+    const remote::BoardOptions &was = boards_[row].connection, &now = board.connection;
+    const bool moved = was.host != now.host || was.identityFiles != now.identityFiles;
     boards_[row] = board;
     if (moved) status_[row] = Status{};  // what was found there may not hold for the new address
     emit dataChanged(index(row, 0), index(row, ColumnCount - 1));

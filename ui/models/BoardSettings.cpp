@@ -5,6 +5,8 @@
 
 #include <exception>
 
+#include "ssh/Target.h"
+
 namespace npuwb::ui {
 
 namespace {
@@ -18,13 +20,15 @@ QList<BoardEntry> loadBoards(QSettings& settings) {
         settings.setArrayIndex(i);
         BoardEntry b;
         b.name = settings.value(QStringLiteral("name")).toString();
-        b.host = settings.value(QStringLiteral("host")).toString();
-        b.identityFile = settings.value(QStringLiteral("identityFile")).toString();
-        b.knownHostsFile = settings.value(QStringLiteral("knownHostsFile")).toString();
-        b.sshConfigFile = settings.value(QStringLiteral("sshConfigFile")).toString();
-        b.remoteDir = settings.value(QStringLiteral("remoteDir")).toString();
-        b.timeoutSec = qBound(1, settings.value(QStringLiteral("timeoutSec"), 30).toInt(), 86400);
-        if (!b.host.isEmpty()) boards.append(b);  // a hand-edited file may hold junk rows
+        remote::BoardOptions& c = b.connection;
+        c.host = settings.value(QStringLiteral("host")).toString().trimmed().toStdString();
+        const QString identity = settings.value(QStringLiteral("identityFile")).toString();
+        if (!identity.isEmpty()) c.identityFiles = {identity.toStdString()};
+        c.knownHostsPath = settings.value(QStringLiteral("knownHostsFile")).toString().toStdString();
+        c.sshConfigPath = settings.value(QStringLiteral("sshConfigFile")).toString().toStdString();
+        c.remoteDir = settings.value(QStringLiteral("remoteDir")).toString().trimmed().toStdString();
+        c.timeoutSec = qBound(1, settings.value(QStringLiteral("timeoutSec"), c.timeoutSec).toInt(), 86400);
+        if (!c.host.empty()) boards.append(b);  // a hand-edited file may hold junk rows
     }
     settings.endArray();
     return boards;
@@ -37,32 +41,17 @@ void saveBoards(QSettings& settings, const QList<BoardEntry>& boards) {
         const BoardEntry& b = boards[i];
         settings.setArrayIndex(i);
         settings.setValue(QStringLiteral("name"), b.name);
-        settings.setValue(QStringLiteral("host"), b.host);
-        settings.setValue(QStringLiteral("identityFile"), b.identityFile);
-        settings.setValue(QStringLiteral("knownHostsFile"), b.knownHostsFile);
-        settings.setValue(QStringLiteral("sshConfigFile"), b.sshConfigFile);
-        settings.setValue(QStringLiteral("remoteDir"), b.remoteDir);
-        settings.setValue(QStringLiteral("timeoutSec"), b.timeoutSec);
+        const remote::BoardOptions& c = b.connection;
+        settings.setValue(QStringLiteral("host"), QString::fromStdString(c.host));
+        settings.setValue(QStringLiteral("identityFile"),
+                          c.identityFiles.empty() ? QString() : QString::fromStdString(c.identityFiles.front()));
+        settings.setValue(QStringLiteral("knownHostsFile"), QString::fromStdString(c.knownHostsPath));
+        settings.setValue(QStringLiteral("sshConfigFile"), QString::fromStdString(c.sshConfigPath));
+        settings.setValue(QStringLiteral("remoteDir"), QString::fromStdString(c.remoteDir));
+        settings.setValue(QStringLiteral("timeoutSec"), c.timeoutSec);
     }
     settings.endArray();
     settings.sync();
-}
-
-remote::ConnectOptions connectOptionsFor(const BoardEntry& b) {
-    remote::ConnectOptions o;
-    o.target = remote::parseTarget(b.host.trimmed().toStdString());
-    if (!b.identityFile.isEmpty()) o.identityFiles.push_back(b.identityFile.toStdString());
-    o.knownHostsPath = b.knownHostsFile.toStdString();
-    o.sshConfigPath = b.sshConfigFile.toStdString();
-    o.connectTimeoutSec = b.timeoutSec;
-    o.ioTimeoutSec = b.timeoutSec;
-    return o;
-}
-
-remote::DeployOptions deployOptionsFor(const BoardEntry& b) {
-    remote::DeployOptions o;
-    o.remoteCacheDir = b.remoteDir.trimmed().toStdString();
-    return o;
 }
 
 QString validateBoard(const BoardEntry& board, const QList<BoardEntry>& others) {
@@ -70,9 +59,10 @@ QString validateBoard(const BoardEntry& board, const QList<BoardEntry>& others) 
     for (const BoardEntry& o : others)
         if (o.name.compare(board.name.trimmed(), Qt::CaseInsensitive) == 0)
             return QObject::tr("There is already a board named \"%1\".").arg(o.name);
-    if (board.host.trimmed().isEmpty()) return QObject::tr("Enter [user@]host[:port] or an ssh config alias.");
+    if (QString::fromStdString(board.connection.host).trimmed().isEmpty())
+        return QObject::tr("Enter [user@]host[:port] or an ssh config alias.");
     try {
-        remote::parseTarget(board.host.trimmed().toStdString());
+        remote::parseTarget(board.connection.host);
     } catch (const std::exception& e) {
         return QString::fromStdString(e.what());
     }

@@ -108,20 +108,22 @@ void RunController::updateActions() {
 }
 
 void RunController::saveSettings(QSettings& settings) const {
-    const ProfileOptions options = bar_->options();
+    const RunOptions options = bar_->options();
     settings.setValue(QStringLiteral("run/runs"), options.runs);
     settings.setValue(QStringLiteral("run/warmup"), options.warmup);
-    settings.setValue(QStringLiteral("run/backend"), QString::fromStdString(options.backend));
-    settings.setValue(QStringLiteral("run/threads"), options.threads);
+    settings.setValue(QStringLiteral("run/backend"), QString::fromStdString(options.executor.backend));
+    settings.setValue(QStringLiteral("run/threads"), options.executor.threads);
     const QComboBox* target = bar_->targetBox();
     settings.setValue(kTargetKey, target->currentIndex() > 0 ? target->currentText() : QString());
 }
 
 void RunController::restoreSettings(QSettings& settings) {
-    bar_->setRuns(settings.value(QStringLiteral("run/runs"), RunOptionsBar::kDefaultRuns).toInt());
-    bar_->setWarmup(settings.value(QStringLiteral("run/warmup"), RunOptionsBar::kDefaultWarmup).toInt());
-    bar_->setBackend(settings.value(QStringLiteral("run/backend"), QStringLiteral("auto")).toString());
-    bar_->setThreads(settings.value(QStringLiteral("run/threads"), 0).toInt());
+    const RunOptions defaults;  // a setting never saved keeps the engine's default
+    bar_->setRuns(settings.value(QStringLiteral("run/runs"), defaults.runs).toInt());
+    bar_->setWarmup(settings.value(QStringLiteral("run/warmup"), defaults.warmup).toInt());
+    bar_->setBackend(
+        settings.value(QStringLiteral("run/backend"), QString::fromStdString(defaults.executor.backend)).toString());
+    bar_->setThreads(settings.value(QStringLiteral("run/threads"), defaults.executor.threads).toInt());
     setRunTarget(settings.value(kTargetKey).toString());
 }
 
@@ -133,7 +135,8 @@ void RunController::refreshTargets() {
         box->clear();
         box->addItem(QIcon::fromTheme(QStringLiteral("computer")), tr("Local"));
         for (const BoardEntry& b : workbench_.boards()->boards())
-            box->addItem(QIcon::fromTheme(QStringLiteral("network-server")), b.name, b.host);
+            box->addItem(QIcon::fromTheme(QStringLiteral("network-server")), b.name,
+                         QString::fromStdString(b.connection.host));
     }
     const int at = keep.isEmpty() ? 0 : box->findText(keep);
     box->setCurrentIndex(qMax(at, 0));
@@ -163,7 +166,7 @@ void RunController::startRun() {
 }
 
 void RunController::startLocalRun() {
-    const ProfileOptions options = bar_->options();
+    const RunOptions options = bar_->options();
     runWarmup_ = options.warmup;
     runCount_ = options.runs;
     workbench_.showProgress(0, runWarmup_ + runCount_,
@@ -181,7 +184,7 @@ void RunController::startBoardRun() {
     request.modelPath = workbench_.loadedModel()->path;
     if (workbench_.isModelEdited()) request.edited = workbench_.currentModel();  // run what the user sees
     request.options = bar_->options();
-    request.options.backend = "auto";  // the agent picks the board's best backend (plugin names differ per arch)
+    request.options.executor.backend = kAutoBackend;  // the agent picks the board's best backend (plugin names differ per arch)
     runWarmup_ = request.options.warmup;
     runCount_ = request.options.runs;
     workbench_.showProgress(0, 0);

@@ -9,24 +9,25 @@
 namespace npuwb::ui {
 
 namespace {
-const QString kAuto = QStringLiteral("auto");
-const QString kReference = QStringLiteral("reference");
+const QString kAuto = QString::fromLatin1(kAutoBackend);
+const QString kReference = QString::fromLatin1(kReferenceBackend);
 }  // namespace
 
 RunOptionsBar::RunOptionsBar(QWidget* parent)
     : QToolBar(tr("Run"), parent), runs_(new QSpinBox(this)), warmup_(new QSpinBox(this)),
       backend_(new QComboBox(this)), threads_(new QSpinBox(this)), target_(new QComboBox(this)) {
     setObjectName(QStringLiteral("runToolBar"));  // saveState() needs a name
+    const RunOptions defaults;
     runs_->setRange(1, 10000);
-    runs_->setValue(kDefaultRuns);
+    runs_->setValue(defaults.runs);
     runs_->setToolTip(tr("Timed runs; layer times are the median over these"));
     warmup_->setRange(0, 1000);
-    warmup_->setValue(kDefaultWarmup);
+    warmup_->setValue(defaults.warmup);
     warmup_->setToolTip(tr("Untimed runs first, to warm caches and allocators"));
 
     // "auto" is what the engine resolves it to here: the fastest plugin found, else the reference kernels.
     backend_->setObjectName(QStringLiteral("backendBox"));
-    backend_->addItem(tr("auto (%1)").arg(QString::fromStdString(resolveBackendName("auto"))), kAuto);
+    backend_->addItem(tr("auto (%1)").arg(QString::fromStdString(resolveBackendName(kAutoBackend))), kAuto);
     for (const std::string& name : availableBackends()) backend_->addItem(QString::fromStdString(name), QString::fromStdString(name));
     backend_->addItem(tr("reference (1 thread)"), kReference);
     backend_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
@@ -34,6 +35,7 @@ RunOptionsBar::RunOptionsBar(QWidget* parent)
                             "kernels (the correctness oracle). On a board the agent picks the board's best backend."));
     threads_->setObjectName(QStringLiteral("threadsBox"));
     threads_->setRange(0, 256);
+    threads_->setValue(defaults.executor.threads);
     threads_->setSpecialValueText(tr("auto"));
     threads_->setToolTip(tr("Worker threads of the backend plugin (auto: the %1 physical cores); the reference kernels "
                             "use one").arg(physicalCoreCount()));
@@ -62,12 +64,11 @@ RunOptionsBar::RunOptionsBar(QWidget* parent)
     });
 }
 
-ProfileOptions RunOptionsBar::options() const {
-    ProfileOptions options;
+RunOptions RunOptionsBar::options() const {
+    RunOptions options;
+    options.executor = {.backend = backend_->currentData().toString().toStdString(), .threads = threads_->value()};
     options.runs = runs_->value();
     options.warmup = warmup_->value();
-    options.backend = backend_->currentData().toString().toStdString();
-    options.threads = threads_->value();
     return options;
 }
 

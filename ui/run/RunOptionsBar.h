@@ -3,7 +3,7 @@
 // warm-up, execution backend and threads) and where Run goes (this computer or a saved board).
 #include <QToolBar>
 
-#include "npuwb/Profiler.h"
+#include "npuwb/RunOptions.h"
 
 class QComboBox;
 class QSpinBox;
@@ -13,13 +13,11 @@ namespace npuwb::ui {
 class RunOptionsBar : public QToolBar {
     Q_OBJECT
 public:
-    static constexpr int kDefaultRuns = 5;
-    static constexpr int kDefaultWarmup = 1;
-
     explicit RunOptionsBar(QWidget* parent = nullptr);
 
-    /// Runs, warm-up, backend ("auto", "reference" or a plugin name) and threads (0: physical cores).
-    ProfileOptions options() const;
+    /// Runs, warm-up, backend ("auto", "reference" or a plugin name) and threads (0: physical cores); the rest of
+    /// RunOptions keeps its defaults, which are also the bar's until the user changes them.
+    RunOptions options() const;
     void setRuns(int runs);
     void setWarmup(int warmup);
     /// A backend that is not there (a plugin removed since the setting was saved) falls back to "auto".

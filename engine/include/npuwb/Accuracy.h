@@ -13,12 +13,12 @@
 #include "npuwb/ir/Graph.h"
 #include "npuwb/SampleSource.h"
 #include "npuwb/Report.h"
+#include "npuwb/RunOptions.h"
 
 namespace npuwb::quant {
 
 struct AccuracyOptions {
-    std::string backend = "auto";  // for the two whole-model runs; "single" runs nodes on the reference kernels
-    int threads = 0;
+    ExecutorOptions executor;  // for the two whole-model runs; "single" runs nodes on the reference kernels
     size_t maxSamples = 0;         // 0: all
     bool single = true;            // also compute "single" (costs about one extra model run per sample)
     double snrThresholdDb = 10.0;  // flag layers whose own (single) SNR is below this, as Hailo's layer analysis

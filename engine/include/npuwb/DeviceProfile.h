@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "npuwb/RunOptions.h"
 #include "npuwb/ir/Tensor.h"
 
 namespace npuwb {
@@ -22,11 +23,12 @@ struct MeasuredOpLatency {
     double us = 0;
 };
 
-/// How to run a unit's stages on this machine: a backend on worker threads pinned to CPUs.
+/// How to run a unit's stages on this machine: sessions on a backend, on a worker pinned to CPUs.
 struct UnitExecutor {
-    std::string backend = "reference";  // "reference", a plugin name or "auto"
-    std::vector<int> cpus;              // CPUs the worker is pinned to (sched_setaffinity); empty: not pinned
-    int threads = 1;                    // backend threads of the stage sessions
+    /// Backend ("auto", "reference" or a plugin name; the profile names one) and backend threads of the stage
+    /// sessions: one unless the profile says more, since the worker is pinned.
+    ExecutorOptions session{.backend = kAutoBackend, .threads = 1};
+    std::vector<int> cpus;  // CPUs the worker is pinned to (sched_setaffinity); empty: not pinned
 };
 
 struct DeviceUnit {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "npuwb/ir/Graph.h"
+#include "npuwb/RunOptions.h"
 #include "npuwb/Session.h"
 
 namespace npuwb::passes {
@@ -28,7 +29,7 @@ struct PassConfig {
     /// The proof's concrete shapes for inputs with symbolic dims, for passes that run the model (upgrade_opset).
     std::map<std::string, Shape> inputShapes;
     int64_t symbolicDimValue = 1;
-    SessionOptions executor{};  // what such passes run the model on (the proof's, ProofOptions::executor)
+    ExecutorOptions executor{};  // what such passes run the model on (the proof's, ProofOptions::executor)
 };
 
 
@@ -40,10 +41,10 @@ struct ProofOptions {
     int64_t symbolicDimValue = 1;                  // for symbolic dims of generated inputs
     std::map<std::string, Shape> inputShapes;      // concrete shapes for inputs with symbolic dims
     std::vector<std::map<std::string, Tensor>> calibrationSets;  // extra input sets (e.g. from .npy files)
-    /// What both sides of every proof run on. The reference kernels by default; a fast backend (differentially
-    /// tested against them) when the caller already uses one, since a proof runs the model once per pass and input
-    /// set (PP-OCRv4 det at 480x480: 12 runs, about 11 s on the reference kernels).
-    SessionOptions executor;
+    /// What both sides of every proof run on: by default the fastest backend (differentially tested against the
+    /// reference kernels), since a proof runs the model once per pass and input set (PP-OCRv4 det at 480x480:
+    /// 12 runs, about 11 s on the reference kernels).
+    ExecutorOptions executor;
 };
 
 struct Proof {

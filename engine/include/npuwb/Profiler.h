@@ -9,26 +9,10 @@
 
 #include "npuwb/ir/Graph.h"
 #include "npuwb/Report.h"
+#include "npuwb/RunOptions.h"
 #include "npuwb/Session.h"
 
 namespace npuwb {
-
-struct ProfileOptions {
-    int runs = 10;
-    int warmup = 2;
-    int threads = 0;  // 0: physical cores (backends only; the reference executor uses 1)
-    /// "reference", a backend plugin name or "auto" (SessionOptions::backend).
-    std::string backend = "reference";
-    uint64_t seed = 1;  // for generated inputs
-    /// Inputs to use; missing ones are generated (uniform [0,1) floats, zeros for integers).
-    std::map<std::string, Tensor> inputs;
-    /// Value for symbolic input dimensions (e.g. batch) when inputs are generated.
-    int64_t symbolicDimValue = 1;
-    /// Concrete shapes for generated inputs (e.g. a detector's 1x3x480x480); must fit the declared shape.
-    std::map<std::string, Shape> inputShapes;
-    /// Time each backend kernel (per-layer rows). Off: whole runs only, to measure what per-layer timing costs.
-    bool layerTimes = true;
-};
 
 struct ProfileControl {
     /// (phase, done, total): phase is "warm-up" or "run"; done/total count runs.
@@ -43,7 +27,7 @@ std::map<std::string, Tensor> makeInputs(const Session& session, uint64_t seed, 
                                          const std::map<std::string, Shape>& inputShapes = {});
 
 /// Runs and measures the model. Throws Error(Cancelled) when cancelled.
-Report profileModel(std::shared_ptr<const Model> model, const ProfileOptions& options, const ProfileControl& control = {});
+Report profileModel(std::shared_ptr<const Model> model, const RunOptions& options, const ProfileControl& control = {});
 
 /// Peak resident set size of this process in bytes (0 when unknown).
 int64_t peakRssBytes();

@@ -83,8 +83,7 @@ struct QuantizeOptions {
     std::optional<double> autoHybridCosine;
     Precision hybridPrecision = Precision::Fp16;  // what auto-hybrid raises a layer to
     std::string chip = "rk3588";                  // cost model chip for auto-hybrid's cost ordering
-    std::string backend = "auto";                 // SessionOptions::backend for calibration and evaluation
-    int threads = 0;                              // 0: physical cores
+    ExecutorOptions executor;                     // calibration and evaluation (threads shared by the workers)
     size_t maxSamples = 0;                        // 0: every sample of the source
     size_t evalSamples = 4;                       // samples auto-hybrid evaluates cosine on
     /// Pre-quantization optimization (prepareForQuantization) before calibration; off: the model as given.
@@ -202,7 +201,7 @@ struct Preparation {
 std::vector<std::string> preparationPasses(int64_t opset);
 /// The proofs run on `executor` (the calibration's backend and threads: the reference kernels took 11 s of a
 /// 14 s PP-OCRv4 det quantization).
-Model prepareForQuantization(const Model& floatModel, const SampleSource& samples, const SessionOptions& executor,
+Model prepareForQuantization(const Model& floatModel, const SampleSource& samples, const ExecutorOptions& executor,
                              Preparation& report);
 
 /// The float model to compare `quantModel` with layer by layer: when the quantizer prepared the model it exported
@@ -210,7 +209,7 @@ Model prepareForQuantization(const Model& floatModel, const SampleSource& sample
 /// BatchNormalization leaves the Conv's output name holding other values; otherwise `floatModel` as given.
 /// `notes` gets a line saying which.
 Model floatReferenceFor(const Model& floatModel, const Model& quantModel, const SampleSource& samples,
-                        const SessionOptions& executor, std::vector<std::string>& notes);
+                        const ExecutorOptions& executor, std::vector<std::string>& notes);
 
 struct QuantizeResult {
     Model model;  // the QDQ model
@@ -230,10 +229,10 @@ QuantizeResult quantizeModel(const Model& floatModel, const SampleSource& sample
 /// Each graph output of `candidate` against `reference` on the first `maxSamples` samples (0: all): mean and worst
 /// cosine, SNR over all samples and on the worst sample.
 std::vector<AccuracyOutput> compareOutputs(const Model& reference, const Model& candidate, const SampleSource& samples,
-                                           size_t maxSamples, const std::string& backend, int threads,
+                                           size_t maxSamples, const ExecutorOptions& executor,
                                            const std::atomic<bool>* cancel = nullptr);
 /// The worst output cosine on the worst sample (compareOutputs), the figure a cosine target is checked against.
 double outputCosine(const Model& reference, const Model& candidate, const SampleSource& samples, size_t maxSamples,
-                    const std::string& backend, int threads, const std::atomic<bool>* cancel = nullptr);
+                    const ExecutorOptions& executor, const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace npuwb::quant

@@ -77,8 +77,8 @@ struct MemorySummary {
     std::vector<TensorLifetime> tensors;
 };
 
-/// Board clocks when a report was made (agent runs): fixed frequencies make runs comparable
-/// (RKNN SDK user guide V2.5.0, 5.2.1.1).
+/// Board clocks when a report was made (agent runs): fixed frequencies make runs comparable (RKNN SDK user guide
+/// V2.5.0, 5.2.1.1).
 struct BoardClocks {
     std::vector<int64_t> cpuFreqKHz;  // per online core, 0 when unknown
     std::optional<int64_t> npuFreqHz, ddrFreqHz;
@@ -100,7 +100,8 @@ struct Environment {
     std::optional<BoardClocks> clocks;
 };
 
-/// Where the time of one inference goes when deployed (RKNN SDK user guide V2.5.0, 5.2.1.2); filled by the board agent.
+/// Where the time of one inference goes when deployed (RKNN SDK user guide V2.5.0, 5.2.1.2); filled by the board
+/// agent.
 struct TimeBreakdown {
     double preProcessUs = 0.0;   // making the inputs
     double inputCopyUs = 0.0;    // copying them into the runtime's tensors

@@ -1,7 +1,7 @@
 #pragma once
 // A Session runs one model with the reference kernels: validates the model once (every op known, graph
 // acyclic), then executes it as often as asked, freeing each value after its last use. With a backend
-// (SessionOptions::backend), the first run of each input-shape set is a reference run that learns every value's
+// (SessionOptions::executor), the first run of each input-shape set is a reference run that learns every value's
 // type and shape; the backend then compiles segments that later runs execute, and the reference kernels run the
 // nodes it does not claim (Session::fallbacks()).
 #include <atomic>
@@ -16,6 +16,7 @@
 #include "npuwb/Report.h"
 #include "npuwb/ir/Value.h"
 #include "npuwb/ExecutionObserver.h"
+#include "npuwb/RunOptions.h"
 
 namespace npuwb {
 
@@ -30,10 +31,10 @@ struct RunControl {
     ValueObserver* values = nullptr;
 };
 
+/// The engine's view of a session: where it runs (the one public ExecutorOptions) plus what only the engine's
+/// own callers ask for.
 struct SessionOptions {
-    /// "reference", a plugin name ("cpu-onednn") or "auto" (the best plugin found, else reference).
-    std::string backend = "reference";
-    int threads = 0;  // 0: the number of physical cores
+    ExecutorOptions executor;
     /// Segments report per-kernel times to an observer that wants them (ExecutionObserver::wantsKernelTimes).
     bool profileKernels = false;
     /// Values RunControl::values will watch. Cheaper than making them graph outputs: a backend observes them in
@@ -55,7 +56,8 @@ struct BackendState;
 
 class Session {
 public:
-    /// Throws InvalidInput/Unsupported naming the node for unknown ops, cycles or missing values.
+    /// On the reference kernels. Throws InvalidInput/Unsupported naming the node for unknown ops, cycles or
+    /// missing values.
     explicit Session(std::shared_ptr<const Model> model);
     /// Throws Unsupported when the backend plugin cannot be loaded (missing, other interface version).
     Session(std::shared_ptr<const Model> model, const SessionOptions& options);

@@ -44,7 +44,7 @@ TEST(ToyBackend, LoadsByNameAndIsListed) {
     const std::vector<std::string> names = availableBackends();
     EXPECT_NE(std::find(names.begin(), names.end(), "toy"), names.end());
     SessionOptions options;
-    options.backend = "toy";
+    options.executor.backend = "toy";
     EXPECT_EQ(Session(std::make_shared<Model>(), options).backendName(), "toy");
     std::string warning;
     EXPECT_EQ(usableBackendName("toy", warning), "toy");
@@ -59,7 +59,7 @@ TEST(ToyBackend, RunsReluAndFallsBackForTheRest) {
     EXPECT_FALSE(outcome.claimed);  // Conv, MaxPool and Add stay on the reference kernels
 
     SessionOptions options;
-    options.backend = "toy";
+    options.executor.backend = "toy";
     Session session(c.model, options);
     std::map<std::string, Value> inputs;
     for (const auto& [name, t] : c.inputs) inputs.emplace(name, Value(t));
@@ -71,8 +71,8 @@ TEST(ToyBackend, RunsReluAndFallsBackForTheRest) {
     }
     EXPECT_EQ(fellBack, (std::vector<std::string>{"Conv", "MaxPool", "Add"}));
 
-    ProfileOptions profile;
-    profile.backend = "toy";
+    RunOptions profile;
+    profile.executor.backend = "toy";
     profile.runs = 2;
     profile.warmup = 1;
     profile.inputs = c.inputs;

@@ -46,6 +46,7 @@ expect declared-huge     1 "raw data has 16 bytes"      -- "$CLI" info declared_
 expect declared-huge-npy 1 "data size 16 bytes"         -- "$CLI" run good.onnx --input x=declared_huge.npy --output-dir "$WORK/out"
 expect overflow-npy      1 "overflow.npy"               -- "$CLI" run good.onnx --input x=overflow.npy --output-dir "$WORK/out"
 expect overflow-expand   1 "expand_big"                 -- "$CLI" run overflow_expand.onnx --output-dir "$WORK/out"
+expect overflow-expand-ref 1 "expand_big"               -- "$CLI" run overflow_expand.onnx --output-dir "$WORK/out" --backend reference
 expect loop-growing      1 "memory budget"              -- env NPUWB_MEMORY_BUDGET=1G "$CLI" profile loop_growing.onnx --runs 1 --warmup 0
 expect loop-growing-flag 1 "memory budget of 67.1 MB"   -- "$CLI" profile loop_growing.onnx --runs 1 --warmup 0 --memory-budget 64M
 expect bad-budget-flag  1 "--memory-budget"            -- "$CLI" profile loop_growing.onnx --memory-budget lots

@@ -19,7 +19,7 @@ Model loadTestModel(const std::string& fileName) { return loadModel(std::string(
 std::vector<std::vector<float>> runOutputs(const Model& model, const quant::SampleSource& samples,
                                            const std::vector<std::string>& outputs) {
     SessionOptions options;
-    options.backend = "auto";
+    options.executor.backend = "auto";
     const Session session(std::make_shared<const Model>(model), options);
     std::vector<std::vector<float>> out;
     for (size_t i = 0; i < samples.size(); ++i) {
@@ -53,7 +53,9 @@ std::string writeImageList(const std::string& folder, const std::vector<QImage>&
 
 // One folder per process: ctest runs several filters of this binary at once and they share draw seeds.
 std::string freshFolder(const std::string& name) {
-    const fs::path path = fs::path(NPUWB_REAL_DATA_DIR) / ("p" + std::to_string(::getpid())) / name;
+    std::string process = "p";
+    process += std::to_string(::getpid());  // appended: "p" + temporary trips GCC 12's -Wrestrict false positive
+    const fs::path path = fs::path(NPUWB_REAL_DATA_DIR) / process / name;
     fs::remove_all(path);
     fs::create_directories(path);
     return path.string();

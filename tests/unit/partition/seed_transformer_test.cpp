@@ -114,7 +114,7 @@ TEST(SeedTransformer, ThreeSchedulesWithin15PercentOfTheArticle) {
     const double serial = msPerFrame(affinity, "serial");             // the article's split, one unit at a time
     const double articlePipelined = msPerFrame(affinity, "pipelined");  // the article's split, overlapped
     const double pipelined = msPerFrame(balanced, "pipelined");         // the planner's split for pipelining
-    std::printf("article transformer (6 layers), ms per frame over 100 frames (article: 28.5 / 31.2 / 19.8)\n"
+    std::printf("Snapdragon X2 Elite article's transformer, ms per frame over 100 frames (article: 28.5 / 31.2 / 19.8)\n"
                 "  NPU only %.2f | article's split serial %.2f, pipelined %.2f | balanced split pipelined %.2f "
                 "(serial %.2f)\n",
                 single, serial, articlePipelined, pipelined, msPerFrame(balanced, "serial"));

@@ -92,7 +92,7 @@ TEST(QuantCalibrationShortcuts, DerivedRangesEqualFetchedOnes) {
     const Model m = shortcutModel("asymmetric");
     const MemorySampleSource data = samples(5);
     QuantizeOptions o;
-    o.backend = "reference";
+    o.executor.backend = "reference";
     const Calibration cal = calibrate(m, data, o);
     const auto exact = fetchedRanges(m, data);
     for (const char* v : {"c", "m", "a", "u"}) {
@@ -106,7 +106,7 @@ TEST(QuantCalibrationShortcuts, DerivedRangesEqualFetchedOnes) {
 TEST(QuantCalibrationShortcuts, WholeFactorUpsamplingSharesItsSourcesHistogram) {
     const MemorySampleSource data = samples(5);
     QuantizeOptions o;
-    o.backend = "reference";
+    o.executor.backend = "reference";
     o.observer = ObserverKind::KL;
     const Calibration replicated = calibrate(shortcutModel("asymmetric"), data, o);
     EXPECT_EQ(replicated.ranges.at("u").min, replicated.ranges.at("a").min);

@@ -146,7 +146,7 @@ TEST(QuantQdq, PerChannelWeightsInt32BiasAndActivationPairs) {
     Model m = tinyConvModel();
     auto data = randomSamples(3);
     QuantizeOptions o;
-    o.backend = "reference";
+    o.executor.backend = "reference";
     QuantizeResult r = quantizeModel(m, data, o);
     const Model& q = r.model;
     // Activation QDQ on the conv inputs (x and relu output), not on the conv1 output feeding Relu.
@@ -174,7 +174,7 @@ TEST(QuantQdq, PerChannelWeightsInt32BiasAndActivationPairs) {
     EXPECT_EQ(q.metadata.at("npuwb.quant.dataset_hash"), data.contentHash());
     // Serialises, reloads and runs close to float.
     Model reloaded = loadModelFromBytes(serializeModel(q), "/tmp", "qdq");
-    const double cos = outputCosine(m, reloaded, data, 3, "reference", 1);
+    const double cos = outputCosine(m, reloaded, data, 3, {.backend = kReferenceBackend, .threads = 1});
     EXPECT_GT(cos, 0.99);
     EXPECT_LT(cos, 1.0 - 1e-9) << "quantization must change something";
 }
@@ -183,7 +183,7 @@ TEST(QuantQdq, PerTensorHasScalarScales) {
     Model m = tinyConvModel();
     auto data = randomSamples(2);
     QuantizeOptions o;
-    o.backend = "reference";
+    o.executor.backend = "reference";
     o.perChannel = false;
     Model q = quantizeModel(m, data, o).model;
     EXPECT_EQ(q.graph.initializers.at("w1_scale").numel(), 1);
@@ -193,7 +193,7 @@ TEST(QuantQdq, W4A16GroupsAndFp16Casts) {
     Model m = tinyConvModel();
     auto data = randomSamples(2);
     QuantizeOptions o;
-    o.backend = "reference";
+    o.executor.backend = "reference";
     o.scheme = Scheme::W4A16;
     o.groupSize = 9;  // rows of 27 = 3 groups (quantizeModel and the CLI take 32..256; the builder any divisor)
     EXPECT_THROW(quantizeModel(m, data, o), Error);
@@ -206,18 +206,18 @@ TEST(QuantQdq, W4A16GroupsAndFp16Casts) {
         EXPECT_LE(v, 7);
     }
     EXPECT_NE(findOp(q, "Cast", "x_fp16"), nullptr);
-    EXPECT_GT(outputCosine(m, q, data, 2, "reference", 1), 0.95);
+    EXPECT_GT(outputCosine(m, q, data, 2, {.backend = kReferenceBackend, .threads = 1}), 0.95);
     o.scheme = Scheme::FP16;
     Model h = quantizeModel(m, data, o).model;
     EXPECT_EQ(h.graph.initializers.at("w1_fp16").dtype(), DType::F16);
-    EXPECT_GT(outputCosine(m, h, data, 2, "reference", 1), 0.9999);
+    EXPECT_GT(outputCosine(m, h, data, 2, {.backend = kReferenceBackend, .threads = 1}), 0.9999);
 }
 
 TEST(QuantQdq, OverridesKeepLayersFloat) {
     Model m = tinyConvModel();
     auto data = randomSamples(2);
     QuantizeOptions o;
-    o.backend = "reference";
+    o.executor.backend = "reference";
     o.overrides["conv2"] = Precision::Float;
     Model q = quantizeModel(m, data, o).model;
     EXPECT_EQ(findOp(q, "QuantizeLinear", "r1_quantized"), nullptr);
@@ -230,7 +230,7 @@ TEST(QuantQdq, AutoHybridMeetsTarget) {
     Model m = tinyConvModel();
     auto data = randomSamples(3);
     QuantizeOptions o;
-    o.backend = "reference";
+    o.executor.backend = "reference";
     o.autoHybridCosine = 0.99999;
     QuantizeResult r = quantizeModel(m, data, o);
     ASSERT_TRUE(r.hybrid);
@@ -246,7 +246,7 @@ TEST(QuantCalibration, CancelStops) {
     auto data = randomSamples(4);
     std::atomic<bool> cancel{true};
     QuantizeOptions o;
-    o.backend = "reference";
+    o.executor.backend = "reference";
     QuantizeControl c;
     c.cancel = &cancel;
     try {
@@ -261,8 +261,8 @@ TEST(QuantCalibration, ObserversOrderRanges) {
     Model m = tinyConvModel();
     auto data = randomSamples(4);
     QuantizeOptions o;
-    o.backend = "reference";
-    o.threads = 2;
+    o.executor.backend = "reference";
+    o.executor.threads = 2;
     Calibration mm = calibrate(m, data, o);
     o.observer = ObserverKind::Percentile;
     o.percentile = 99.0;
@@ -277,10 +277,10 @@ TEST(QuantAccuracy, EntireAndSingle) {
     Model m = tinyConvModel();
     auto data = randomSamples(2);
     QuantizeOptions o;
-    o.backend = "reference";
+    o.executor.backend = "reference";
     Model q = quantizeModel(m, data, o).model;
     AccuracyOptions ao;
-    ao.backend = "reference";
+    ao.executor.backend = "reference";
     AccuracySection a = analyzeAccuracy(m, q, data, ao);
     ASSERT_EQ(a.layers.size(), 3u);
     for (const auto& l : a.layers) {
@@ -313,18 +313,18 @@ TEST(QuantAccuracy, FloatReferenceMatchesTheQuantizersPreparation) {
     g.initializers["var"] = Tensor::fromVector<float>({4}, {0.5f, 2.f, 1.f, 0.25f});
     auto data = randomSamples(2);
     QuantizeOptions o;
-    o.backend = "reference";
+    o.executor.backend = "reference";
     Model q = quantizeModel(m, data, o).model;
     ASSERT_TRUE(q.metadata.count("npuwb.quant.prepare"));
     std::vector<std::string> notes;
-    Model reference = floatReferenceFor(m, q, data, {}, notes);
+    Model reference = floatReferenceFor(m, q, data, {.backend = kReferenceBackend}, notes);
     ASSERT_FALSE(notes.empty());
     EXPECT_NE(notes.back().find("prepared"), std::string::npos) << notes.back();
     bool bnLeft = false;
     for (const auto& n : reference.graph.nodes) bnLeft = bnLeft || n.opType == "BatchNormalization";
     EXPECT_FALSE(bnLeft) << "the reference should have the BatchNormalization folded like the quantized model";
     AccuracyOptions ao;
-    ao.backend = "reference";
+    ao.executor.backend = "reference";
     AccuracySection a = analyzeAccuracy(reference, q, data, ao);
     for (const auto& l : a.layers) EXPECT_GT(l.entireCosine, 0.98) << l.fullName;
     // The unprepared float model's conv1 output is the pre-BatchNormalization tensor: not comparable.
@@ -336,5 +336,6 @@ TEST(QuantAccuracy, FloatReferenceMatchesTheQuantizersPreparation) {
     o.prepare = false;  // an unprepared export is compared with the float model as given
     Model plain = quantizeModel(m, data, o).model;
     notes.clear();
-    EXPECT_EQ(floatReferenceFor(m, plain, data, {}, notes).graph.nodes.size(), m.graph.nodes.size());
+    EXPECT_EQ(floatReferenceFor(m, plain, data, {.backend = kReferenceBackend}, notes).graph.nodes.size(),
+              m.graph.nodes.size());
 }

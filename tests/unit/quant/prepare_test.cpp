@@ -102,7 +102,7 @@ TEST(QuantPrepare, ProofsRunOnTheGivenBackendWithTheSameRewrites) {
     const Model m = convModel("hardswish");
     const MemorySampleSource data = samples(2);
     Preparation onReference, onBackend;
-    const Model a = prepareForQuantization(m, data, {}, onReference);
+    const Model a = prepareForQuantization(m, data, {.backend = kReferenceBackend}, onReference);
     const Model b = prepareForQuantization(m, data, {.backend = "auto", .threads = 1}, onBackend);
     ASSERT_TRUE(onReference.ran) << onReference.skipped;
     ASSERT_TRUE(onBackend.ran) << onBackend.skipped;

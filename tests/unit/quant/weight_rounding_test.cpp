@@ -189,7 +189,7 @@ TEST(WeightRounding, ConvPatchCorrelationMatchesBruteForce) {
         const Model m = convModel(group);
         const MemorySampleSource data = smoothSamples(3);
         CorrelationOptions o;
-        o.backend = "reference";
+        o.executor.backend = "reference";
         const InputCorrelations all = collectInputCorrelations(m, data, o);
         ASSERT_EQ(all.count("w"), 1u);
         const InputCorrelation& h = *all.at("w");
@@ -240,7 +240,7 @@ TEST(WeightRounding, GptqExportLowersError) {
     const Model m = convModel(1);
     const MemorySampleSource data = smoothSamples(16);
     QuantizeOptions o;
-    o.backend = "reference";
+    o.executor.backend = "reference";
     o.scheme = Scheme::W4A16;
     o.prepare = false;
     const QuantizeResult nearest = quantizeModel(m, data, o);
@@ -261,8 +261,8 @@ TEST(WeightRounding, GptqExportLowersError) {
         EXPECT_GE(v, -8);
         EXPECT_LE(v, 7);
     }
-    const double cn = outputCosine(m, nearest.model, data, 16, "reference", 1);
-    const double cg = outputCosine(m, gptq.model, data, 16, "reference", 1);
+    const double cn = outputCosine(m, nearest.model, data, 16, {.backend = kReferenceBackend, .threads = 1});
+    const double cg = outputCosine(m, gptq.model, data, 16, {.backend = kReferenceBackend, .threads = 1});
     std::printf("w4a16 output cosine: nearest %.6f, gptq %.6f\n", cn, cg);
     EXPECT_GT(1.0 - cn, 1.25 * (1.0 - cg)) << "gptq should cut the int4 error";
 }

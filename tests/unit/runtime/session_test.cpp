@@ -62,7 +62,7 @@ TEST(Session, CancelStopsTheRun) {
 }
 
 TEST(Profiler, ReportHasOneRowPerNodeAndSaneTotals) {
-    ProfileOptions opts;
+    RunOptions opts;
     opts.runs = 3;
     opts.warmup = 1;
     opts.symbolicDimValue = 4;
@@ -86,7 +86,7 @@ TEST(Profiler, ReportHasOneRowPerNodeAndSaneTotals) {
 }
 
 TEST(Profiler, ZeroRunsIsAUserError) {
-    ProfileOptions opts;
+    RunOptions opts;
     opts.runs = 0;
     EXPECT_THROW(profileModel(chainModel(2), opts), Error);
 }

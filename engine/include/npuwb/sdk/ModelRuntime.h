@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "npuwb/Report.h"
+#include "npuwb/RunOptions.h"
 
 namespace npuwb {
 
@@ -23,8 +24,8 @@ inline constexpr int kModelRuntimeApiVersion = 1;
 /// How to run a model file. Runtime-specific settings get typed fields here, with a version bump, when a runtime
 /// implements them (e.g. NPU core masks or several contexts for Rockchip's runtime).
 struct ModelRunOptions {
-    int runs = 10;   // timed runs
-    int warmup = 2;  // untimed runs first
+    int runs = kDefaultRuns;          // timed runs
+    int warmup = kDefaultWarmupRuns;  // untimed runs first
     /// The vendor library to load: this path, else the runtime's own default (which may honour an environment
     /// variable, e.g. $NPUWB_RKNNRT_LIBRARY).
     std::string library;

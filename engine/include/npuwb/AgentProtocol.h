@@ -1,0 +1,110 @@
+#pragma once
+// The board agent's wire format, written and read by this one module on both ends: the desktop's agent client
+// (remote/agent-client) writes jobs and reads events, `npuwb-agent` (app/agent, on the board) reads jobs and writes
+// events. Qt-free, JSON (nlohmann), one JSON value per line. app/agent/README.md documents the protocol; bump
+// kAgentProtocolVersion whenever a line's meaning changes.
+//
+//   npuwb-agent version  -> AgentVersion  {"agent":"npuwb-agent","version":"0.1.0","protocol":2,"arch":"aarch64"}
+//   npuwb-agent run -    <- AgentJob      {"protocol":2,"model":PATH,"backend":"auto","threads":0,"runs":10,...}
+//                        -> AgentEvent lines: started, progress, telemetry, then report or error
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "npuwb/Error.h"
+#include "npuwb/Report.h"
+#include "npuwb/RunOptions.h"
+
+namespace npuwb {
+
+/// 1: the first protocol. 2: jobs carry "protocol", "symbolicDimValue" and "layerTimes"; "seed" is an unsigned
+/// 64-bit integer on both ends; the default backend is "auto".
+inline constexpr int kAgentProtocolVersion = 2;
+inline constexpr const char* kAgentName = "npuwb-agent";
+
+/// Where a model runs, as JSON fields {"backend", "threads"} (merged into the object they belong to).
+nlohmann::json toJson(const ExecutorOptions& executor);
+/// Reads the fields toJson writes; missing ones keep their defaults. Throws InvalidInput naming `source` and the
+/// field for a wrong type or range.
+ExecutorOptions executorOptionsFromJson(const nlohmann::json& j, const std::string& source);
+
+/// RunOptions as JSON: the executor's fields plus "runs", "warmup", "seed", "inputShapes" {name: [dims]},
+/// "symbolicDimValue", "layerTimes". RunOptions::inputs (tensors) have no JSON form: throws InvalidInput when set.
+nlohmann::json toJson(const RunOptions& run);
+RunOptions runOptionsFromJson(const nlohmann::json& j, const std::string& source);
+
+/// What `npuwb-agent run` does: run the model file on the board the RunOptions' way, streaming telemetry.
+struct AgentJob {
+    std::string model{};  // path on the board
+    RunOptions run{};
+    int telemetryIntervalMs = 250;  // 0: no periodic samples (one at the start and one at the end still)
+};
+/// {"protocol": kAgentProtocolVersion, "model": ..., RunOptions fields..., "telemetryIntervalMs": ...}
+nlohmann::json toJson(const AgentJob& job);
+/// Only "model" is required; unknown fields, another protocol than ours, wrong types and out-of-range values are
+/// refused with InvalidInput naming `source` and the field.
+AgentJob agentJobFromJson(const nlohmann::json& j, const std::string& source);
+/// Parses the JSON text first (InvalidInput naming `source` when it is not JSON).
+AgentJob parseAgentJob(const std::string& text, const std::string& source);
+
+/// The agent's answer to `version`; the client refuses an agent whose protocol differs from its own.
+struct AgentVersion {
+    std::string agent = kAgentName;
+    std::string version{};
+    int protocol = kAgentProtocolVersion;
+    std::string arch{};
+    friend bool operator==(const AgentVersion&, const AgentVersion&) = default;
+};
+nlohmann::json toJson(const AgentVersion& version);
+AgentVersion agentVersionFromJson(const nlohmann::json& j, const std::string& source);
+
+/// {"event":"started","pid":N}: printed by the shell that becomes the agent, so a cancel can kill exactly it.
+struct AgentStarted {
+    int pid = 0;
+    friend bool operator==(const AgentStarted&, const AgentStarted&) = default;
+};
+/// {"event":"progress","phase":"load"|"warm-up"|"run","done":N,"total":N}
+struct AgentProgress {
+    std::string phase{};
+    int done = 0;
+    int total = 0;
+    friend bool operator==(const AgentProgress&, const AgentProgress&) = default;
+};
+/// {"event":"telemetry",...}: one board sample; what the board does not have is null.
+struct AgentTelemetry {
+    double tMs = 0.0;                                // since the run started
+    std::optional<std::vector<int>> npuLoad{};         // percent per NPU core
+    std::vector<std::optional<int64_t>> cpuFreqKHz{};  // per online CPU
+    std::optional<int64_t> npuFreqHz{};
+    std::optional<int64_t> ddrFreqHz{};
+    int64_t rssBytes = 0;  // the agent's resident set
+    friend bool operator==(const AgentTelemetry&, const AgentTelemetry&) = default;
+};
+/// {"event":"report","report":{...}} in the report schema (resources/schema/report.schema.json).
+struct AgentReport {
+    Report report{};
+};
+/// {"event":"error","kind":KIND,"message":...}: the last line of a failed command. KIND is an ErrorKind name
+/// ("InvalidInput", "Unsupported", "Io", "Cancelled", "Internal") or "PermissionDenied".
+struct AgentError {
+    std::string kind{};
+    std::string message{};
+    friend bool operator==(const AgentError&, const AgentError&) = default;
+};
+using AgentEvent = std::variant<AgentStarted, AgentProgress, AgentTelemetry, AgentReport, AgentError>;
+
+nlohmann::json toJson(const AgentEvent& event);
+/// nullopt when `j` is no event of this protocol (not an object, no or an unknown "event"); throws InvalidInput
+/// naming the event and field when a known event has a field of the wrong type.
+std::optional<AgentEvent> agentEventFromJson(const nlohmann::json& j);
+
+/// "InvalidInput" for ErrorKind::InvalidInput, ...; and back (unknown kinds, e.g. "PermissionDenied": Io).
+std::string_view errorKindName(ErrorKind kind);
+ErrorKind errorKindFromName(std::string_view name);
+
+}  // namespace npuwb
