@@ -205,7 +205,9 @@ Report partitionModel(std::shared_ptr<const Model> model, const DeviceProfile& d
         // More room than frames ever in flight (each has one task queued at a time): posting never blocks.
         const size_t capacity = size_t(inFlight) + 4;
         exec = std::make_unique<LocalExecutor>(device, units, capacity, control.cancel);
-        inputs = makeInputs(Session(model), o.seed, o.symbolicDimValue);
+        SessionOptions inputsOnly;  // only makes inputs: no backend plugin to load
+        inputsOnly.executor.backend = kReferenceBackend;
+        inputs = makeInputs(Session(model, inputsOnly), o.seed, o.symbolicDimValue);
         std::vector<std::string> names;
         for (const auto& n : work.nodes) names.push_back(n.name);
         for (size_t u = 0; u < units.size(); ++u) {

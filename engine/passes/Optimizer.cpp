@@ -94,7 +94,9 @@ std::map<std::string, int> opHistogram(const Graph& graph) {
 
 InputSets proofInputs(const Model& model, const ProofOptions& options) {
     auto shared = std::make_shared<const Model>(model);
-    Session session(shared);
+    SessionOptions inputsOnly;  // only makes inputs: no backend plugin to load
+    inputsOnly.executor.backend = kReferenceBackend;
+    Session session(shared, inputsOnly);
     InputSets sets;
     for (int k = 0; k < options.randomInputSets; ++k) {
         uint64_t seed = options.seed + static_cast<uint64_t>(k);

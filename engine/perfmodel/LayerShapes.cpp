@@ -82,7 +82,9 @@ constexpr int64_t kMaxEstimationLoopIterations = 100000;
 std::vector<NodeShapes> fromReferenceRun(const Model& model, int64_t symbolicDimValue) {
     // The Session needs shared ownership; the caller's model outlives this call, so alias it without deleting.
     std::shared_ptr<const Model> alias(std::shared_ptr<const Model>(), &model);
-    Session session(alias);
+    SessionOptions reference;
+    reference.executor.backend = kReferenceBackend;  // every node's shapes, one kernel per node
+    Session session(alias, reference);
     std::map<std::string, Value> feeds;
     for (auto& [name, t] : makeInputs(session, 1, symbolicDimValue)) feeds[name] = Value(t);
     ShapeRecorder recorder;

@@ -80,6 +80,7 @@ Case makeCase(std::string label, std::vector<Node> nodes, const std::map<std::st
 
 Session referenceSession(std::shared_ptr<const Model> model) {
     SessionOptions asGiven;
+    asGiven.executor.backend = kReferenceBackend;  // the oracle (the default is the fastest backend)
     asGiven.exactRewrites = false;
     return Session(std::move(model), asGiven);
 }
