@@ -17,6 +17,7 @@
 #include "npuwb/Profiler.h"
 #include "npuwb/Session.h"
 #include "npuwb/Error.h"
+#include "npuwb/Limits.h"
 
 namespace npuwb::agent {
 
@@ -90,6 +91,11 @@ void runJob(const AgentJob& job, const BoardFiles& files) {
     if (!std::filesystem::is_regular_file(job.model, ec))
         failInput("model file '" + job.model + "' " +
                   (std::filesystem::exists(job.model, ec) ? "is not a regular file" : "does not exist"));
+
+    // The job's time limit bounds its local work (load, warm-up, runs, Loop bodies) like the CLI's --time-limit.
+    if (job.timeLimitSeconds > 0)
+        setProcessDeadline(std::chrono::steady_clock::now() + std::chrono::seconds(job.timeLimitSeconds),
+                           job.timeLimitSeconds);
 
     TelemetrySampler sampler(files, job.telemetryIntervalMs > 0 ? job.telemetryIntervalMs : 1'000'000'000);
 

@@ -2,9 +2,11 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 
 #include "agent-client/AgentClient.h"
+#include "npuwb/Limits.h"
 
 namespace npuwb::cli {
 
@@ -12,7 +14,10 @@ Report profileOnBoard(const std::string& modelPath, const RunOptions& run, const
     BoardConnection c = connectBoard(board);
     remote::AgentInstall install = c.deployer->deployAgent(deployProgressPrinter("agent", board.quiet));
     remote::ModelDeploy model = c.deployer->deployModel(modelPath, deployProgressPrinter("model", board.quiet));
-    const AgentJob job{.model = model.remotePath, .run = run};
+    // The job inherits --time-limit: the board's local work stops like a local run would.
+    const AgentJob job{.model = model.remotePath,
+                       .run = run,
+                       .timeLimitSeconds = static_cast<int>(std::ceil(processTimeLimitSeconds()))};
     remote::AgentEvents events;
     if (!board.quiet && isatty(STDERR_FILENO))
         events.progress = [](const AgentProgress& p) {

@@ -140,13 +140,14 @@ json toJson(const AgentJob& job) {
     j["protocol"] = kAgentProtocolVersion;
     j["model"] = job.model;
     j["telemetryIntervalMs"] = job.telemetryIntervalMs;
+    if (job.timeLimitSeconds > 0) j["timeLimitSeconds"] = job.timeLimitSeconds;
     return j;
 }
 
 AgentJob agentJobFromJson(const json& j, const std::string& source) {
     const std::string where = "job " + source;
     requireObject(j, where);
-    std::vector<std::string_view> known = {"protocol", "model", "telemetryIntervalMs"};
+    std::vector<std::string_view> known = {"protocol", "model", "telemetryIntervalMs", "timeLimitSeconds"};
     known.insert(known.end(), kExecutorFields.begin(), kExecutorFields.end());
     known.insert(known.end(), kRunFields.begin(), kRunFields.end());
     refuseUnknownFields(j, known, where);
@@ -159,6 +160,7 @@ AgentJob agentJobFromJson(const json& j, const std::string& source) {
     if (job.model.empty()) failInput(where + ": 'model' (the model file path) is missing or empty");
     job.run = runOptionsFromJson(j, where);
     job.telemetryIntervalMs = readInt(j, "telemetryIntervalMs", job.telemetryIntervalMs, 0, where);
+    job.timeLimitSeconds = readInt(j, "timeLimitSeconds", job.timeLimitSeconds, 0, where);
     return job;
 }
 

@@ -134,6 +134,11 @@ void setProcessDeadline(std::optional<std::chrono::steady_clock::time_point> dea
     haveProcessDeadline.store(deadline.has_value(), std::memory_order_release);
 }
 
+double processTimeLimitSeconds() {
+    std::lock_guard lock(processDeadlineMutex);
+    return processDeadline ? processTimeoutSeconds : 0.0;
+}
+
 void checkRunLimits() {
     std::optional<std::chrono::steady_clock::time_point> now;
     auto timeNow = [&] {

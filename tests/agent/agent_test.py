@@ -224,6 +224,17 @@ def case_bad_job():
     expect_error(["perf-mode", "sideways"], "InvalidInput", "sideways")
 
 
+def case_time_limit():
+    """A job's timeLimitSeconds stops its local work: a million runs end as Cancelled, naming the limit."""
+    work = fresh_dir("time-limit")
+    write_job(os.path.join(work, "job.json"), runs=1000000, warmup=0, timeLimitSeconds=2)
+    start = time.monotonic()
+    last = expect_error(["run", os.path.join(work, "job.json")], "Cancelled", "time limit of 2 s")
+    took = time.monotonic() - start
+    check(took < 60, f"stopped after {took:.1f} s")
+    print(f"time limit 2 s: stopped after {took:.2f} s: {last['message']}")
+
+
 def case_stop(sig):
     work = fresh_dir(f"stop-{sig}")
     write_job(os.path.join(work, "job.json"), runs=1000000, warmup=0, telemetryIntervalMs=50)

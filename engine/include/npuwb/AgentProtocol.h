@@ -43,6 +43,8 @@ struct AgentJob {
     std::string model{};  // path on the board
     RunOptions run{};
     int telemetryIntervalMs = 250;  // 0: no periodic samples (one at the start and one at the end still)
+    /// Seconds the agent may spend on the job's local work before it stops with an error (0: no limit).
+    int timeLimitSeconds = 0;
 };
 /// {"protocol": kAgentProtocolVersion, "model": ..., RunOptions fields..., "telemetryIntervalMs": ...}
 nlohmann::json toJson(const AgentJob& job);

@@ -64,6 +64,8 @@ private:
 
 /// Limits for the whole process (the CLI's --timeout): apply on every thread, with or without a scope.
 void setProcessDeadline(std::optional<std::chrono::steady_clock::time_point> deadline, double timeoutSeconds);
+/// Seconds of the process's time limit (setProcessDeadline's), 0 when it has none: what a board job inherits.
+double processTimeLimitSeconds();
 /// Throws Error(Cancelled) when a cancel flag is set or a deadline has passed. Cheap: call it often.
 void checkRunLimits();
 /// For Loop kernels, once per iteration: checkRunLimits() plus the iteration cap; `node` names the Loop.

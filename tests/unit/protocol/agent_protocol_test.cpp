@@ -63,20 +63,24 @@ TEST(AgentProtocol, RunOptionsWithTensorsHaveNoJsonForm) {
 }
 
 TEST(AgentProtocol, AgentJobRoundTrip) {
-    const AgentJob job{
-        .model = "/home/u/.cache/npuwb/models/ab cd.onnx", .run = unusualRun(), .telemetryIntervalMs = 0};
+    const AgentJob job{.model = "/home/u/.cache/npuwb/models/ab cd.onnx",
+                       .run = unusualRun(),
+                       .telemetryIntervalMs = 0,
+                       .timeLimitSeconds = 30};
     const nlohmann::json j = toJson(job);
     EXPECT_EQ(j.at("protocol"), kAgentProtocolVersion);
     EXPECT_TRUE(j.at("seed").is_number_unsigned());
     const AgentJob back = parseAgentJob(j.dump(), "'job.json'");
     EXPECT_EQ(back.model, job.model);
     EXPECT_EQ(back.telemetryIntervalMs, 0);
+    EXPECT_EQ(back.timeLimitSeconds, 30);
     expectSameRun(job.run, back.run);
 }
 
 TEST(AgentProtocol, AgentJobDefaultsAreTheOptionsDefaults) {
     const AgentJob job = parseAgentJob(R"({"model":"m.onnx"})", "t");
     EXPECT_EQ(job.telemetryIntervalMs, AgentJob{}.telemetryIntervalMs);
+    EXPECT_EQ(job.timeLimitSeconds, 0);
     expectSameRun(RunOptions{}, job.run);
 }
 
@@ -106,6 +110,7 @@ TEST(AgentProtocol, BadJobsAreRefusedNamingSourceAndField) {
         {R"({"model":"m","symbolicDimValue":0})", "symbolicDimValue"},
         {R"({"model":"m","layerTimes":1})", "layerTimes"},
         {R"({"model":"m","telemetryIntervalMs":-5})", "telemetryIntervalMs"},
+        {R"({"model":"m","timeLimitSeconds":-1})", "timeLimitSeconds"},
         {R"({"model":"m","extra":1})", "extra"},
         {R"({"model":"m","protocol":1})", "protocol 1"},
         {"[1]", "JSON object"},
