@@ -9,6 +9,7 @@
 
 #include "chips/MatmulProfile.h"
 #include "chips/ProfileFields.h"
+#include "chips/ProfileFolders.h"
 #include "util/InstallLayout.h"
 #include "npuwb/AtomicFile.h"
 #include "npuwb/Error.h"
@@ -115,11 +116,6 @@ void parseCoefficients(CostCoefficients& c, const ProfileFields& f) {
     if (c.ddrEfficiency > 1) f.fail("ddrEfficiency", "must be at most 1");
 }
 
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    return s;
-}
-
 }  // namespace
 
 const NpuDTypeRates& ChipProfile::rates(const std::string& dtype) const {
@@ -202,30 +198,11 @@ std::vector<std::string> chipProfileDirs() {
     return dirs;
 }
 
-std::vector<std::string> availableChipProfiles() {
-    std::vector<std::string> names;
-    for (const auto& dir : chipProfileDirs()) {
-        std::error_code ec;
-        for (const auto& entry : fs::directory_iterator(dir, ec))
-            if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
-    }
-    std::sort(names.begin(), names.end());
-    names.erase(std::unique(names.begin(), names.end()), names.end());
-    return names;
-}
+std::vector<std::string> availableChipProfiles() { return profileNamesIn(chipProfileDirs()); }
 
 ChipProfile findChipProfile(const std::string& name) {
     if (name.find('/') != std::string::npos || name.ends_with(".json")) return loadChipProfile(name);
-    for (const auto& dir : chipProfileDirs()) {
-        fs::path candidate = fs::path(dir) / (lower(name) + ".json");
-        std::error_code ec;
-        if (fs::is_regular_file(candidate, ec)) return loadChipProfile(candidate.string());
-    }
-    std::string known, searched;
-    for (const auto& n : availableChipProfiles()) known += (known.empty() ? "" : ", ") + n;
-    for (const auto& d : chipProfileDirs()) searched += (searched.empty() ? "" : ", ") + d;
-    failInput("unknown chip '" + name + "' (profiles: " + (known.empty() ? "none found" : known) +
-              "; searched: " + (searched.empty() ? "nothing" : searched) + "; set NPUWB_CHIPS_DIR)");
+    return loadChipProfile(findProfileFile(chipProfileDirs(), name, "chip", "NPUWB_CHIPS_DIR"));
 }
 
 }  // namespace npuwb

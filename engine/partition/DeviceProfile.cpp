@@ -7,6 +7,7 @@
 #include <set>
 
 #include "chips/ProfileFields.h"
+#include "chips/ProfileFolders.h"
 #include "npuwb/AtomicFile.h"
 #include "npuwb/Error.h"
 
@@ -21,11 +22,6 @@ const std::set<std::string> kKinds = {"npu", "gpu", "cpu"};
 const std::set<std::string> kCostSources = {"roofline", "chip", "calibrated"};
 /// A unit that cannot run an op class at all.
 const char* kNoAffinity = "none";
-
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    return s;
-}
 
 /// Element i of the array `key`, as an object whose errors name "key[i].field" in file `label`.
 ProfileFields element(const ProfileFields& parent, const std::string& key, size_t i, const std::string& label) {
@@ -210,30 +206,11 @@ std::vector<std::string> deviceProfileDirs() {
     return dirs;
 }
 
-std::vector<std::string> availableDeviceProfiles() {
-    std::vector<std::string> names;
-    for (const auto& dir : deviceProfileDirs()) {
-        std::error_code ec;
-        for (const auto& entry : fs::directory_iterator(dir, ec))
-            if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
-    }
-    std::sort(names.begin(), names.end());
-    names.erase(std::unique(names.begin(), names.end()), names.end());
-    return names;
-}
+std::vector<std::string> availableDeviceProfiles() { return profileNamesIn(deviceProfileDirs()); }
 
 DeviceProfile findDeviceProfile(const std::string& nameOrPath) {
     if (nameOrPath.find('/') != std::string::npos || nameOrPath.ends_with(".json")) return loadDeviceProfile(nameOrPath);
-    for (const auto& dir : deviceProfileDirs()) {
-        fs::path candidate = fs::path(dir) / (lower(nameOrPath) + ".json");
-        std::error_code ec;
-        if (fs::is_regular_file(candidate, ec)) return loadDeviceProfile(candidate.string());
-    }
-    std::string known, searched;
-    for (const auto& n : availableDeviceProfiles()) known += (known.empty() ? "" : ", ") + n;
-    for (const auto& d : deviceProfileDirs()) searched += (searched.empty() ? "" : ", ") + d;
-    failInput("unknown device profile '" + nameOrPath + "' (profiles: " + (known.empty() ? "none found" : known) +
-              "; searched: " + (searched.empty() ? "nothing" : searched) + "; set NPUWB_DEVICES_DIR)");
+    return loadDeviceProfile(findProfileFile(deviceProfileDirs(), nameOrPath, "device profile", "NPUWB_DEVICES_DIR"));
 }
 
 }  // namespace npuwb
