@@ -75,6 +75,8 @@ template <class... F>
 struct Overloaded : F... {
     using F::operator()...;
 };
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;  // clang 14 (the fuzz preset) deduces no aggregate's arguments without it
 
 }  // namespace
 
