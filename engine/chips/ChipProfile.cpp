@@ -13,6 +13,7 @@
 #include "util/InstallLayout.h"
 #include "npuwb/AtomicFile.h"
 #include "npuwb/Error.h"
+#include "util/JsonText.h"
 
 namespace npuwb {
 
@@ -184,7 +185,7 @@ ChipProfile loadChipProfile(const std::string& path) {
     }
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(text);
+        j = parseJsonText(text);
     } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for numbers too large
         failInput("chip profile '" + path + "': not valid JSON: " + e.what());
     }

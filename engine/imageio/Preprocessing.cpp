@@ -95,8 +95,8 @@ Preprocessing preprocessingFromJson(const json& j, const std::string& where, Pre
     if (j.contains("size")) {
         const json& s = j["size"];
         if (!s.is_array() || s.size() != 2 || !s[0].is_number_integer() || !s[1].is_number_integer() ||
-            s[0].get<int>() <= 0 || s[1].get<int>() <= 0)
-            failInput(where + ": 'size' must be [width, height] with positive integers");
+            s[0].get<int64_t>() <= 0 || s[1].get<int64_t>() <= 0 || s[0].get<int64_t>() > 65535 || s[1].get<int64_t>() > 65535)
+            failInput(where + ": 'size' must be [width, height] with integers from 1 to 65535");
         p.width = s[0].get<int>();
         p.height = s[1].get<int>();
     }

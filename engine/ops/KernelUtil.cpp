@@ -1,5 +1,8 @@
 #include "ops/KernelUtil.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "npuwb/Limits.h"
 
 #include <string>
@@ -95,6 +98,19 @@ int64_t mulDims(int64_t a, int64_t b, const char* what) {
     if (__builtin_mul_overflow(a, b, &r))
         failInput(std::string(what) + ": " + std::to_string(a) + " x " + std::to_string(b) + " overflows a dimension");
     return r;
+}
+
+int64_t integerFrom(double value, const char* what) {
+    constexpr double kLimit = 9.2e18;  // just under 2^63
+    if (!std::isfinite(value) || value >= kLimit || value <= -kLimit)
+        failInput(std::string(what) + " is " + std::to_string(value) + ", not a usable integer");
+    return static_cast<int64_t>(value);
+}
+
+int64_t saturatedInteger(double value) {
+    constexpr double kLimit = 4611686018427387904.0;  // 2^62: room left for small sums
+    if (std::isnan(value)) return 0;
+    return static_cast<int64_t>(std::clamp(value, -kLimit, kLimit));
 }
 
 void checkOutputBudget(DType dtype, const Shape& shape, uint64_t workBytesPerElement) {

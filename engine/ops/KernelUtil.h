@@ -12,6 +12,12 @@ int64_t normalizeAxis(int64_t axis, int64_t rank, bool allowEnd = false);
 /// Shape arithmetic that refuses to wrap: a + b and a * b of dimensions, InvalidInput naming `what` on overflow.
 int64_t addDims(int64_t a, int64_t b, const char* what);
 int64_t mulDims(int64_t a, int64_t b, const char* what);
+/// A count or size given as a floating-point value, as an integer: InvalidInput naming `what` when it is NaN,
+/// infinite or beyond int64 (converting those is undefined behaviour).
+int64_t integerFrom(double value, const char* what);
+/// A data-dependent coordinate or index as an integer, saturated into [-2^62, 2^62] (NaN gives 0), for arithmetic on
+/// values the model's data decides, where out-of-range results are then handled as out-of-range positions.
+int64_t saturatedInteger(double value);
 /// Checks the memory budget (npuwb/Limits.h) for an output of this type and shape plus a work buffer of
 /// `workBytesPerElement` per output element, before a kernel builds index tables or other buffers of that size.
 void checkOutputBudget(DType dtype, const Shape& shape, uint64_t workBytesPerElement);

@@ -10,6 +10,7 @@
 #include "chips/ProfileFolders.h"
 #include "npuwb/AtomicFile.h"
 #include "npuwb/Error.h"
+#include "util/JsonText.h"
 
 namespace npuwb {
 
@@ -182,8 +183,8 @@ DeviceProfile loadDeviceProfile(const std::string& path) {
     }
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
+        j = parseJsonText(text);
+    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for numbers too large
         failInput("device profile '" + path + "': not valid JSON: " + e.what());
     }
     return deviceProfileFromJson(j, path);

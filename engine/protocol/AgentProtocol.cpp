@@ -1,4 +1,5 @@
 #include "npuwb/AgentProtocol.h"
+#include "util/JsonText.h"
 
 #include <algorithm>
 #include <limits>
@@ -169,7 +170,7 @@ AgentJob agentJobFromJson(const json& j, const std::string& source) {
 AgentJob parseAgentJob(const std::string& text, const std::string& source) {
     json j;
     try {
-        j = json::parse(text);
+        j = parseJsonText(text);
     } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers too large
         failInput("job " + source + " is not valid JSON: " + e.what());
     }

@@ -6,6 +6,7 @@
 #include "npuwb/Quantizer.h"
 #include "npuwb/AtomicFile.h"
 #include "npuwb/Error.h"
+#include "util/JsonText.h"
 
 namespace npuwb::quant {
 
@@ -59,7 +60,7 @@ std::map<std::string, Precision> loadPrecisionOverrides(const std::string& path)
     if (first != std::string::npos && text[first] == '{') {
         nlohmann::json j;
         try {
-            j = nlohmann::json::parse(text);
+            j = parseJsonText(text);
         } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for numbers too large
             failInput(path + ": not valid JSON: " + e.what());
         }

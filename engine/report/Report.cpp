@@ -8,6 +8,7 @@
 #include "npuwb/AtomicFile.h"
 #include "npuwb/Error.h"
 #include "report/TraceJson.h"
+#include "util/JsonText.h"
 
 namespace npuwb {
 
@@ -209,7 +210,7 @@ json toJson(const Report& r) {
 Report reportFromJson(const json& j) {
     try {
         if (j.value("schema", "") != "npuwb.report") failInput("not an NPU Workbench report (field 'schema')");
-        int version = j.at("schemaVersion").get<int>();
+        const int64_t version = j.at("schemaVersion").get<int64_t>();
         if (version > kReportSchemaVersion)
             failInput("report schema version " + std::to_string(version) + " is newer than this program understands (" +
                       std::to_string(kReportSchemaVersion) + ")");
@@ -305,7 +306,7 @@ std::string reportToString(const Report& report) { return toJson(report).dump(2)
 Report loadReport(const std::string& path) {
     json j;
     try {
-        j = json::parse(readFile(path));
+        j = parseJsonText(readFile(path));
     } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers too large
         failInput(path + ": not valid JSON: " + e.what());
     }

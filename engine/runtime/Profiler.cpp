@@ -156,6 +156,7 @@ std::map<std::string, Tensor> makeInputs(const Session& session, uint64_t seed, 
     std::map<std::string, Tensor> inputs;
     for (const auto& in : session.inputs()) {
         if (in.type.kind != ValueType::Kind::Tensor) failUnsupported("input '" + in.name + "' is not a tensor");
+        if (in.type.dtype == DType::Undefined) failInput("input '" + in.name + "' declares no element type");
         Shape shape;
         if (auto given = inputShapes.find(in.name); given != inputShapes.end()) {
             shape = given->second;

@@ -18,6 +18,7 @@ void copyElements(const Tensor& src, int64_t srcOffset, Tensor& dst, int64_t dst
     }
     if (src.dtype() == DType::I4 || src.dtype() == DType::U4) failUnsupported("4-bit tensors cannot be sliced here");
     size_t esize = dtypeSize(src.dtype());
+    if (esize == 0) failInput("copyElements: tensors of element type " + std::string(dtypeName(src.dtype())) + " hold no data");
     std::memcpy(static_cast<char*>(dst.raw()) + static_cast<size_t>(dstOffset) * esize,
                 static_cast<const char*>(src.raw()) + static_cast<size_t>(srcOffset) * esize,
                 static_cast<size_t>(count) * esize);

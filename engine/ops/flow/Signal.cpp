@@ -5,6 +5,7 @@
 #include <numbers>
 
 #include "ops/Kernel.h"
+#include "ops/KernelUtil.h"
 #include "ops/flow/FlowUtil.h"
 
 namespace npuwb {
@@ -167,13 +168,14 @@ void melWeightMatrix(KernelContext& ctx) {
     double lowHz = ctx.input(3).elementAsDouble(0), highHz = ctx.input(4).elementAsDouble(0);
     if (melBins < 1 || dftLength < 1 || sampleRate <= 0) ctx.fail("num_mel_bins, dft_length and sample_rate must be positive");
     int64_t spectrogramBins = dftLength / 2 + 1;
+    checkOutputBudget(DType::F64, {addDims(melBins, 2, "num_mel_bins"), mulDims(spectrogramBins, melBins, "the mel matrix")}, 0);
     auto toMel = [](double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); };
     double lowMel = toMel(lowHz), highMel = toMel(highHz);
     double melStep = (highMel - lowMel) / static_cast<double>(melBins + 2);
     std::vector<int64_t> edges(static_cast<size_t>(melBins + 2));
     for (int64_t i = 0; i < melBins + 2; ++i) {
         double hz = 700.0 * (std::pow(10.0, (static_cast<double>(i) * melStep + lowMel) / 2595.0) - 1.0);
-        edges[static_cast<size_t>(i)] = static_cast<int64_t>(std::floor(static_cast<double>(dftLength + 1) * hz / sampleRate));
+        edges[static_cast<size_t>(i)] = saturatedInteger(std::floor(static_cast<double>(dftLength + 1) * hz / sampleRate));
     }
     std::vector<double> out(static_cast<size_t>(spectrogramBins * melBins), 0.0);
     auto at = [&](int64_t bin, int64_t mel) -> double& {

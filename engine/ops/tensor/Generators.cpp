@@ -68,7 +68,18 @@ void range(KernelContext& ctx) {
     visitNumeric(start.dtype(), [&]<typename T>() {
         double s = start.elementAsDouble(0), l = limit.elementAsDouble(0), d = delta.elementAsDouble(0);
         if (d == 0.0) ctx.fail("delta must not be zero");
-        int64_t count = std::max<int64_t>(static_cast<int64_t>(std::ceil((l - s) / d)), 0);
+        int64_t count = 0;
+        if constexpr (std::is_integral_v<T>) {
+            // Exact in integers: the doubles above lose precision past 2^53.
+            const __int128 span = static_cast<__int128>(limit.elementAsInt(0)) - start.elementAsInt(0);
+            const __int128 step = delta.elementAsInt(0);
+            const __int128 n = step > 0 ? (span + step - 1) / step : (span + step + 1) / step;
+            if (n > INT64_MAX) ctx.fail("the output would have more elements than int64 can count");
+            count = n > 0 ? static_cast<int64_t>(n) : 0;
+        } else {
+            count = std::max<int64_t>(integerFrom(std::ceil((l - s) / d), "Range's element count"), 0);
+        }
+        checkOutputBudget(start.dtype(), {count}, 0);
         Tensor out(start.dtype(), {count});
         T* o = out.data<T>();
         if constexpr (std::is_integral_v<T>) {
@@ -87,7 +98,7 @@ void range(KernelContext& ctx) {
 
 void oneHot(KernelContext& ctx) {
     const Tensor& indices = ctx.input(0);
-    int64_t depth = static_cast<int64_t>(scalarAsDouble(ctx.input(1)));
+    int64_t depth = integerFrom(scalarAsDouble(ctx.input(1)), "OneHot's depth");
     const Tensor& values = ctx.input(2);
     if (depth <= 0) ctx.fail("depth must be positive");
     if (values.numel() != 2) ctx.fail("values must hold [off_value, on_value]");
@@ -99,7 +110,7 @@ void oneHot(KernelContext& ctx) {
     for (int64_t d = 0; d < axis; ++d) outer *= indices.shape()[uz(d)];
     for (int64_t d = axis; d < rank; ++d) inner *= indices.shape()[uz(d)];
     std::vector<int64_t> idx(uz(indices.numel()));
-    for (int64_t i = 0; i < indices.numel(); ++i) idx[uz(i)] = static_cast<int64_t>(indices.elementAsDouble(i));
+    for (int64_t i = 0; i < indices.numel(); ++i) idx[uz(i)] = saturatedInteger(indices.elementAsDouble(i));
     Tensor out(values.dtype(), outShape);
     visitAny(values.dtype(), [&]<typename T>() {
         const T off = values.data<T>()[0], on = values.data<T>()[1];

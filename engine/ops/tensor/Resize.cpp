@@ -78,7 +78,7 @@ AxisTaps axisTaps(const KernelContext& ctx, const ResizeOptions& o, int64_t x, i
     // starts at ceil(src) - n/2, shifted to stay inside the padded axis.
     int64_t pad = (n + 1) / 2;
     int64_t paddedWidth = inWidth + 2 * pad;
-    int64_t first = static_cast<int64_t>(std::ceil(src + static_cast<double>(pad))) - n / 2;
+    int64_t first = saturatedInteger(std::ceil(src + static_cast<double>(pad))) - n / 2;
     first = std::clamp<int64_t>(first, 0, std::max<int64_t>(paddedWidth - n, 0));
     double kept = 0.0;
     for (int64_t k = 0; k < n; ++k) {

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 
+#include "ops/KernelUtil.h"
 #include "ops/tensor/TensorOpsUtil.h"
 
 namespace npuwb {
@@ -31,7 +32,8 @@ double reflect(double x, double twiceLow, double twiceHigh) {
     double low = twiceLow / 2, span = (twiceHigh - twiceLow) / 2;
     x = std::fabs(x - low);
     double extra = std::fmod(x, span);
-    int64_t flips = static_cast<int64_t>(std::floor(x / span));
+    if (!std::isfinite(x)) return x;  // stays outside the image: padding decides what is read
+    int64_t flips = saturatedInteger(std::floor(x / span));
     return flips % 2 == 0 ? extra + low : span - extra + low;
 }
 
@@ -186,8 +188,8 @@ void roiAlign(KernelContext& ctx) {
             roiH = std::max(roiH, 1.0);
         }
         double binH = roiH / static_cast<double>(ph), binW = roiW / static_cast<double>(pw);
-        RoiBins bins{y0, x0, binH, binW, samplingRatio > 0 ? samplingRatio : static_cast<int64_t>(std::ceil(binH)),
-                     samplingRatio > 0 ? samplingRatio : static_cast<int64_t>(std::ceil(binW))};
+        RoiBins bins{y0, x0, binH, binW, samplingRatio > 0 ? samplingRatio : integerFrom(std::ceil(binH), "RoiAlign's bin height"),
+                     samplingRatio > 0 ? samplingRatio : integerFrom(std::ceil(binW), "RoiAlign's bin width")};
         for (int64_t ch = 0; ch < c; ++ch) {
             const double* plane = in.data() + (b * c + ch) * h * w;
             for (int64_t i = 0; i < ph; ++i)

@@ -31,7 +31,7 @@ void reshape(KernelContext& ctx) {
         }
         if (d < 0) ctx.fail("shape " + shapeToString(requested) + " has an invalid negative dimension");
         shape[i] = d;
-        known *= d;
+        known = mulDims(known, d, "Reshape target shape");
     }
     if (inferAxis >= 0) {
         if (known == 0 || x.numel() % known != 0)
