@@ -25,7 +25,7 @@ start=$(date +%s)
 cmake --build --preset asan -j2
 echo "asan build: $(( $(date +%s) - start )) s"
 
-SUBSET_EXCLUDE='^(realmodels|quant\.|quant_real|gui_|remote_|fuzz_|fetch_models|passes_(export|ppocr|shufflenet)|perfmodel_)|XnnpackInt8\.QdqResnet18|Realmodel'
+SUBSET_EXCLUDE='^(realmodels|quant\.|quant_real|gui_|remote_|fetch_models|passes_(export|ppocr|shufflenet)|perfmodel_)|XnnpackInt8\.QdqResnet18|Realmodel'
 # Tests that load the cpu-onednn plugin (OpenMP) or libssh; see above.
 LSAN_EXCLUDED='cpu.onednn|Plugins/|Executors/|Int8|cli_|agent_|remote_|realmodels|quant|passes_|rknpu_cli'
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

@@ -85,8 +85,8 @@ protected:
                 wv[static_cast<size_t>((((b * c + ch) * c + ch) * s + branches[b].offset[0]) * s + branches[b].offset[1])] = 1;
         std::string wName = addConstant(graph, concat.name + "_focus_weight", w);
         Node conv = makeNode(graph, "Conv", {branches[0].source, wName}, {concat.outputs[0]}, concat.name + "_focus_conv");
-        conv.attributes["kernel_shape"] = intsAttr({s, s});
-        conv.attributes["strides"] = intsAttr({s, s});
+        conv.attributes["kernel_shape"] = Attribute::ofInts({s, s});
+        conv.attributes["strides"] = Attribute::ofInts({s, s});
         removeNodes(graph, {match.nodes.begin(), match.nodes.end()});
         graph.nodes.push_back(conv);
         return true;

@@ -92,8 +92,8 @@ protected:
         prod.inputs[1] = wName;
         prod.inputs[2] = bName;
         if (gemm) {
-            prod.attributes["alpha"] = floatAttr(1.0f);
-            prod.attributes["beta"] = floatAttr(1.0f);
+            prod.attributes["alpha"] = Attribute::ofFloat(1.0f);
+            prod.attributes["beta"] = Attribute::ofFloat(1.0f);
         }
         return bypassValue(graph, bn.name, bn.inputs[0], bn.outputs[0]);
     }

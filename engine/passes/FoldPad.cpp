@@ -79,9 +79,9 @@ protected:
         } else {
             window->inputs[0] = pad.inputs[0];
         }
-        window->attributes["pads"] = intsAttr(*pads);
+        window->attributes["pads"] = Attribute::ofInts(*pads);
         window->attributes.erase("auto_pad");  // NOTSET or VALID (no padding), now explicit
-        if (window->opType == "AveragePool") window->attributes["count_include_pad"] = intAttr(1);
+        if (window->opType == "AveragePool") window->attributes["count_include_pad"] = Attribute::ofInt(1);
         removeNodes(graph, {pad.name});
         return true;
     }

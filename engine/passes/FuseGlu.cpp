@@ -60,8 +60,8 @@ protected:
         int64_t axis = 0;
         if (!halves(graph, a, b, axis).empty()) return false;
         Node split = makeNode(graph, "Split", {a.inputs[0]}, {a.outputs[0], b.outputs[0]}, a.name + "_glu_split");
-        split.attributes["axis"] = intAttr(axis);
-        if (opset_ >= 18) split.attributes["num_outputs"] = intAttr(2);
+        split.attributes["axis"] = Attribute::ofInt(axis);
+        if (opset_ >= 18) split.attributes["num_outputs"] = Attribute::ofInt(2);
         removeNodes(graph, {a.name, b.name});
         graph.nodes.push_back(split);
         return true;

@@ -93,8 +93,8 @@ protected:
         } else {
             const std::string gate = freshName(graph, x + "_hardsigmoid");
             Node hs = makeNode(graph, "HardSigmoid", {x}, {gate}, x + "_hardsigmoid");
-            hs.attributes["alpha"] = floatAttr(1.0f / 6.0f);
-            hs.attributes["beta"] = floatAttr(0.5f);
+            hs.attributes["alpha"] = Attribute::ofFloat(1.0f / 6.0f);
+            hs.attributes["beta"] = Attribute::ofFloat(0.5f);
             added.push_back(hs);
             added.push_back(makeNode(graph, "Mul", {x, gate}, {y}, x + "_hardswish"));
         }

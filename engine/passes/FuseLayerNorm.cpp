@@ -71,8 +71,8 @@ protected:
         std::string g = constantFor(f.gamma, 1.0f, match.nodes[0] + "_ln_scale");
         std::string b = constantFor(f.beta, 0.0f, match.nodes[0] + "_ln_bias");
         Node ln = makeNode(graph, "LayerNormalization", {f.x, g, b}, {f.out}, match.nodes[0] + "_layernorm");
-        ln.attributes["axis"] = intAttr(f.axis);
-        ln.attributes["epsilon"] = floatAttr(f.eps);
+        ln.attributes["axis"] = Attribute::ofInt(f.axis);
+        ln.attributes["epsilon"] = Attribute::ofFloat(f.eps);
         removeNodes(graph, {match.nodes.begin(), match.nodes.end()});
         graph.nodes.push_back(ln);
         return true;

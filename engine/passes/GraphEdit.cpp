@@ -292,23 +292,4 @@ Node makeNode(const Graph& graph, const std::string& op, std::vector<std::string
     return n;
 }
 
-Attribute intsAttr(std::vector<int64_t> v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Ints;
-    a.ints = std::move(v);
-    return a;
-}
-Attribute intAttr(int64_t v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Int;
-    a.i = v;
-    return a;
-}
-Attribute floatAttr(float v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Float;
-    a.f = v;
-    return a;
-}
-
 }  // namespace npuwb::passes

@@ -78,8 +78,5 @@ void sortTopologically(Graph& graph);
 
 Node makeNode(const Graph& graph, const std::string& op, std::vector<std::string> inputs,
               std::vector<std::string> outputs, const std::string& nameBase);
-Attribute intsAttr(std::vector<int64_t> v);
-Attribute intAttr(int64_t v);
-Attribute floatAttr(float v);
 
 }  // namespace npuwb::passes

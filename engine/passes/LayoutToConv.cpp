@@ -75,7 +75,7 @@ protected:
         std::string wName = addConstant(graph, chain.front().name + "_as_conv_weight", w);
         Node conv = makeNode(graph, "Conv", {chain.front().inputs[0], wName}, {chain.back().outputs[0]},
                              chain.front().name + "_as_conv");
-        conv.attributes["kernel_shape"] = intsAttr({1, 1});
+        conv.attributes["kernel_shape"] = Attribute::ofInts({1, 1});
         removeNodes(graph, {match.nodes.begin(), match.nodes.end()});
         graph.nodes.push_back(conv);
         return true;

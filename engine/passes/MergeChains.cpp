@@ -83,7 +83,7 @@ protected:
             std::vector<int64_t> q;
             for (int64_t i : p2) q.push_back(p1[static_cast<size_t>(i)]);
             merged.inputs[0] = first.inputs[0];
-            merged.attributes["perm"] = intsAttr(q);
+            merged.attributes["perm"] = Attribute::ofInts(q);
         } else if (kind == "Slice") {
             merged.inputs = {first.inputs[0]};
             for (size_t i = 1; i <= 4; ++i) {

@@ -32,9 +32,6 @@ Precision schemeDefault(Scheme s) {
     return Precision::Int8;
 }
 
-using passes::intAttr;
-using passes::intsAttr;
-
 /// Builds the rewritten node list; names derive from the value they convert, so they are stable and readable.
 class QdqRewriter {
 public:
@@ -169,8 +166,8 @@ private:
         const std::string key = "f16:" + v;
         if (auto it = done_.find(key); it != done_.end()) return it->second;
         const std::string half = fresh(v + "_fp16"), back = fresh(v + "_fp16_float");
-        addNode("Cast", fresh(v + "_CastFp16"), {v}, half, {{"to", intAttr(kOnnxFloat16)}});
-        addNode("Cast", fresh(v + "_CastFloat"), {half}, back, {{"to", intAttr(kOnnxFloat)}});
+        addNode("Cast", fresh(v + "_CastFp16"), {v}, half, {{"to", Attribute::ofInt(kOnnxFloat16)}});
+        addNode("Cast", fresh(v + "_CastFloat"), {half}, back, {{"to", Attribute::ofInt(kOnnxFloat)}});
         return done_[key] = back;
     }
 
@@ -183,7 +180,7 @@ private:
         for (int64_t i = 0; i < w.numel(); ++i) dst[i] = Float16(src[i]);
         const std::string stored = fresh(name + "_fp16"), out = fresh(name + "_fp16_float");
         newInitializers[stored] = h;
-        addNode("Cast", fresh(name + "_CastFloat"), {stored}, out, {{"to", intAttr(kOnnxFloat)}});
+        addNode("Cast", fresh(name + "_CastFloat"), {stored}, out, {{"to", Attribute::ofInt(kOnnxFloat)}});
         return done_[key] = out;
     }
 
@@ -229,7 +226,7 @@ private:
         if (perChannel) {
             newInitializers[scale] = Tensor::fromVector<float>({channels}, scales);
             newInitializers[zero] = Tensor(DType::I8, {channels});
-            attrs["axis"] = intAttr(axis);
+            attrs["axis"] = Attribute::ofInt(axis);
         } else {
             newInitializers[scale] = Tensor::scalar<float>(scales[0]);
             newInitializers[zero] = Tensor::scalar<int8_t>(0);
@@ -261,7 +258,7 @@ private:
         newInitializers[scale] = Tensor::fromVector<float>({n}, scales);
         newInitializers[zero] = Tensor(DType::I32, {n});
         addNode("DequantizeLinear", fresh(name + "_DequantizeLinear"), {stored, scale, zero}, out,
-                {{"axis", intAttr(0)}});
+                {{"axis", Attribute::ofInt(0)}});
         return out;
     }
 
@@ -317,12 +314,12 @@ private:
         newInitializers[zero] = Tensor(DType::I8, {groups});
         newInitializers[shape] = Tensor::fromVector<int64_t>({static_cast<int64_t>(rowShape.size())}, rowShape);
         addNode("DequantizeLinear", fresh(name + "_DequantizeLinear"), {stored, scale, zero}, deq,
-                {{"axis", intAttr(0)}});
+                {{"axis", Attribute::ofInt(0)}});
         addNode("Reshape", fresh(name + "_Reshape"), {deq, shape}, reshaped);
         std::string out = reshaped;
         if (info.transposedForGroups && w.rank() == 2) {
             out = fresh(name + "_int4_transposed");
-            addNode("Transpose", fresh(name + "_Transpose"), {reshaped}, out, {{"perm", intsAttr({1, 0})}});
+            addNode("Transpose", fresh(name + "_Transpose"), {reshaped}, out, {{"perm", Attribute::ofInts({1, 0})}});
         }
         return done_[key] = out;
     }

@@ -1,6 +1,7 @@
 #include "runtime/ExecutionRewrites.h"
 
 #include <algorithm>
+#include <optional>
 #include <string_view>
 
 #include "npuwb/Error.h"
@@ -13,16 +14,16 @@ namespace npuwb {
 namespace {
 
 /// The exact passes, and which of their matches are exact (merge_chains also merges constant arithmetic, which
-/// rounds differently: only its layout merges are taken).
+/// rounds differently: only its layout merges are taken). The index is built once per pass and round: one per match
+/// made a 10,000-node chain take a minute.
 struct ExactPass {
     const char* name;
-    bool (*exact)(const Graph&, const passes::Match&);
+    bool (*exact)(const Graph&, const passes::GraphIndex&, const passes::Match&);
 };
 
-bool anyMatch(const Graph&, const passes::Match&) { return true; }
+bool anyMatch(const Graph&, const passes::GraphIndex&, const passes::Match&) { return true; }
 
-bool layoutMerge(const Graph& graph, const passes::Match& match) {
-    passes::GraphIndex index(graph);
+bool layoutMerge(const Graph&, const passes::GraphIndex& index, const passes::Match& match) {
     return std::all_of(match.nodes.begin(), match.nodes.end(), [&](const std::string& name) {
         const Node* n = index.node(name);
         return n && (n->opType == "Reshape" || n->opType == "Transpose" || n->opType == "Slice");
@@ -33,9 +34,8 @@ bool layoutMerge(const Graph& graph, const passes::Match& match) {
 /// pads, shapes and axes exporters compute with ConstantOfShape/Concat/Slice chains (torch's F.pad), which the passes
 /// below need as constants. Never Quantize/DequantizeLinear (the int8 plan reads the int8 weights behind them), and
 /// never large inputs (weights: the backend plan folds those lazily).
-bool smallConstant(const Graph& graph, const passes::Match& match) {
+bool smallConstant(const Graph& graph, const passes::GraphIndex& index, const passes::Match& match) {
     constexpr int64_t kMaxElements = 1 << 16;
-    passes::GraphIndex index(graph);
     const Node* n = index.node(match.nodes.front());
     if (!n || n->opType == "QuantizeLinear" || n->opType == "DequantizeLinear") return false;
     for (const auto& in : n->inputs) {
@@ -78,13 +78,59 @@ std::shared_ptr<const Model> rewriteForExecution(std::shared_ptr<const Model> mo
     };
     graphNow();
     bool changed = false;
+    auto record = [&](size_t pass, const passes::Match& m) {
+        changed = true;
+        if (!applied) return;
+        ExecutionRewrite r{kExactPasses[pass].name, {}};
+        for (const auto& name : m.nodes)
+            r.nodes.push_back(name.rfind(kTemporaryName, 0) == 0 ? name.substr(std::string(kTemporaryName).size()) : name);
+        applied->push_back(std::move(r));
+    };
+    // One rewrite at a time: a constant that cannot be computed (too large, bad input) throws before the graph
+    // changes, and the node stays for the run to report by name as it would without the rewrites.
+    auto applyOne = [&](size_t pass, Graph& g, const passes::Match& m) {
+        try {
+            return pipeline[pass]->apply(g, m);
+        } catch (const Error&) {
+            if (std::string_view(kExactPasses[pass].name) != "constant_folding") throw;
+            return false;
+        }
+    };
     for (int round = 0, progress = 1; progress && round < 32; ++round) {
         progress = 0;
         for (size_t p = 0; p < pipeline.size(); ++p) {
             Graph& g = graphNow();
-            for (const auto& m : pipeline[p]->findMatches(g)) {
-                if (!m.applicable() || !kExactPasses[p].exact(g, m)) continue;
-                // A kept value must still be produced after the rewrite: undo the rewrite otherwise.
+            // Matches that would rewrite a kept value's producer go one by one, undone if the value is lost; the
+            // rest go as one batch (applyAll: one walk over the graph for the clean-ups).
+            std::vector<passes::Match> batch, guarded;
+            {
+                passes::GraphIndex index(g);
+                for (auto& m : pipeline[p]->findMatches(g)) {
+                    if (!m.applicable() || !kExactPasses[p].exact(g, index, m)) continue;
+                    bool producesKept = false;
+                    for (const auto& name : m.nodes)
+                        if (const Node* n = index.node(name))
+                            for (const auto& o : n->outputs) producesKept = producesKept || keep.count(o) > 0;
+                    (producesKept ? guarded : batch).push_back(std::move(m));
+                }
+            }
+            if (!batch.empty()) {
+                std::optional<Graph> before;
+                if (std::string_view(kExactPasses[p].name) == "constant_folding") before = g;
+                std::vector<passes::Match> done;
+                try {
+                    done = pipeline[p]->applyAll(*work, batch);
+                } catch (const Error&) {
+                    if (!before) throw;
+                    g = std::move(*before);  // the batch stopped half-way: redo it one by one, skipping what throws
+                    done.clear();
+                    for (const auto& m : batch)
+                        if (applyOne(p, g, m)) done.push_back(m);
+                }
+                for (const auto& m : done) record(p, m);
+                progress += static_cast<int>(done.size());
+            }
+            for (const auto& m : guarded) {
                 std::vector<std::string> kept;
                 {
                     passes::GraphIndex index(g);
@@ -93,32 +139,15 @@ std::shared_ptr<const Model> rewriteForExecution(std::shared_ptr<const Model> mo
                             for (const auto& o : n->outputs)
                                 if (keep.count(o)) kept.push_back(o);
                 }
-                std::optional<Graph> before;
-                if (!kept.empty()) before = g;
-                try {
-                    if (!pipeline[p]->apply(g, m)) continue;
-                } catch (const Error&) {
-                    // A constant that cannot be computed (too large, bad input) throws before the graph changes:
-                    // the node stays, and the run reports it by name as it would without the rewrites.
-                    if (std::string_view(kExactPasses[p].name) != "constant_folding") throw;
+                Graph before = g;
+                if (!applyOne(p, g, m)) continue;
+                passes::GraphIndex index(g);
+                if (!std::all_of(kept.begin(), kept.end(), [&](const std::string& v) { return index.producer(v); })) {
+                    g = std::move(before);
                     continue;
                 }
-                if (before) {
-                    passes::GraphIndex index(g);
-                    if (!std::all_of(kept.begin(), kept.end(), [&](const std::string& v) { return index.producer(v); })) {
-                        g = std::move(*before);
-                        continue;
-                    }
-                }
+                record(p, m);
                 ++progress;
-                changed = true;
-                if (applied) {
-                    ExecutionRewrite r{kExactPasses[p].name, {}};
-                    for (const auto& name : m.nodes)
-                        r.nodes.push_back(name.rfind(kTemporaryName, 0) == 0 ? name.substr(std::string(kTemporaryName).size())
-                                                                            : name);
-                    applied->push_back(std::move(r));
-                }
             }
         }
     }

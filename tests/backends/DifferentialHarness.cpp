@@ -25,31 +25,6 @@ Node makeNode(std::string op, std::vector<std::string> inputs, std::vector<std::
     return n;
 }
 
-Attribute intsAttr(std::vector<int64_t> v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Ints;
-    a.ints = std::move(v);
-    return a;
-}
-Attribute intAttr(int64_t v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Int;
-    a.i = v;
-    return a;
-}
-Attribute stringAttr(std::string v) {
-    Attribute a;
-    a.kind = Attribute::Kind::String;
-    a.s = std::move(v);
-    return a;
-}
-Attribute floatAttr(float v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Float;
-    a.f = v;
-    return a;
-}
-
 Case makeCase(std::string label, std::vector<Node> nodes, const std::map<std::string, Shape>& graphInputs,
               const std::vector<std::string>& graphOutputs, std::map<std::string, Tensor> initializers,
               std::mt19937& rng, int64_t opset) {

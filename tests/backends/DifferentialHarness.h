@@ -29,10 +29,6 @@ Case makeCase(std::string label, std::vector<Node> nodes, const std::map<std::st
 Tensor randomTensor(const Shape& shape, std::mt19937& rng, float lo = -1.f, float hi = 1.f);
 Node makeNode(std::string op, std::vector<std::string> inputs, std::vector<std::string> outputs,
               std::map<std::string, Attribute> attributes = {});
-Attribute intsAttr(std::vector<int64_t> v);
-Attribute intAttr(int64_t v);
-Attribute floatAttr(float v);
-Attribute stringAttr(std::string v);
 
 /// The standard case set: every op cpu backends claim, odd channel counts (1, 3, 7, 17, 33), strides 1-2, pads,
 /// dilations, groups/depthwise, fused chains (Conv+BN+Relu, Conv+Add+Relu), broadcasting binaries.

@@ -10,8 +10,6 @@
 
 namespace npuwb::int8test {
 
-using difftest::intAttr;
-using difftest::intsAttr;
 using difftest::makeNode;
 
 namespace {
@@ -54,7 +52,7 @@ public:
         init[zn] = perChannel ? Tensor::fromVector<int8_t>({channels}, std::vector<int8_t>(scales.size(), 0))
                               : Tensor::scalar<int8_t>(0);
         std::map<std::string, Attribute> attrs;
-        if (perChannel) attrs["axis"] = intAttr(axis);
+        if (perChannel) attrs["axis"] = Attribute::ofInt(axis);
         nodes.push_back(makeNode("DequantizeLinear", {wn, sn, zn}, {y}, attrs));
         return y;
     }
@@ -71,7 +69,7 @@ public:
         std::string bn = name("b"), sn = name("bs"), y = name("bdq");
         init[bn] = Tensor::fromVector<int32_t>({channels}, b);
         init[sn] = Tensor::fromVector<float>({channels}, s);
-        nodes.push_back(makeNode("DequantizeLinear", {bn, sn}, {y}, {{"axis", intAttr(0)}}));
+        nodes.push_back(makeNode("DequantizeLinear", {bn, sn}, {y}, {{"axis", Attribute::ofInt(0)}}));
         return y;
     }
     std::string add(const std::string& op, std::vector<std::string> inputs, std::map<std::string, Attribute> a = {}) {
@@ -153,9 +151,9 @@ void addConvCases(std::vector<Int8Case>& out, std::mt19937& rng) {
                 const float sigma = 0.17f * std::sqrt(static_cast<float>(c / group * k * k));
                 std::string b = g.bias(oc, xp.scale, ws, 0.3f * sigma);
                 std::string y = g.add("Conv", {x, wv, b},
-                                      {{"kernel_shape", intsAttr({k, k})}, {"strides", intsAttr({stride, stride})},
-                                       {"pads", intsAttr({pad, pad, pad + n % 2, pad})},
-                                       {"dilations", intsAttr({dil, dil})}, {"group", intAttr(group)}});
+                                      {{"kernel_shape", Attribute::ofInts({k, k})}, {"strides", Attribute::ofInts({stride, stride})},
+                                       {"pads", Attribute::ofInts({pad, pad, pad + n % 2, pad})},
+                                       {"dilations", Attribute::ofInts({dil, dil})}, {"group", Attribute::ofInt(group)}});
                 const std::string conv = y;
                 if (act == 1) y = g.add("Relu", {y});
                 if (act == 2) y = g.clip(y, 0.f, 2 * sigma);
@@ -195,7 +193,7 @@ void addGemmCases(std::vector<Int8Case>& out, std::mt19937& rng) {
                     y = g.add("MatMul", {x, wv});
                 } else {
                     std::string b = g.bias(nOut, xp.scale, ws, 0.3f * sigma);
-                    y = g.add("Gemm", {x, wv, b}, {{"transB", intAttr(transB)}});
+                    y = g.add("Gemm", {x, wv, b}, {{"transB", Attribute::ofInt(transB)}});
                 }
                 const std::string anchor = y;
                 if (n % 3 == 1) y = g.add("Relu", {y});
@@ -230,8 +228,8 @@ void addAddPoolAndChainCases(std::vector<Int8Case>& out, std::mt19937& rng) {
         QdqGraph g(rng);
         QParams p = g.params(pickType(i), -1.f, 1.f);
         std::string y = g.add("MaxPool", {g.dequantize(g.quantize("X", p), p)},
-                              {{"kernel_shape", intsAttr({k, k})}, {"strides", intsAttr({2, 2})},
-                               {"pads", intsAttr({i % 2, i % 2, i % 2, i % 2})}});
+                              {{"kernel_shape", Attribute::ofInts({k, k})}, {"strides", Attribute::ofInts({2, 2})},
+                               {"pads", Attribute::ofInts({i % 2, i % 2, i % 2, i % 2})}});
         std::string q = g.quantize(y, p);
         out.push_back(finish("QDQ MaxPool c=" + std::to_string(c) + " k=" + std::to_string(k), g,
                              {{"X", {1, c, 9 + i, 13}}}, {q}, rng, {{y, q}}));
@@ -250,7 +248,7 @@ void addAddPoolAndChainCases(std::vector<Int8Case>& out, std::mt19937& rng) {
             shapes[x] = s;
             ins.push_back(g.dequantize(g.quantize(x, p), p));
         }
-        std::string y = g.add("Concat", ins, {{"axis", intAttr(axis)}});
+        std::string y = g.add("Concat", ins, {{"axis", Attribute::ofInt(axis)}});
         std::string q = g.quantize(y, yp);
         out.push_back(finish("QDQ Concat axis=" + std::to_string(axis) + " " + std::string(dtypeName(yp.type)), g,
                              shapes, {q}, rng, {{y, q}}));
@@ -279,11 +277,11 @@ void addAddPoolAndChainCases(std::vector<Int8Case>& out, std::mt19937& rng) {
         g.init["ends"] = Tensor::fromVector<int64_t>({1}, {c});
         g.init["axes"] = Tensor::fromVector<int64_t>({1}, {1});
         std::string r = g.add("Reshape", {x, "shape5"});
-        std::string t = g.add("Transpose", {r}, {{"perm", intsAttr({0, 2, 1, 3, 4})}});
+        std::string t = g.add("Transpose", {r}, {{"perm", Attribute::ofInts({0, 2, 1, 3, 4})}});
         std::string back = g.add("Reshape", {t, "shape4"});
         std::string half = g.add("Slice", {back, "starts", "ends", "axes"});
         std::string q = g.quantize(half, op);
-        std::string cat = g.add("Concat", {g.dequantize(q, op), half}, {{"axis", intAttr(1)}});
+        std::string cat = g.add("Concat", {g.dequantize(q, op), half}, {{"axis", Attribute::ofInt(1)}});
         std::string y = g.quantize(cat, op);
         out.push_back(finish("QDQ shuffle c=" + std::to_string(c), g, {{"X", {1, c, 5, 7}}}, {y, q}, rng, {{cat, y}}));
     }
@@ -298,7 +296,7 @@ void addAddPoolAndChainCases(std::vector<Int8Case>& out, std::mt19937& rng) {
             std::string wv = g.weights({c, c, 3, 3}, 0, true, ws);
             std::string b = g.bias(c, ip.scale, ws, 0.1f);
             std::string y = anchor = g.add("Conv", {g.dequantize(in, ip), wv, b},
-                                           {{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})}});
+                                           {{"kernel_shape", Attribute::ofInts({3, 3})}, {"pads", Attribute::ofInts({1, 1, 1, 1})}});
             const float sigma = 0.17f * std::sqrt(static_cast<float>(c * 9)) * std::max(ip.scale * 127.f, 0.3f);
             if (relu) y = g.add("Relu", {y});
             op = g.params(relu ? DType::U8 : t, relu ? 0.f : -3 * sigma, 3 * sigma);
@@ -355,8 +353,8 @@ void addQLinearCases(std::vector<Int8Case>& out, std::mt19937& rng) {
             for (auto& e : b) e = v(rng) * 20;
             g.init["B"] = Tensor::fromVector<int32_t>({oc}, b);
             y = g.add("QLinearConv", {xq, "XS", "XZ", "W", "WS", "WZ", "YS", "YZ", "B"},
-                      {{"kernel_shape", intsAttr({k, k})}, {"strides", intsAttr({1 + i % 2, 1 + i % 2})},
-                       {"pads", intsAttr({k / 2, k / 2, k / 2, k / 2})}, {"group", intAttr(group)}});
+                      {{"kernel_shape", Attribute::ofInts({k, k})}, {"strides", Attribute::ofInts({1 + i % 2, 1 + i % 2})},
+                       {"pads", Attribute::ofInts({k / 2, k / 2, k / 2, k / 2})}, {"group", Attribute::ofInt(group)}});
         }
         g.types[y] = yp.type;
         Shape xs = matmul ? Shape{3, c} : Shape{1, c, 6 + i, 11};
@@ -402,7 +400,7 @@ void addConvSiluCases(std::vector<Int8Case>& out, std::mt19937& rng) {
         std::string wv = g.weights({oc, c, 3, 3}, 0, true, ws);
         const float sigma = 0.17f * std::sqrt(static_cast<float>(c * 9));
         std::string conv = g.add("Conv", {x, wv, g.bias(oc, xp.scale, ws, 0.3f * sigma)},
-                                 {{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})}});
+                                 {{"kernel_shape", Attribute::ofInts({3, 3})}, {"pads", Attribute::ofInts({1, 1, 1, 1})}});
         std::string silu = g.add("Mul", {conv, g.add("Sigmoid", {conv})});
         QParams yp = g.params(pickType(i + 1), -0.3f, 3 * sigma);
         std::string q = g.quantize(silu, yp);
@@ -425,7 +423,7 @@ void addShuffleUnitCases(std::vector<Int8Case>& out, std::mt19937& rng) {
             std::vector<float> ws;
             std::string wv = g.weights({channels, channels, 1, 1}, 0, true, ws);
             std::string b = g.bias(channels, ip.scale, ws, 0.1f);
-            std::string y = anchor = g.add("Conv", {g.dequantize(in, ip), wv, b}, {{"kernel_shape", intsAttr({1, 1})}});
+            std::string y = anchor = g.add("Conv", {g.dequantize(in, ip), wv, b}, {{"kernel_shape", Attribute::ofInts({1, 1})}});
             const float sigma = 0.17f * std::sqrt(static_cast<float>(channels)) * std::max(ip.scale * 127.f, 0.3f);
             if (relu) y = g.add("Relu", {y});
             op = g.params(relu ? DType::U8 : t, relu ? 0.f : -3 * sigma, 3 * sigma);
@@ -441,11 +439,11 @@ void addShuffleUnitCases(std::vector<Int8Case>& out, std::mt19937& rng) {
         g.init["all"] = Tensor::fromVector<int64_t>({1}, {c});
         g.init["axes"] = Tensor::fromVector<int64_t>({1}, {1});
         std::string r = g.add("Reshape", {g.dequantize(q1, p1), "shape5"});
-        std::string shuffled = g.add("Reshape", {g.add("Transpose", {r}, {{"perm", intsAttr({0, 2, 1, 3, 4})}}), "shape4"});
+        std::string shuffled = g.add("Reshape", {g.add("Transpose", {r}, {{"perm", Attribute::ofInts({0, 2, 1, 3, 4})}}), "shape4"});
         std::string left = g.quantize(g.add("Slice", {shuffled, "zero", "half", "axes"}), p1);
         std::string right = g.quantize(g.add("Slice", {shuffled, "half", "all", "axes"}), p1);
         std::string q2 = conv1x1(right, p1, half, true, p2, a2);
-        std::string cat = g.add("Concat", {g.dequantize(left, p1), g.dequantize(q2, p2)}, {{"axis", intAttr(1)}});
+        std::string cat = g.add("Concat", {g.dequantize(left, p1), g.dequantize(q2, p2)}, {{"axis", Attribute::ofInt(1)}});
         std::string y = g.quantize(cat, p2);
         out.push_back(finish("QDQ shuffle unit c=" + std::to_string(c) + " " + std::string(dtypeName(t)), g,
                              {{"X", {1, c, h, w}}}, {y}, rng, {{a1, q1}, {a2, q2}, {cat, y}}));

@@ -39,11 +39,11 @@ void addConvCases(std::vector<Case>& cases, std::mt19937& rng) {
                     ++n;
                     std::map<std::string, Tensor> init{{"W", randomTensor({oc, c / group, k, k}, rng)},
                                                        {"B", randomTensor({oc}, rng)}};
-                    std::map<std::string, Attribute> attrs{{"kernel_shape", intsAttr({k, k})},
-                                                           {"strides", intsAttr({stride, stride})},
-                                                           {"pads", intsAttr({pad, pad, pad + (n % 2), pad})},
-                                                           {"dilations", intsAttr({dil, dil})},
-                                                           {"group", intAttr(group)}};
+                    std::map<std::string, Attribute> attrs{{"kernel_shape", Attribute::ofInts({k, k})},
+                                                           {"strides", Attribute::ofInts({stride, stride})},
+                                                           {"pads", Attribute::ofInts({pad, pad, pad + (n % 2), pad})},
+                                                           {"dilations", Attribute::ofInts({dil, dil})},
+                                                           {"group", Attribute::ofInt(group)}};
                     std::string label = "Conv c=" + std::to_string(c) + " oc=" + std::to_string(oc) + " k=" +
                                         std::to_string(k) + " s=" + std::to_string(stride) + " d=" +
                                         std::to_string(dil) + " g=" + std::to_string(group) + " in=" +
@@ -61,13 +61,13 @@ void addConvTransposeCases(std::vector<Case>& cases, std::mt19937& rng) {
     for (const auto& g : geometries) {
         std::map<std::string, Tensor> init{{"W", randomTensor({g.c, g.oc / g.group, g.k, g.k}, rng)},
                                            {"B", randomTensor({g.oc}, rng)}};
-        std::map<std::string, Attribute> attrs{{"kernel_shape", intsAttr({g.k, g.k})},
-                                               {"strides", intsAttr({g.stride, g.stride})},
-                                               {"pads", intsAttr({g.pad, g.pad, g.pad, g.pad + 1})},
-                                               {"output_padding", intsAttr({g.outPad, 0})},
-                                               {"dilations", intsAttr({g.dil, g.dil})},
-                                               {"group", intAttr(g.group)}};
-        if (g.pad == 0) attrs["pads"] = intsAttr({0, 0, 0, 0});
+        std::map<std::string, Attribute> attrs{{"kernel_shape", Attribute::ofInts({g.k, g.k})},
+                                               {"strides", Attribute::ofInts({g.stride, g.stride})},
+                                               {"pads", Attribute::ofInts({g.pad, g.pad, g.pad, g.pad + 1})},
+                                               {"output_padding", Attribute::ofInts({g.outPad, 0})},
+                                               {"dilations", Attribute::ofInts({g.dil, g.dil})},
+                                               {"group", Attribute::ofInt(g.group)}};
+        if (g.pad == 0) attrs["pads"] = Attribute::ofInts({0, 0, 0, 0});
         std::string label = "ConvTranspose c=" + std::to_string(g.c) + " oc=" + std::to_string(g.oc) +
                             " k=" + std::to_string(g.k) + " s=" + std::to_string(g.stride) +
                             " p=" + std::to_string(g.pad) + " op=" + std::to_string(g.outPad) +
@@ -90,9 +90,9 @@ void addResizeCases(std::vector<Case>& cases, std::mt19937& rng) {
                           {"linear", "pytorch_half_pixel", {1, 7, 6, 5}, {1, 7, 3, 13}},
                           {"cubic", "half_pixel", {1, 3, 5, 7}, {1, 3, 10, 14}}};
     for (const auto& sp : specs) {
-        std::map<std::string, Attribute> attrs{{"mode", stringAttr(sp.mode)},
-                                               {"coordinate_transformation_mode", stringAttr(sp.ctm)}};
-        if (sp.mode == "nearest") attrs["nearest_mode"] = stringAttr("floor");
+        std::map<std::string, Attribute> attrs{{"mode", Attribute::ofString(sp.mode)},
+                                               {"coordinate_transformation_mode", Attribute::ofString(sp.ctm)}};
+        if (sp.mode == "nearest") attrs["nearest_mode"] = Attribute::ofString("floor");
         std::map<std::string, Tensor> init{
             {"sizes", Tensor::fromVector<int64_t>({4}, std::vector<int64_t>(sp.out.begin(), sp.out.end()))}};
         cases.push_back(makeCase("Resize " + sp.mode + " " + sp.ctm + " " + str(sp.in) + "->" + str(sp.out),
@@ -100,7 +100,7 @@ void addResizeCases(std::vector<Case>& cases, std::mt19937& rng) {
                                  init, rng));
     }
     std::map<std::string, Tensor> init{{"W", randomTensor({24, 24, 2, 2}, rng)}, {"B", randomTensor({24, 1, 1}, rng)}};
-    std::map<std::string, Attribute> attrs{{"kernel_shape", intsAttr({2, 2})}, {"strides", intsAttr({2, 2})}};
+    std::map<std::string, Attribute> attrs{{"kernel_shape", Attribute::ofInts({2, 2})}, {"strides", Attribute::ofInts({2, 2})}};
     cases.push_back(makeCase("ConvTranspose oc=24 + per-channel Add",
                              {makeNode("ConvTranspose", {"X", "W"}, {"t"}, attrs), makeNode("Add", {"t", "B"}, {"Y"})},
                              {{"X", {1, 24, 9, 11}}}, {"Y"}, init, rng));
@@ -116,8 +116,8 @@ void addDeconvChainCases(std::vector<Case>& cases, std::mt19937& rng) {
                                            {"bias", randomTensor({g.oc}, rng)},
                                            {"mean", randomTensor({g.oc}, rng)},
                                            {"var", randomTensor({g.oc}, rng, 0.5f, 2.f)}};
-        std::map<std::string, Attribute> attrs{{"kernel_shape", intsAttr({2, 2})}, {"strides", intsAttr({2, 2})},
-                                               {"group", intAttr(g.group)}};
+        std::map<std::string, Attribute> attrs{{"kernel_shape", Attribute::ofInts({2, 2})}, {"strides", Attribute::ofInts({2, 2})},
+                                               {"group", Attribute::ofInt(g.group)}};
         cases.push_back(makeCase("ConvTranspose+BN+Relu c=" + std::to_string(g.c) + " oc=" + std::to_string(g.oc) +
                                      " g=" + std::to_string(g.group),
                                  {makeNode("ConvTranspose", {"X", "W", "B"}, {"t"}, attrs),
@@ -135,7 +135,7 @@ void addDecomposedHardSwishCases(std::vector<Case>& cases, std::mt19937& rng) {
                                            {"three", Tensor::scalar<float>(3.f)}, {"six", Tensor::scalar<float>(6.f)},
                                            {"zero", Tensor::scalar<float>(0.f)}, {"a", Tensor::scalar<float>(0.8f)},
                                            {"b", Tensor::scalar<float>(-0.25f)}};
-        std::map<std::string, Attribute> conv{{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})}};
+        std::map<std::string, Attribute> conv{{"kernel_shape", Attribute::ofInts({3, 3})}, {"pads", Attribute::ofInts({1, 1, 1, 1})}};
         std::vector<Node> nodes{makeNode("Conv", {"X", "W", "B"}, {"x"}, conv), makeNode("Add", {"x", "three"}, {"x3"}),
                                 makeNode("Clip", {"x3", "zero", "six"}, {"r6"}), makeNode("Div", {"r6", "six"}, {"g"}),
                                 makeNode("Mul", {"x", "g"}, {"hs"}), makeNode("Mul", {"hs", "a"}, {"sa"}),
@@ -157,8 +157,8 @@ void addAffineAroundActivationCases(std::vector<Case>& cases, std::mt19937& rng)
             std::map<std::string, Tensor> init{{"W", randomTensor({c, c / group, 3, 3}, rng)}, {"B", randomTensor({c}, rng)},
                                                {"a", Tensor::scalar<float>(0.94f)}, {"b", Tensor::scalar<float>(0.5f)},
                                                {"d", Tensor::scalar<float>(0.47f)}, {"e", Tensor::scalar<float>(-0.3f)}};
-            std::map<std::string, Attribute> conv{{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})},
-                                                  {"group", intAttr(group)}};
+            std::map<std::string, Attribute> conv{{"kernel_shape", Attribute::ofInts({3, 3})}, {"pads", Attribute::ofInts({1, 1, 1, 1})},
+                                                  {"group", Attribute::ofInt(group)}};
             const std::string tag = " c=" + std::to_string(c) + " g=" + std::to_string(group);
             for (const char* act : {"HardSwish", "Relu", "Sigmoid"})
                 cases.push_back(makeCase(std::string("Conv*a+b, ") + act + ", *d+e" + tag,
@@ -190,8 +190,8 @@ void addSiluCases(std::vector<Case>& cases, std::mt19937& rng) {
         for (int64_t group : {int64_t{1}, c}) {
             std::map<std::string, Tensor> init{{"W", randomTensor({c, c / group, 3, 3}, rng)}, {"B", randomTensor({c}, rng)},
                                                {"d", Tensor::scalar<float>(0.6f)}};
-            std::map<std::string, Attribute> conv{{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})},
-                                                  {"group", intAttr(group)}};
+            std::map<std::string, Attribute> conv{{"kernel_shape", Attribute::ofInts({3, 3})}, {"pads", Attribute::ofInts({1, 1, 1, 1})},
+                                                  {"group", Attribute::ofInt(group)}};
             const std::string tag = " c=" + std::to_string(c) + " g=" + std::to_string(group);
             const Node convNode = makeNode("Conv", {"X", "W", "B"}, {"x"}, conv);
             cases.push_back(makeCase("Conv, SiLU" + tag,
@@ -219,7 +219,7 @@ void addWinogradSizedConvCases(std::vector<Case>& cases, std::mt19937& rng) {
     for (const Geometry g : {Geometry{16, 32, 29, 31}, Geometry{64, 64, 30, 28}, Geometry{128, 128, 28, 28},
                              Geometry{17, 17, 29, 29}}) {
         std::map<std::string, Tensor> init{{"W", randomTensor({g.oc, g.ic, 3, 3}, rng)}, {"B", randomTensor({g.oc}, rng)}};
-        std::map<std::string, Attribute> conv{{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})}};
+        std::map<std::string, Attribute> conv{{"kernel_shape", Attribute::ofInts({3, 3})}, {"pads", Attribute::ofInts({1, 1, 1, 1})}};
         char tag[64];
         std::snprintf(tag, sizeof tag, " %lld->%lld at %lldx%lld", static_cast<long long>(g.ic),
                       static_cast<long long>(g.oc), static_cast<long long>(g.h), static_cast<long long>(g.w));
@@ -236,7 +236,7 @@ void addWinogradSizedConvCases(std::vector<Case>& cases, std::mt19937& rng) {
 
 void addFusedCases(std::vector<Case>& cases, std::mt19937& rng) {
     for (int64_t c : {3, 17, 33}) {
-        std::map<std::string, Attribute> conv{{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})}};
+        std::map<std::string, Attribute> conv{{"kernel_shape", Attribute::ofInts({3, 3})}, {"pads", Attribute::ofInts({1, 1, 1, 1})}};
         std::map<std::string, Tensor> init{{"W", randomTensor({c, c, 3, 3}, rng)},
                                            {"B", randomTensor({c}, rng)},
                                            {"scale", randomTensor({c}, rng, 0.5f, 1.5f)},
@@ -273,10 +273,10 @@ void addPoolCases(std::vector<Case>& cases, std::mt19937& rng) {
             for (int64_t k : {2, 3})
                 for (int64_t s : {1, 2})
                     for (int64_t ceil : {0, 1}) {
-                        std::map<std::string, Attribute> a{{"kernel_shape", intsAttr({k, k})},
-                                                           {"strides", intsAttr({s, s})},
-                                                           {"pads", intsAttr({k / 2, k / 2, k / 2, k / 2})},
-                                                           {"ceil_mode", intAttr(ceil)}};
+                        std::map<std::string, Attribute> a{{"kernel_shape", Attribute::ofInts({k, k})},
+                                                           {"strides", Attribute::ofInts({s, s})},
+                                                           {"pads", Attribute::ofInts({k / 2, k / 2, k / 2, k / 2})},
+                                                           {"ceil_mode", Attribute::ofInt(ceil)}};
                         std::string label = std::string(op) + " c=" + std::to_string(c) + " k=" + std::to_string(k) +
                                             " s=" + std::to_string(s) + " ceil=" + std::to_string(ceil);
                         cases.push_back(makeCase(label, {makeNode(op, {"X"}, {"Y"}, a)}, {{"X", {1, c, 13, 10}}},
@@ -297,7 +297,7 @@ void addDenseCases(std::vector<Case>& cases, std::mt19937& rng) {
                     cases.push_back(makeCase("Gemm m=" + std::to_string(m) + " k=" + std::to_string(k) + " n=" +
                                                  std::to_string(n) + " transB=" + std::to_string(transB),
                                              {makeNode("Gemm", {"A", "B", "C"}, {"Y"},
-                                                       {{"transB", intAttr(transB)}, {"alpha", floatAttr(0.5f)}})},
+                                                       {{"transB", Attribute::ofInt(transB)}, {"alpha", Attribute::ofFloat(0.5f)}})},
                                              {{"A", {m, k}}}, {"Y"},
                                              {{"B", randomTensor(b, rng)}, {"C", randomTensor({n}, rng)}}, rng));
                 }
@@ -318,7 +318,7 @@ void addElementwiseCases(std::vector<Case>& cases, std::mt19937& rng) {
         for (Shape s : {Shape{1, 17, 5, 3}, Shape{3, 7}})
             cases.push_back(makeCase("HardSigmoid alpha=" + std::to_string(alpha) + " " + str(s),
                                      {makeNode("HardSigmoid", {"X"}, {"Y"},
-                                               {{"alpha", floatAttr(alpha)}, {"beta", floatAttr(beta)}})},
+                                               {{"alpha", Attribute::ofFloat(alpha)}, {"beta", Attribute::ofFloat(beta)}})},
                                      {{"X", s}}, {"Y"}, {}, rng));
     // Pow with a constant scalar exponent; fractional exponents get a non-negative base through Abs.
     for (float e : {2.f, 3.f, 0.5f})
@@ -335,11 +335,11 @@ void addElementwiseCases(std::vector<Case>& cases, std::mt19937& rng) {
     }
     for (int64_t axis : {-1, 1})
         cases.push_back(makeCase("Softmax axis=" + std::to_string(axis),
-                                 {makeNode("Softmax", {"X"}, {"Y"}, {{"axis", intAttr(axis)}})}, {{"X", {2, 17, 33}}},
+                                 {makeNode("Softmax", {"X"}, {"Y"}, {{"axis", Attribute::ofInt(axis)}})}, {{"X", {2, 17, 33}}},
                                  {"Y"}, {}, rng));
     for (int64_t axis : {1, 3})
         cases.push_back(makeCase("Concat axis=" + std::to_string(axis),
-                                 {makeNode("Concat", {"A", "B", "C"}, {"Y"}, {{"axis", intAttr(axis)}})},
+                                 {makeNode("Concat", {"A", "B", "C"}, {"Y"}, {{"axis", Attribute::ofInt(axis)}})},
                                  {{"A", {1, 3, 5, 7}},
                                   {"B", axis == 1 ? Shape{1, 17, 5, 7} : Shape{1, 3, 5, 1}},
                                   {"C", axis == 1 ? Shape{1, 1, 5, 7} : Shape{1, 3, 5, 33}}},
@@ -349,10 +349,10 @@ void addElementwiseCases(std::vector<Case>& cases, std::mt19937& rng) {
                                        {"G", randomTensor({10, 17}, rng)},
                                        {"shape", Tensor::fromVector<int64_t>({2}, {1, -1})}};
     cases.push_back(makeCase("Conv>Relu>GlobalAveragePool>Reshape>Gemm",
-                             {makeNode("Conv", {"X", "W"}, {"c"}, {{"pads", intsAttr({1, 1, 1, 1})}}),
+                             {makeNode("Conv", {"X", "W"}, {"c"}, {{"pads", Attribute::ofInts({1, 1, 1, 1})}}),
                               makeNode("Relu", {"c"}, {"r"}), makeNode("GlobalAveragePool", {"r"}, {"p"}),
                               makeNode("Reshape", {"p", "shape"}, {"f"}),
-                              makeNode("Gemm", {"f", "G"}, {"Y"}, {{"transB", intAttr(1)}})},
+                              makeNode("Gemm", {"f", "G"}, {"Y"}, {{"transB", Attribute::ofInt(1)}})},
                              {{"X", {1, 3, 15, 15}}}, {"Y"}, init, rng));
 }
 
@@ -366,7 +366,7 @@ void addDataMovementCases(std::vector<Case>& cases, std::mt19937& rng) {
         {{1, 2, 17, 3, 5}, {0, 2, 1, 3, 4}}, {{4, 33}, {}}};
     for (const auto& [shape, perm] : transposes) {
         std::map<std::string, Attribute> attrs;
-        if (!perm.empty()) attrs["perm"] = intsAttr(perm);
+        if (!perm.empty()) attrs["perm"] = Attribute::ofInts(perm);
         cases.push_back(makeCase("Transpose " + str(shape) + " perm=" + (perm.empty() ? "reverse" : str(perm)),
                                  {makeNode("Transpose", {"X"}, {"Y"}, attrs)}, {{"X", shape}}, {"Y"}, {}, rng));
     }
@@ -384,8 +384,8 @@ void addDataMovementCases(std::vector<Case>& cases, std::mt19937& rng) {
         for (int64_t keep : {0, 1}) {
             // opset 17: axes is an attribute for all but ReduceSum (an input since opset 13).
             const bool axesInput = std::string(op) == "ReduceSum";
-            std::map<std::string, Attribute> attrs{{"keepdims", intAttr(keep)}};
-            if (!axesInput) attrs["axes"] = intsAttr({2, 3});
+            std::map<std::string, Attribute> attrs{{"keepdims", Attribute::ofInt(keep)}};
+            if (!axesInput) attrs["axes"] = Attribute::ofInts({2, 3});
             std::vector<std::string> inputs{"X"};
             std::map<std::string, Tensor> init;
             if (axesInput) {
@@ -408,7 +408,7 @@ void addPadSplitCases(std::vector<Case>& cases, std::mt19937& rng) {
                                        {{1, 7, 6, 6}, {0, 0, 1, 1, 0, 0, 1, 1}, 0.0f, "reflect"}};
     for (const auto& p : pads)
         cases.push_back(makeCase("Pad " + p.mode + " " + str(p.shape) + " pads=" + str(p.pads),
-                                 {makeNode("Pad", {"X", "pads", "value"}, {"Y"}, {{"mode", stringAttr(p.mode)}})},
+                                 {makeNode("Pad", {"X", "pads", "value"}, {"Y"}, {{"mode", Attribute::ofString(p.mode)}})},
                                  {{"X", p.shape}}, {"Y"},
                                  {{"pads", ints(p.pads)}, {"value", Tensor::scalar<float>(p.value)}}, rng));
     for (int64_t k : {3, 5}) {
@@ -418,20 +418,20 @@ void addPadSplitCases(std::vector<Case>& cases, std::mt19937& rng) {
             "Pad+depthwise Conv (TF SAME) k=" + std::to_string(k),
             {makeNode("Pad", {"X", "pads"}, {"P"}),
              makeNode("Conv", {"P", "W", "B"}, {"Y"},
-                      {{"strides", intsAttr({2, 2})}, {"group", intAttr(24)}, {"kernel_shape", intsAttr({k, k})}})},
+                      {{"strides", Attribute::ofInts({2, 2})}, {"group", Attribute::ofInt(24)}, {"kernel_shape", Attribute::ofInts({k, k})}})},
             {{"X", {1, 24, 16, 16}}}, {"Y"},
             {{"pads", ints(same)}, {"W", randomTensor({24, 1, k, k}, rng)}, {"B", randomTensor({24}, rng)}}, rng));
     }
     cases.push_back(makeCase(
         "Pad(-inf)+MaxPool",
         {makeNode("Pad", {"X", "pads", "value"}, {"P"}),
-         makeNode("MaxPool", {"P"}, {"Y"}, {{"kernel_shape", intsAttr({3, 3})}, {"strides", intsAttr({2, 2})}})},
+         makeNode("MaxPool", {"P"}, {"Y"}, {{"kernel_shape", Attribute::ofInts({3, 3})}, {"strides", Attribute::ofInts({2, 2})}})},
         {{"X", {1, 5, 10, 10}}}, {"Y"},
         {{"pads", ints({0, 0, 1, 1, 0, 0, 1, 1})},
          {"value", Tensor::scalar<float>(-std::numeric_limits<float>::infinity())}}, rng));
     cases.push_back(makeCase(
         "Pad+AveragePool", {makeNode("Pad", {"X", "pads"}, {"P"}),
-                            makeNode("AveragePool", {"P"}, {"Y"}, {{"kernel_shape", intsAttr({3, 3})}})},
+                            makeNode("AveragePool", {"P"}, {"Y"}, {{"kernel_shape", Attribute::ofInts({3, 3})}})},
         {{"X", {1, 5, 9, 9}}}, {"Y"}, {{"pads", ints({0, 0, 1, 0, 0, 0, 1, 2})}}, rng));
     struct SplitSpec { Shape shape; int64_t axis; std::vector<int64_t> sizes; };
     const std::vector<SplitSpec> splits = {{{1, 34, 7, 9}, 1, {17, 17}}, {{1, 17, 5, 6}, 1, {3, 9, 5}},
@@ -443,7 +443,7 @@ void addPadSplitCases(std::vector<Case>& cases, std::mt19937& rng) {
         std::string label = "Split ";
         label.append(str(sp.shape)).append(" axis=").append(std::to_string(sp.axis)).append(" sizes=").append(str(sp.sizes));
         cases.push_back(makeCase(label,
-                                 {makeNode("Split", {"X", "split"}, outs, {{"axis", intAttr(sp.axis)}})},
+                                 {makeNode("Split", {"X", "split"}, outs, {{"axis", Attribute::ofInt(sp.axis)}})},
                                  {{"X", sp.shape}}, outs, {{"split", ints(sp.sizes)}}, rng));
     }
 }

@@ -74,9 +74,9 @@ TEST_P(Int8Differential, FoldedFloatWeightsAreNeverMade) {
         {"ys", Tensor::scalar<float>(0.05f)}, {"yz", Tensor::scalar<uint8_t>(128)}};
     std::vector<Node> nodes{makeNode("QuantizeLinear", {"X", "xs", "xz"}, {"xq"}),
                             makeNode("DequantizeLinear", {"xq", "xs", "xz"}, {"x"}),
-                            makeNode("DequantizeLinear", {"w", "ws", "wz"}, {"wf"}, {{"axis", difftest::intAttr(0)}}),
-                            makeNode("Conv", {"x", "wf"}, {"c"}, {{"kernel_shape", difftest::intsAttr({3, 3})},
-                                                                  {"pads", difftest::intsAttr({1, 1, 1, 1})}}),
+                            makeNode("DequantizeLinear", {"w", "ws", "wz"}, {"wf"}, {{"axis", Attribute::ofInt(0)}}),
+                            makeNode("Conv", {"x", "wf"}, {"c"}, {{"kernel_shape", Attribute::ofInts({3, 3})},
+                                                                  {"pads", Attribute::ofInts({1, 1, 1, 1})}}),
                             makeNode("QuantizeLinear", {"c", "ys", "yz"}, {"cq"}),
                             makeNode("DequantizeLinear", {"cq", "ys", "yz"}, {"Y"})};
     difftest::Case c = difftest::makeCase("QDQ Conv, deferred weights", nodes, {{"X", {1, ic, 9, 9}}}, {"Y"}, init, rng);
@@ -115,7 +115,7 @@ TEST_P(Int8Differential, RequantizationRoundsTiesBeforeTheZeroPoint) {
     std::vector<Node> nodes{makeNode("QuantizeLinear", {"X", "xs", "xz"}, {"xq"}),
                             makeNode("DequantizeLinear", {"xq", "xs", "xz"}, {"x"}),
                             makeNode("DequantizeLinear", {"w", "ws", "wz"}, {"wf"}),
-                            makeNode("Conv", {"x", "wf"}, {"c"}, {{"kernel_shape", difftest::intsAttr({1, 1})}}),
+                            makeNode("Conv", {"x", "wf"}, {"c"}, {{"kernel_shape", Attribute::ofInts({1, 1})}}),
                             makeNode("QuantizeLinear", {"c", "ys", "yz"}, {"Y"})};
     difftest::Case c = difftest::makeCase("QDQ Conv, ties", nodes, {{"X", {1, ic, 7, 9}}}, {"Y"}, init, rng);
     std::uniform_int_distribution<int> pixel(0, 5);

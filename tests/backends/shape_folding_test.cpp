@@ -26,7 +26,7 @@ std::vector<Node> dimOf(const std::string& s, int64_t axis, const std::string& o
     value.kind = Attribute::Kind::Tensor;
     value.t = Tensor::scalar<int64_t>(axis);
     Node index = makeNode("Constant", {}, {idx}, {{"value", value}});
-    return {index, makeNode("Gather", {s, idx}, {scalar}, {{"axis", intAttr(0)}}),
+    return {index, makeNode("Gather", {s, idx}, {scalar}, {{"axis", Attribute::ofInt(0)}}),
             makeNode("Unsqueeze", {scalar, "axes0"}, {out})};
 }
 
@@ -34,10 +34,10 @@ void append(std::vector<Node>& to, std::vector<Node> more) { to.insert(to.end(),
 
 /// X -> Conv 1x1 -> Reshape(shape computed as [dim0 of Shape(conv), -1]) -> Relu
 Case flattenCase(std::mt19937& rng) {
-    std::vector<Node> nodes{makeNode("Conv", {"X", "W"}, {"c"}, {{"kernel_shape", intsAttr({1, 1})}}),
+    std::vector<Node> nodes{makeNode("Conv", {"X", "W"}, {"c"}, {{"kernel_shape", Attribute::ofInts({1, 1})}}),
                             makeNode("Shape", {"c"}, {"s"})};
     append(nodes, dimOf("s", 0, "n"));
-    nodes.push_back(makeNode("Concat", {"n", "minus1"}, {"target"}, {{"axis", intAttr(0)}}));
+    nodes.push_back(makeNode("Concat", {"n", "minus1"}, {"target"}, {{"axis", Attribute::ofInt(0)}}));
     nodes.push_back(makeNode("Reshape", {"c", "target"}, {"r"}));
     nodes.push_back(makeNode("Relu", {"r"}, {"Y"}));
     return makeCase("Shape>Gather>Unsqueeze>Concat>Reshape", nodes, {{"X", {1, 8, 5, 5}}}, {"Y"},
@@ -46,17 +46,17 @@ Case flattenCase(std::mt19937& rng) {
 
 /// ShuffleNet's channel shuffle with the shapes computed from Shape: Reshape [n,2,c/2,h,w], Transpose, Reshape.
 Case channelShuffleCase(std::mt19937& rng, const Shape& input) {
-    std::vector<Node> nodes{makeNode("Conv", {"X", "W"}, {"c"}, {{"kernel_shape", intsAttr({1, 1})}}),
+    std::vector<Node> nodes{makeNode("Conv", {"X", "W"}, {"c"}, {{"kernel_shape", Attribute::ofInts({1, 1})}}),
                             makeNode("Shape", {"c"}, {"s"})};
     append(nodes, dimOf("s", 0, "n"));
     append(nodes, dimOf("s", 1, "ch"));
     append(nodes, dimOf("s", 2, "h"));
     append(nodes, dimOf("s", 3, "w"));
     nodes.push_back(makeNode("Div", {"ch", "two"}, {"half"}));
-    nodes.push_back(makeNode("Concat", {"n", "two", "half", "h", "w"}, {"shape5"}, {{"axis", intAttr(0)}}));
+    nodes.push_back(makeNode("Concat", {"n", "two", "half", "h", "w"}, {"shape5"}, {{"axis", Attribute::ofInt(0)}}));
     nodes.push_back(makeNode("Reshape", {"c", "shape5"}, {"r5"}));
-    nodes.push_back(makeNode("Transpose", {"r5"}, {"t"}, {{"perm", intsAttr({0, 2, 1, 3, 4})}}));
-    nodes.push_back(makeNode("Concat", {"n", "minus1", "h", "w"}, {"shape4"}, {{"axis", intAttr(0)}}));
+    nodes.push_back(makeNode("Transpose", {"r5"}, {"t"}, {{"perm", Attribute::ofInts({0, 2, 1, 3, 4})}}));
+    nodes.push_back(makeNode("Concat", {"n", "minus1", "h", "w"}, {"shape4"}, {{"axis", Attribute::ofInt(0)}}));
     nodes.push_back(makeNode("Reshape", {"t", "shape4"}, {"Y"}));
     const int64_t c = input[1];
     return makeCase("channel shuffle " + shapeToString(input), nodes, {{"X", input}}, {"Y"},
@@ -146,15 +146,15 @@ TEST_P(ShapeFolding, LearningRunsNodesWithoutInferredTypesOnZeros) {
 // Concat then learn their output shapes without computing (placeholders out, no zeros in); the plan still matches.
 TEST_P(ShapeFolding, KernelsPastInferenceLearnShapesWithoutComputing) {
     std::mt19937 rng(19);
-    std::vector<Node> nodes{makeNode("Conv", {"X", "W"}, {"c"}, {{"kernel_shape", intsAttr({1, 1})}}),
+    std::vector<Node> nodes{makeNode("Conv", {"X", "W"}, {"c"}, {{"kernel_shape", Attribute::ofInts({1, 1})}}),
                             makeNode("Shape", {"c"}, {"s"})};
     append(nodes, dimOf("s", 1, "ch"));
     nodes.push_back(makeNode("Div", {"ch", "two"}, {"half"}));
     nodes.push_back(makeNode("Slice", {"c", "zero", "half", "axes1"}, {"lo"}));
     nodes.push_back(makeNode("Slice", {"c", "half", "big", "axes1"}, {"hi"}));
-    nodes.push_back(makeNode("Conv", {"hi", "W2"}, {"c2"}, {{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})}}));
+    nodes.push_back(makeNode("Conv", {"hi", "W2"}, {"c2"}, {{"kernel_shape", Attribute::ofInts({3, 3})}, {"pads", Attribute::ofInts({1, 1, 1, 1})}}));
     nodes.push_back(makeNode("Relu", {"c2"}, {"r"}));
-    nodes.push_back(makeNode("Concat", {"lo", "r"}, {"Y"}, {{"axis", intAttr(1)}}));
+    nodes.push_back(makeNode("Concat", {"lo", "r"}, {"Y"}, {{"axis", Attribute::ofInt(1)}}));
     Case c = makeCase("split by computed Slice", nodes, {{"X", {1, 6, 5, 7}}}, {"Y"},
                       {{"W", randomTensor({6, 6, 1, 1}, rng)}, {"W2", randomTensor({3, 3, 3, 3}, rng)},
                        {"axes0", int64s({0})}, {"axes1", int64s({1})}, {"two", int64s({2})}, {"zero", int64s({0})},
@@ -175,10 +175,10 @@ TEST_P(ShapeFolding, KernelsPastInferenceLearnShapesWithoutComputing) {
 TEST_P(ShapeFolding, CeilModePoolingLearnsTheKernelsShape) {
     for (const bool padded : {true, false}) {
         std::mt19937 rng(17);
-        std::map<std::string, Attribute> pool{{"kernel_shape", intsAttr({2, 2})}, {"strides", intsAttr({2, 2})},
-                                              {"ceil_mode", intAttr(1)}};
-        if (padded) pool["pads"] = intsAttr({0, 0, 1, 1});
-        Case c = makeCase(padded ? "ceil pool, end padding" : "ceil pool", {makeNode("Conv", {"X", "W"}, {"c"}, {{"kernel_shape", intsAttr({1, 1})}}),
+        std::map<std::string, Attribute> pool{{"kernel_shape", Attribute::ofInts({2, 2})}, {"strides", Attribute::ofInts({2, 2})},
+                                              {"ceil_mode", Attribute::ofInt(1)}};
+        if (padded) pool["pads"] = Attribute::ofInts({0, 0, 1, 1});
+        Case c = makeCase(padded ? "ceil pool, end padding" : "ceil pool", {makeNode("Conv", {"X", "W"}, {"c"}, {{"kernel_shape", Attribute::ofInts({1, 1})}}),
                                                                             makeNode("MaxPool", {"c"}, {"p"}, pool),
                                                                             makeNode("Relu", {"p"}, {"Y"})},
                           {{"X", {1, 3, 4, 5}}}, {"Y"}, {{"W", randomTensor({3, 3, 1, 1}, rng)}}, rng);

@@ -24,20 +24,20 @@ const std::vector<std::string> kWatched = {"c1", "r1", "c2", "s2", "d2", "t2", "
 /// Conv+Sigmoid fuse unless watched.
 Case watchedCase(const std::vector<std::string>& outputs) {
     std::mt19937 rng(11);
-    std::map<std::string, Attribute> k3{{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})}};
+    std::map<std::string, Attribute> k3{{"kernel_shape", Attribute::ofInts({3, 3})}, {"pads", Attribute::ofInts({1, 1, 1, 1})}};
     std::vector<Node> nodes{makeNode("Conv", {"X", "W1", "B1"}, {"c1"}, k3),
                             makeNode("Relu", {"c1"}, {"r1"}),
                             makeNode("Conv", {"r1", "W2", "B2"}, {"c2"}, k3),
                             makeNode("Sigmoid", {"c2"}, {"s2"}),
                             makeNode("Conv", {"s2", "Wd"}, {"d2"},
-                                     {{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})},
-                                      {"group", intAttr(24)}}),
+                                     {{"kernel_shape", Attribute::ofInts({3, 3})}, {"pads", Attribute::ofInts({1, 1, 1, 1})},
+                                      {"group", Attribute::ofInt(24)}}),
                             makeNode("ConvTranspose", {"d2", "Wt"}, {"t2"},
-                                     {{"kernel_shape", intsAttr({2, 2})}, {"strides", intsAttr({2, 2})}}),
-                            makeNode("MaxPool", {"t2"}, {"p2"}, {{"kernel_shape", intsAttr({2, 2})}, {"strides", intsAttr({2, 2})}}),
+                                     {{"kernel_shape", Attribute::ofInts({2, 2})}, {"strides", Attribute::ofInts({2, 2})}}),
+                            makeNode("MaxPool", {"t2"}, {"p2"}, {{"kernel_shape", Attribute::ofInts({2, 2})}, {"strides", Attribute::ofInts({2, 2})}}),
                             makeNode("Reshape", {"p2", "flat"}, {"v"}),
                             makeNode("Reshape", {"v", "back"}, {"u"}),
-                            makeNode("Conv", {"u", "W3"}, {"y"}, {{"kernel_shape", intsAttr({1, 1})}}),
+                            makeNode("Conv", {"u", "W3"}, {"y"}, {{"kernel_shape", Attribute::ofInts({1, 1})}}),
                             makeNode("Sqrt", {"four"}, {"k"}),
                             makeNode("Mul", {"y", "k"}, {"Y"})};
     std::map<std::string, Tensor> init{{"W1", randomTensor({32, 16, 3, 3}, rng)}, {"B1", randomTensor({32}, rng)},

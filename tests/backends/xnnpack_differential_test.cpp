@@ -33,7 +33,7 @@ std::string addEpilogue(GraphBuilder& b, std::mt19937& rng, std::string x, int64
         auto param = [&](float lo, float hi) { return b.constant(randomTensor(rng, {channels}, lo, hi)); };
         const std::string scale = param(0.5f, 1.5f), shift = param(-0.5f, 0.5f), mean = param(-0.3f, 0.3f);
         const std::string var = param(0.2f, 2.0f);
-        x = b.node("BatchNormalization", {x, scale, shift, mean, var}, {{"epsilon", attrFloat(1e-3f)}});
+        x = b.node("BatchNormalization", {x, scale, shift, mean, var}, {{"epsilon", Attribute::ofFloat(1e-3f)}});
     }
     if (variant == 2 || variant == 3) x = b.node("Relu", {x});
     if (variant == 4) {
@@ -60,12 +60,12 @@ TEST_P(XnnConv, MatchesReference) {
     const int64_t kh = pick<int64_t>(rng, {1, 2, 3, 5}), kw = pick<int64_t>(rng, {1, 2, 3, 5});
     const int64_t sh = between(rng, 1, 2), sw = between(rng, 1, 2), dh = between(rng, 1, 2), dw = between(rng, 1, 2);
     const int64_t h = between(rng, (kh - 1) * dh + 1, 19), w = between(rng, (kw - 1) * dw + 1, 19);
-    std::map<std::string, Attribute> attrs = {{"group", attrInt(groups)},
-                                              {"strides", attrInts({sh, sw})},
-                                              {"dilations", attrInts({dh, dw})}};
+    std::map<std::string, Attribute> attrs = {{"group", Attribute::ofInt(groups)},
+                                              {"strides", Attribute::ofInts({sh, sw})},
+                                              {"dilations", Attribute::ofInts({dh, dw})}};
     const int64_t padMode = between(rng, 0, 5);
-    if (padMode == 4) attrs["auto_pad"] = attrString(pick<std::string>(rng, {"SAME_UPPER", "SAME_LOWER", "VALID"}));
-    if (padMode < 4) attrs["pads"] = attrInts({between(rng, 0, 2), between(rng, 0, 2), between(rng, 0, 2), between(rng, 0, 2)});
+    if (padMode == 4) attrs["auto_pad"] = Attribute::ofString(pick<std::string>(rng, {"SAME_UPPER", "SAME_LOWER", "VALID"}));
+    if (padMode < 4) attrs["pads"] = Attribute::ofInts({between(rng, 0, 2), between(rng, 0, 2), between(rng, 0, 2), between(rng, 0, 2)});
     const std::string x = b.input(rng, {n, c, h, w});
     std::vector<std::string> ins = {x, b.constant(randomTensor(rng, {m, c / groups, kh, kw}))};
     if (between(rng, 0, 1)) ins.push_back(b.constant(randomTensor(rng, {m})));
@@ -90,14 +90,14 @@ TEST_P(XnnPool, MatchesReference) {
     const std::string x = b.input(rng, {between(rng, 1, 2), c, h, w});
     std::map<std::string, Attribute> attrs;
     if (op != "GlobalAveragePool") {
-        attrs = {{"kernel_shape", attrInts({kh, kw})}, {"strides", attrInts({sh, sw})}};
+        attrs = {{"kernel_shape", Attribute::ofInts({kh, kw})}, {"strides", Attribute::ofInts({sh, sw})}};
         if (op == "MaxPool") {
-            attrs["dilations"] = attrInts({dh, dw});
-            attrs["ceil_mode"] = attrInt(dh == 1 && dw == 1 ? between(rng, 0, 1) : 0);
+            attrs["dilations"] = Attribute::ofInts({dh, dw});
+            attrs["ceil_mode"] = Attribute::ofInt(dh == 1 && dw == 1 ? between(rng, 0, 1) : 0);
         }
         const bool dilated = dh > 1 || dw > 1;
         const int64_t maxPadH = dilated ? 0 : kh - 1, maxPadW = dilated ? 0 : kw - 1;
-        attrs["pads"] = attrInts({between(rng, 0, maxPadH), between(rng, 0, maxPadW), between(rng, 0, maxPadH),
+        attrs["pads"] = Attribute::ofInts({between(rng, 0, maxPadH), between(rng, 0, maxPadW), between(rng, 0, maxPadH),
                                   between(rng, 0, maxPadW)});
     }
     b.output(addEpilogue(b, rng, b.node(op, {x}, attrs), c, between(rng, 0, 1) ? 2 : 0));
@@ -125,7 +125,7 @@ TEST_P(XnnGemm, MatchesReference) {
         std::vector<std::string> ins = {a, b.constant(randomTensor(rng, transB ? Shape{n, k} : Shape{k, n}))};
         const Shape biasShape = pick<Shape>(rng, {{}, {n}, {1, n}, {1}});
         if (GetParam() % 4 != 0) ins.push_back(b.constant(randomTensor(rng, biasShape)));
-        y = b.node("Gemm", ins, {{"transB", attrInt(transB)}, {"alpha", attrFloat(0.75f)}, {"beta", attrFloat(1.5f)}});
+        y = b.node("Gemm", ins, {{"transB", Attribute::ofInt(transB)}, {"alpha", Attribute::ofFloat(0.75f)}, {"beta", Attribute::ofFloat(1.5f)}});
     }
     b.output(addEpilogue(b, rng, y, n, between(rng, 0, 1) ? 2 : 0));
     expectMatches(b);
@@ -176,11 +176,11 @@ TEST_P(XnnUnary, MatchesReference) {
     const std::string x = b.input(rng, s, -4.0f, 4.0f);
     std::string y;
     if (op == "Clip" && oldClip) {
-        y = b.node("Clip", {x}, {{"min", attrFloat(-0.5f)}, {"max", attrFloat(1.25f)}});
+        y = b.node("Clip", {x}, {{"min", Attribute::ofFloat(-0.5f)}, {"max", Attribute::ofFloat(1.25f)}});
     } else if (op == "Clip") {
         y = b.node("Clip", {x, b.constant(Tensor::scalar(-1.5f)), ""});
     } else if (op == "LeakyRelu") {
-        y = b.node(op, {x}, {{"alpha", attrFloat(0.2f)}});
+        y = b.node(op, {x}, {{"alpha", Attribute::ofFloat(0.2f)}});
     } else {
         y = b.node(op, {x});
     }
@@ -201,7 +201,7 @@ TEST_P(XnnSoftmax, MatchesReference) {
     int64_t axis = rank - 1;
     if (rank == 4) axis = opset13 ? 1 : between(rng, 0, 1);
     else if (!opset13) axis = between(rng, 0, rank - 1);
-    b.output(b.node("Softmax", {b.input(rng, s, -3.0f, 3.0f)}, {{"axis", attrInt(axis)}}));
+    b.output(b.node("Softmax", {b.input(rng, s, -3.0f, 3.0f)}, {{"axis", Attribute::ofInt(axis)}}));
     expectMatches(b);
 }
 INSTANTIATE_TEST_SUITE_P(Seeded, XnnSoftmax, testing::Range(0, 30));
@@ -220,7 +220,7 @@ TEST_P(XnnConcat, MatchesReference) {
         si[static_cast<size_t>(axis < 0 ? axis + rank : axis)] = axis == 1 || axis == -3 ? pick(rng, kChannels) : between(rng, 1, 5);
         ins.push_back(b.input(rng, si));
     }
-    b.output(b.node("Concat", ins, {{"axis", attrInt(axis)}}));
+    b.output(b.node("Concat", ins, {{"axis", Attribute::ofInt(axis)}}));
     expectMatches(b);
 }
 INSTANTIATE_TEST_SUITE_P(Seeded, XnnConcat, testing::Range(0, 30));

@@ -7,31 +7,6 @@
 
 namespace npuwb::test {
 
-Attribute attrInt(int64_t v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Int;
-    a.i = v;
-    return a;
-}
-Attribute attrInts(std::vector<int64_t> v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Ints;
-    a.ints = std::move(v);
-    return a;
-}
-Attribute attrFloat(float v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Float;
-    a.f = v;
-    return a;
-}
-Attribute attrString(std::string v) {
-    Attribute a;
-    a.kind = Attribute::Kind::String;
-    a.s = std::move(v);
-    return a;
-}
-
 Tensor randomTensor(std::mt19937& rng, const Shape& shape, float lo, float hi) {
     Tensor t(DType::F32, shape);
     std::uniform_real_distribution<float> dist(lo, hi);

@@ -12,10 +12,6 @@
 
 namespace npuwb::test {
 
-Attribute attrInt(int64_t v);
-Attribute attrInts(std::vector<int64_t> v);
-Attribute attrFloat(float v);
-Attribute attrString(std::string v);
 
 /// Uniform floats in [lo, hi) from `rng`.
 Tensor randomTensor(std::mt19937& rng, const Shape& shape, float lo = -1.0f, float hi = 1.0f);

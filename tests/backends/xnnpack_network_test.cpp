@@ -14,8 +14,8 @@ std::string conv(GraphBuilder& b, std::mt19937& rng, const std::string& x, int64
                  int64_t stride, int64_t group = 1) {
     return b.node("Conv", {x, b.constant(randomTensor(rng, {cout, cin / group, k, k})),
                            b.constant(randomTensor(rng, {cout}))},
-                  {{"strides", attrInts({stride, stride})}, {"pads", attrInts({k / 2, k / 2, k / 2, k / 2})},
-                   {"group", attrInt(group)}});
+                  {{"strides", Attribute::ofInts({stride, stride})}, {"pads", Attribute::ofInts({k / 2, k / 2, k / 2, k / 2})},
+                   {"group", Attribute::ofInt(group)}});
 }
 
 std::string batchNorm(GraphBuilder& b, std::mt19937& rng, const std::string& x, int64_t c) {
@@ -31,17 +31,17 @@ GraphBuilder residualNet(std::mt19937& rng, int64_t c) {
     const int64_t hw = std::uniform_int_distribution<int64_t>(9, 23)(rng);
     std::string x = b.input(rng, {1, 3, hw, hw});
     x = b.node("Relu", {batchNorm(b, rng, conv(b, rng, x, 3, c, 3, 2), c)});
-    x = b.node("MaxPool", {x}, {{"kernel_shape", attrInts({3, 3})}, {"strides", attrInts({2, 2})},
-                                {"pads", attrInts({1, 1, 1, 1})}});
+    x = b.node("MaxPool", {x}, {{"kernel_shape", Attribute::ofInts({3, 3})}, {"strides", Attribute::ofInts({2, 2})},
+                                {"pads", Attribute::ofInts({1, 1, 1, 1})}});
     std::string y = b.node("Clip", {batchNorm(b, rng, conv(b, rng, x, c, c, 3, 1, c), c),
                                     b.constant(Tensor::scalar(0.0f)), b.constant(Tensor::scalar(6.0f))});
     y = batchNorm(b, rng, conv(b, rng, y, c, c, 1, 1), c);
     x = b.node("Relu", {b.node("Add", {x, y})});
-    x = b.node("Concat", {x, b.node("HardSwish", {conv(b, rng, x, c, 7, 1, 1)})}, {{"axis", attrInt(1)}});
+    x = b.node("Concat", {x, b.node("HardSwish", {conv(b, rng, x, c, 7, 1, 1)})}, {{"axis", Attribute::ofInt(1)}});
     x = b.node("Flatten", {b.node("GlobalAveragePool", {x})});
     x = b.node("Gemm", {x, b.constant(randomTensor(rng, {17, c + 7})), b.constant(randomTensor(rng, {17}))},
-               {{"transB", attrInt(1)}});
-    b.output(b.node("Softmax", {x}, {{"axis", attrInt(1)}}));
+               {{"transB", Attribute::ofInt(1)}});
+    b.output(b.node("Softmax", {x}, {{"axis", Attribute::ofInt(1)}}));
     return b;
 }
 
@@ -94,9 +94,9 @@ TEST(XnnNetwork, UnclaimedNodesFallBackWithReasonsAndSplitSegments) {
     std::mt19937 rng(5);
     GraphBuilder b;
     std::string x = conv(b, rng, b.input(rng, {1, 7, 9, 9}), 7, 7, 3, 1);
-    x = b.node("LRN", {x}, {{"size", attrInt(3)}});  // not an XNNPACK op
-    x = b.node("AveragePool", {x}, {{"kernel_shape", attrInts({3, 3})}, {"pads", attrInts({1, 1, 1, 1})},
-                                    {"count_include_pad", attrInt(1)}});  // unsupported attribute
+    x = b.node("LRN", {x}, {{"size", Attribute::ofInt(3)}});  // not an XNNPACK op
+    x = b.node("AveragePool", {x}, {{"kernel_shape", Attribute::ofInts({3, 3})}, {"pads", Attribute::ofInts({1, 1, 1, 1})},
+                                    {"count_include_pad", Attribute::ofInt(1)}});  // unsupported attribute
     x = conv(b, rng, x, 7, 5, 1, 1);
     b.output(x);
     auto backend = xnnpackBackend(2);
@@ -145,7 +145,7 @@ TEST(XnnNetwork, FusedKernelsNameEveryNodeTheyCover) {
     GraphBuilder b;
     const std::string in = b.input(rng, {1, 3, 8, 8});
     const std::string c = conv(b, rng, in, 3, 7, 3, 1), n = batchNorm(b, rng, c, 7), r = b.node("Relu", {n});
-    const std::string p = b.node("MaxPool", {r}, {{"kernel_shape", attrInts({2, 2})}, {"strides", attrInts({2, 2})}});
+    const std::string p = b.node("MaxPool", {r}, {{"kernel_shape", Attribute::ofInts({2, 2})}, {"strides", Attribute::ofInts({2, 2})}});
     b.output(p);
     auto backend = xnnpackBackend(2);
     EXPECT_LE(runDifferential(*b.model(), b.inputs(), *backend).worstError, 1e-4);

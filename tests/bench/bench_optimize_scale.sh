@@ -18,8 +18,11 @@ for n in $SIZES; do
     args=(optimize "$WORK/chain.onnx" -o "$WORK/out.onnx")
     [ "$cmd" = quantize ] && args=(quantize "$WORK/chain.onnx" --dataset "$WORK/dataset.txt" --scheme w8a8 --observer minmax
                                   --backend reference -o "$WORK/out.onnx")
-    t=$( { /usr/bin/time -f "%U %S" "$CLI" "${args[@]}" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
-    cpu=$(awk '{print $1 + $2}' <<<"$t")
+    # GNU time writes its figures to a file of its own (-o): the command's output is discarded, a failure is not.
+    if ! /usr/bin/time -o "$WORK/time" -f "%U %S" "$CLI" "${args[@]}" >/dev/null 2>"$WORK/stderr"; then
+      echo "$cmd of $n nodes failed:" >&2; cat "$WORK/stderr" >&2; exit 1
+    fi
+    cpu=$(awk '{print $1 + $2}' "$WORK/time")
     printf "%-8s %-10s %12.1f %14.1f\n" "$n" "$cmd" "$cpu" "$(awk -v c="$cpu" -v n="$n" 'BEGIN{print c * 1e6 / n}')"
   done
 done

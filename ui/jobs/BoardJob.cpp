@@ -30,12 +30,8 @@ BoardJob::BoardJob(std::shared_ptr<BoardQuestions> questions, QObject* parent)
 }
 
 BoardJob::~BoardJob() {
-    cancel_ = true;
+    requestCancel();
     watcher_.waitForFinished();  // the prompter (a child) is deleted only after this
-}
-
-void BoardJob::cancel() {
-    if (isRunning()) cancel_ = true;
 }
 
 void BoardJob::testConnection(const BoardEntry& board) { start(board, false); }
@@ -49,7 +45,6 @@ void BoardJob::post(const QString& text, qint64 done, qint64 total) {
 void BoardJob::start(const BoardEntry& board, bool deploy) {
     if (isRunning()) return;
     setRunning(true);
-    cancel_ = false;
     watcher_.setFuture(QtConcurrent::run([this, board, deploy] { return work(board, deploy); }));
 }
 
@@ -60,7 +55,7 @@ BoardCheck BoardJob::work(const BoardEntry& board, bool deploy) {
     clock.start();
     try {
         post(tr("Connecting to %1 (%2) …").arg(board.name, QString::fromStdString(board.connection.host)), 0, 0);
-        auto session = connectBoard(board, *prompter_, &cancel_);
+        auto session = connectBoard(board, *prompter_, cancelFlag());
         r.connectedAs = QString::fromStdString(session->describe());
         remote::Deployer deployer(*session);
         post(tr("Connected as %1; asking the board …").arg(r.connectedAs), 0, 0);
@@ -95,7 +90,7 @@ BoardCheck BoardJob::work(const BoardEntry& board, bool deploy) {
             r.agentNote = tr("no usable agent on the board yet (%1): press Deploy").arg(QString::fromStdString(e.what()));
         }
     } catch (const Error& e) {
-        r.cancelled = e.kind() == ErrorKind::Cancelled || cancel_;  // e.g. a prompt closed by Cancel
+        r.cancelled = e.kind() == ErrorKind::Cancelled || cancelRequested();  // e.g. a prompt closed by Cancel
         r.error = QString::fromStdString(e.what());
     } catch (const std::exception& e) {
         r.error = QString::fromStdString(e.what());

@@ -48,9 +48,6 @@ public:
     void deploy(const BoardEntry& board);
     BoardPrompter* prompter() const { return prompter_; }
 
-public slots:
-    void cancel();
-
 signals:
     /// Human-readable step ("Connecting to rock5b …", "agent: lib/libnpuwb-engine.so 3.1/5.0 MB"); total 0 = busy.
     void progress(const QString& text, qint64 done, qint64 total);
@@ -62,7 +59,6 @@ private:
     void post(const QString& text, qint64 done, qint64 total);
 
     BoardPrompter* prompter_;
-    std::atomic<bool> cancel_{false};
     QFutureWatcher<BoardCheck> watcher_;
 };
 

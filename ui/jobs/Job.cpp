@@ -3,6 +3,7 @@
 namespace npuwb::ui {
 
 void Job::setRunning(bool running) {
+    if (running) cancel_ = false;
     if (running == running_) return;
     running_ = running;
     emit runningChanged(running);

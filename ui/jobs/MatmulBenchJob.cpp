@@ -15,34 +15,26 @@ MatmulBenchJob::MatmulBenchJob(QObject* parent) : Job(parent) {
 }
 
 MatmulBenchJob::~MatmulBenchJob() {
-    cancel_ = true;
+    requestCancel();
     watcher_.waitForFinished();
 }
 
 void MatmulBenchJob::start(const QString& chip, const MatmulBenchOptions& options) {
     if (isRunning()) return;
     setRunning(true);
-    cancel_ = false;
     QPointer<MatmulBenchJob> self(this);
     watcher_.setFuture(QtConcurrent::run([this, self, chipName = chip.toStdString(), options]() {
-        Outcome outcome;  // everything is caught here: no exception may cross into Qt's machinery
-        try {
+        Outcome outcome;
+        outcome.failure = catchFailure([&] {  // no exception may cross into Qt's machinery
             const ChipProfile profile = findChipProfile(chipName);
             auto progress = [this, self](size_t done, size_t total) {
                 QMetaObject::invokeMethod(self, [self, done, total] {
                     if (self) emit self->progress(static_cast<int>(done), static_cast<int>(total));
-                });
-                return !cancel_.load();
-            };
-            outcome.result = std::make_shared<MatmulBenchResult>(runMatmulBench(profile, options, progress));
-        } catch (const Error& e) {
-            outcome.cancelled = e.kind() == ErrorKind::Cancelled;
-            outcome.error = QString::fromStdString(e.what());
-        } catch (const std::exception& e) {
-            outcome.error = QString::fromStdString(e.what());
-        } catch (...) {
-            outcome.error = QStringLiteral("unknown error");
-        }
+                    });
+                    return !cancelRequested();
+                };
+                outcome.result = std::make_shared<MatmulBenchResult>(runMatmulBench(profile, options, progress));
+        });
         return outcome;
     }));
 }
@@ -52,10 +44,10 @@ void MatmulBenchJob::onFinished() {
     const Outcome outcome = watcher_.result();
     if (outcome.result)
         emit finished(outcome.result);
-    else if (outcome.cancelled)
+    else if (outcome.failure.cancelled)
         emit cancelled();
     else
-        emit failed(outcome.error);
+        emit failed(outcome.failure.error);
 }
 
 }  // namespace npuwb::ui

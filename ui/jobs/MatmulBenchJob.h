@@ -20,7 +20,6 @@ public:
     ~MatmulBenchJob() override;
     /// Ignored while a sweep is in flight. The chip is looked up by name on the worker.
     void start(const QString& chip, const MatmulBenchOptions& options);
-    void cancel() { cancel_ = true; }
 
 signals:
     void progress(int done, int total);
@@ -31,13 +30,11 @@ signals:
 private:
     struct Outcome {
         std::shared_ptr<const MatmulBenchResult> result;
-        QString error;
-        bool cancelled = false;
+        JobFailure failure;
     };
     void onFinished();
 
     QFutureWatcher<Outcome> watcher_;
-    std::atomic<bool> cancel_{false};
 };
 
 }  // namespace npuwb::ui

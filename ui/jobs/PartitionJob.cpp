@@ -17,18 +17,13 @@ PartitionJob::PartitionJob(QObject* parent) : Job(parent) {
 }
 
 PartitionJob::~PartitionJob() {
-    cancel_ = true;
+    requestCancel();
     watcher_.waitForFinished();
-}
-
-void PartitionJob::cancel() {
-    if (isRunning()) cancel_ = true;
 }
 
 void PartitionJob::start(std::shared_ptr<const Model> model, const PartitionRequest& request) {
     if (isRunning() || !model) return;
     setRunning(true);
-    cancel_ = false;
     // Progress crosses threads as queued calls; QPointer drops them if the job is gone.
     QPointer<PartitionJob> self(this);
     auto report = [self](const std::string& phase, int done, int total) {
@@ -37,8 +32,8 @@ void PartitionJob::start(std::shared_ptr<const Model> model, const PartitionRequ
         }, Qt::QueuedConnection);
     };
     watcher_.setFuture(QtConcurrent::run([this, model = std::move(model), request, report]() {
-        Outcome outcome;  // everything is caught here: no exception may cross into Qt's machinery
-        try {
+        Outcome outcome;
+        outcome.failure = catchFailure([&] {  // no exception may cross into Qt's machinery
             const DeviceProfile device = findDeviceProfile(request.device.toStdString());
             PartitionOptions options;
             options.schedules.clear();
@@ -46,17 +41,10 @@ void PartitionJob::start(std::shared_ptr<const Model> model, const PartitionRequ
             options.frames = request.frames;
             PartitionControl control;
             control.progress = report;
-            control.cancel = &cancel_;
+            control.cancel = cancelFlag();
             outcome.report = std::make_shared<const Report>(partitionModel(model, device, options, control));
-        } catch (const Error& e) {
-            outcome.cancelled = e.kind() == ErrorKind::Cancelled;
-            outcome.error = QString::fromStdString(e.what());
-        } catch (const std::exception& e) {
-            outcome.error = QString::fromStdString(e.what());
-        } catch (...) {
-            outcome.error = QStringLiteral("unknown error");
-        }
-        if (cancel_ && !outcome.report) outcome.cancelled = true;
+        });
+        if (cancelRequested() && !outcome.report) outcome.failure.cancelled = true;
         return outcome;
     }));
 }
@@ -64,12 +52,12 @@ void PartitionJob::start(std::shared_ptr<const Model> model, const PartitionRequ
 void PartitionJob::onFinished() {
     setRunning(false);  // before emitting, so handlers may start the next job
     const Outcome outcome = watcher_.result();
-    if (outcome.cancelled)
+    if (outcome.failure.cancelled)
         emit cancelled();
     else if (outcome.report)
         emit finished(outcome.report);
     else
-        emit failed(outcome.error);
+        emit failed(outcome.failure.error);
 }
 
 }  // namespace npuwb::ui

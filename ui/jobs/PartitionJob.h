@@ -31,9 +31,6 @@ public:
     /// Ignored while a partition is in flight.
     void start(std::shared_ptr<const Model> model, const PartitionRequest& request);
 
-public slots:
-    void cancel();
-
 signals:
     /// phase: "costs", "plan", "calibrate", "single", "serial", "pipelined"
     void progress(const QString& phase, int done, int total);
@@ -45,12 +42,10 @@ signals:
 private:
     struct Outcome {
         std::shared_ptr<const Report> report;
-        bool cancelled = false;
-        QString error;
+        JobFailure failure;
     };
     void onFinished();
 
-    std::atomic<bool> cancel_{false};
     QFutureWatcher<Outcome> watcher_;
 };
 

@@ -15,20 +15,15 @@ ProfileJob::ProfileJob(QObject* parent) : Job(parent) {
 }
 
 ProfileJob::~ProfileJob() {
-    cancel_ = true;
+    requestCancel();
     watcher_.waitForFinished();
-}
-
-void ProfileJob::cancel() {
-    if (isRunning()) cancel_ = true;
 }
 
 void ProfileJob::start(std::shared_ptr<const Model> model, const RunOptions& options) {
     if (isRunning()) return;
     setRunning(true);
-    cancel_ = false;
     ProfileControl control;
-    control.cancel = &cancel_;
+    control.cancel = cancelFlag();
     // Called on the worker: post to the GUI thread instead of touching any widget from here. The destructor
     // waits for the worker, so `this` outlives every call.
     control.progress = [this](const std::string& phase, int done, int total) {
@@ -38,21 +33,12 @@ void ProfileJob::start(std::shared_ptr<const Model> model, const RunOptions& opt
     };
     watcher_.setFuture(QtConcurrent::run([model = std::move(model), options = RunOptions(options), control]() mutable {
         Outcome outcome;
-        try {
+        outcome.failure = catchFailure([&] {  // no exception may cross into Qt's machinery
             std::string warning;
             options.executor.backend = usableBackendName(options.executor.backend, warning);
             outcome.warning = QString::fromStdString(warning);
             outcome.report = std::make_shared<const Report>(profileModel(model, options, control));
-        } catch (const Error& e) {
-            if (e.kind() == ErrorKind::Cancelled)
-                outcome.cancelled = true;
-            else
-                outcome.error = QString::fromStdString(e.what());
-        } catch (const std::exception& e) {
-            outcome.error = QString::fromStdString(e.what());
-        } catch (...) {
-            outcome.error = QStringLiteral("unknown error");
-        }
+        });
         return outcome;
     }));
 }
@@ -62,10 +48,10 @@ void ProfileJob::onFinished() {
     const Outcome outcome = watcher_.result();
     if (outcome.report)
         emit finished(outcome.report, outcome.warning);
-    else if (outcome.cancelled)
+    else if (outcome.failure.cancelled)
         emit cancelled();
     else
-        emit failed(outcome.error);
+        emit failed(outcome.failure.error);
 }
 
 }  // namespace npuwb::ui

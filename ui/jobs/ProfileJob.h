@@ -24,9 +24,6 @@ public:
     /// Ignored while a run is in flight.
     void start(std::shared_ptr<const Model> model, const RunOptions& options);
 
-public slots:
-    void cancel();
-
 signals:
     /// phase is "warm-up" or "run"; done/total count runs within the phase.
     void progress(const QString& phase, int done, int total);
@@ -40,12 +37,10 @@ private:
     struct Outcome {
         std::shared_ptr<const Report> report;
         QString warning;
-        bool cancelled = false;
-        QString error;
+        JobFailure failure;
     };
     void onFinished();
 
-    std::atomic<bool> cancel_{false};
     QFutureWatcher<Outcome> watcher_;
 };
 

@@ -17,7 +17,7 @@ QuantizeJob::QuantizeJob(QObject* parent) : Job(parent) {
 }
 
 QuantizeJob::~QuantizeJob() {
-    cancel_ = true;
+    requestCancel();
     watcher_.waitForFinished();
 }
 
@@ -42,7 +42,6 @@ AccuracySection analyze(const QuantizeRequest& request, const Model& preparedFlo
 
 template <class Work> void QuantizeJob::launch(Work work) {
     setRunning(true);
-    cancel_ = false;
     // Progress crosses threads as queued calls; QPointer drops them if the job is gone.
     QPointer<QuantizeJob> self(this);
     auto report = [self](const QString& phase, size_t done, size_t total) {
@@ -51,16 +50,9 @@ template <class Work> void QuantizeJob::launch(Work work) {
         }, Qt::QueuedConnection);
     };
     watcher_.setFuture(QtConcurrent::run([work = std::move(work), report, this]() {
-        Result result;  // nothing may throw into Qt's machinery
-        try {
-            result.outcome = work(report);
-        } catch (const Error& e) {
-            result.cancelled = e.kind() == ErrorKind::Cancelled;
-            result.error = QString::fromStdString(e.what());
-        } catch (const std::exception& e) {
-            result.error = QString::fromStdString(e.what());
-        }
-        if (cancel_) result.cancelled = true;
+        Result result;
+        result.failure = catchFailure([&] { result.outcome = work(report); });  // nothing may throw into Qt
+        if (cancelRequested()) result.failure.cancelled = true;
         return result;
     }));
 }
@@ -72,7 +64,7 @@ void QuantizeJob::start(const QuantizeRequest& request) {
                                                        imageio::modelFeedInputs(*request.floatModel),
                                                        request.preprocessing);
         quant::QuantizeControl control;
-        control.cancel = &cancel_;
+        control.cancel = cancelFlag();
         control.progress = [&](const std::string& phase, size_t done, size_t total) {
             report(QString::fromStdString(phase), done, total);
         };
@@ -84,7 +76,7 @@ void QuantizeJob::start(const QuantizeRequest& request) {
         outcome->hybrid = std::move(result.hybrid);
         outcome->preparedFloat = std::make_shared<const Model>(std::move(result.floatModel));
         outcome->quantModel = std::make_shared<const Model>(std::move(result.model));
-        outcome->accuracy = analyze(request, *outcome->preparedFloat, *outcome->quantModel, *samples, cancel_,
+        outcome->accuracy = analyze(request, *outcome->preparedFloat, *outcome->quantModel, *samples, *cancelFlag(),
                                     [&](size_t d, size_t t) { report(QStringLiteral("accuracy"), d, t); });
         return std::shared_ptr<const QuantizeOutcome>(outcome);
     });
@@ -103,7 +95,7 @@ void QuantizeJob::reevaluate(std::shared_ptr<const QuantizeOutcome> previous,
         for (const auto& [node, precision] : precisions) outcome->precisions[node] = precision;
         outcome->quantModel = std::make_shared<const Model>(
             quant::buildQdqModel(*previous->preparedFloat, previous->calibration, request.options, outcome->precisions));
-        outcome->accuracy = analyze(request, *outcome->preparedFloat, *outcome->quantModel, *samples, cancel_,
+        outcome->accuracy = analyze(request, *outcome->preparedFloat, *outcome->quantModel, *samples, *cancelFlag(),
                                     [&](size_t d, size_t t) { report(QStringLiteral("accuracy"), d, t); });
         return std::shared_ptr<const QuantizeOutcome>(outcome);
     });
@@ -112,12 +104,12 @@ void QuantizeJob::reevaluate(std::shared_ptr<const QuantizeOutcome> previous,
 void QuantizeJob::onFinished() {
     setRunning(false);  // before emitting, so handlers may start the next job
     const Result result = watcher_.result();
-    if (result.cancelled)
+    if (result.failure.cancelled)
         emit cancelled();
     else if (result.outcome)
         emit finished(result.outcome);
     else
-        emit failed(result.error);
+        emit failed(result.failure.error);
 }
 
 }  // namespace npuwb::ui

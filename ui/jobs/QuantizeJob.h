@@ -46,7 +46,6 @@ public:
     void start(const QuantizeRequest& request);
     /// Rebuilds the QDQ model of `previous` with these per-node precisions and re-runs the analysis.
     void reevaluate(std::shared_ptr<const QuantizeOutcome> previous, const std::map<std::string, quant::Precision>& precisions);
-    void cancel() { cancel_ = true; }
 
 signals:
     /// phase: "range" | "histogram" | "sensitivity" | "hybrid" | "accuracy"
@@ -58,14 +57,12 @@ signals:
 private:
     struct Result {
         std::shared_ptr<const QuantizeOutcome> outcome;
-        QString error;
-        bool cancelled = false;
+        JobFailure failure;
     };
     template <class Work> void launch(Work work);
     void onFinished();
 
     QFutureWatcher<Result> watcher_;
-    std::atomic<bool> cancel_{false};
 };
 
 }  // namespace npuwb::ui

@@ -29,14 +29,10 @@ RemoteRunJob::RemoteRunJob(std::shared_ptr<BoardQuestions> questions, QObject* p
 }
 
 RemoteRunJob::~RemoteRunJob() {
-    cancel_ = true;
+    requestCancel();
     watcher_.waitForFinished();
     deployer_.reset();  // before the session it refers to
     session_.reset();
-}
-
-void RemoteRunJob::cancel() {
-    if (isRunning()) cancel_ = true;
 }
 
 void RemoteRunJob::postStage(const QString& text, qint64 done, qint64 total) {
@@ -46,7 +42,6 @@ void RemoteRunJob::postStage(const QString& text, qint64 done, qint64 total) {
 void RemoteRunJob::start(const RemoteRunRequest& request) {
     if (isRunning()) return;
     setRunning(true);
-    cancel_ = false;
     watcher_.setFuture(QtConcurrent::run([this, request] { return work(request); }));
 }
 
@@ -58,7 +53,7 @@ RemoteRunJob::Outcome RemoteRunJob::work(const RemoteRunRequest& r) {
             session_.reset();
             const QString host = QString::fromStdString(r.board.connection.host);
             postStage(tr("Connecting to %1 (%2) …").arg(r.board.name, host), 0, 0);
-            session_ = connectBoard(r.board, *prompter_, &cancel_);
+            session_ = connectBoard(r.board, *prompter_, cancelFlag());
             deployer_ = std::make_unique<remote::Deployer>(*session_);
             connectedBoard_ = r.board;
         }
@@ -103,7 +98,7 @@ RemoteRunJob::Outcome RemoteRunJob::work(const RemoteRunRequest& r) {
         report.environment.device = "board " + session_->describe();
         outcome.report = std::make_shared<const Report>(std::move(report));
     } catch (const Error& e) {
-        outcome.cancelled = e.kind() == ErrorKind::Cancelled || cancel_;  // e.g. a prompt closed by Cancel
+        outcome.cancelled = e.kind() == ErrorKind::Cancelled || cancelRequested();  // e.g. a prompt closed by Cancel
         outcome.error = QString::fromStdString(e.what());
     } catch (const std::exception& e) {
         outcome.error = QString::fromStdString(e.what());

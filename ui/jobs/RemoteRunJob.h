@@ -43,9 +43,6 @@ public:
     void start(const RemoteRunRequest& request);
     BoardPrompter* prompter() const { return prompter_; }
 
-public slots:
-    void cancel();
-
 signals:
     /// Connecting, deploying, starting: text for the status bar; total 0 = no measurable progress.
     void stage(const QString& text, qint64 done, qint64 total);
@@ -67,7 +64,6 @@ private:
     void postStage(const QString& text, qint64 done, qint64 total);
 
     BoardPrompter* prompter_;
-    std::atomic<bool> cancel_{false};
     QFutureWatcher<Outcome> watcher_;
     // The worker's connection, reused by the next run on the same board (only the worker touches these).
     BoardEntry connectedBoard_;

@@ -25,9 +25,9 @@ struct ToyPluginPath {
 Case toyCase() {
     std::mt19937 rng(7);
     std::vector<Node> nodes{
-        makeNode("Conv", {"X", "W", "Bc"}, {"c"}, {{"kernel_shape", intsAttr({3, 3})}, {"pads", intsAttr({1, 1, 1, 1})}}),
+        makeNode("Conv", {"X", "W", "Bc"}, {"c"}, {{"kernel_shape", Attribute::ofInts({3, 3})}, {"pads", Attribute::ofInts({1, 1, 1, 1})}}),
         makeNode("Relu", {"c"}, {"r"}),
-        makeNode("MaxPool", {"r"}, {"p"}, {{"kernel_shape", intsAttr({2, 2})}, {"strides", intsAttr({2, 2})}}),
+        makeNode("MaxPool", {"r"}, {"p"}, {{"kernel_shape", Attribute::ofInts({2, 2})}, {"strides", Attribute::ofInts({2, 2})}}),
         makeNode("Add", {"p", "B"}, {"s"}),
         makeNode("Relu", {"s"}, {"Y"})};
     nodes[1].name = "relu_1";

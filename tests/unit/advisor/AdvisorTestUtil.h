@@ -25,9 +25,9 @@ inline Node& conv(ModelBuilder& b, const std::string& in, const std::string& out
     b.random(out + "_w", {cout, cin / group, k, k});
     Node& n = b.node("Conv", {in, out + "_w"}, {out}, out);
     int64_t p = pad >= 0 ? pad : k / 2;
-    n.attributes["pads"] = passes::intsAttr({p, p, p, p});
-    n.attributes["strides"] = passes::intsAttr({stride, stride});
-    n.attributes["group"] = passes::intAttr(group);
+    n.attributes["pads"] = Attribute::ofInts({p, p, p, p});
+    n.attributes["strides"] = Attribute::ofInts({stride, stride});
+    n.attributes["group"] = Attribute::ofInt(group);
     return n;
 }
 

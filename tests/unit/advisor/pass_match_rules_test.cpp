@@ -11,17 +11,7 @@ namespace {
 /// ReduceMean+Sub+Pow+ReduceMean+Add+Sqrt+Div+Mul+Add over the last axis (as in the pass tests).
 Model layerNorm(float exponent) {
     ModelBuilder b(17);
-    b.input("x", {1, 64, 256}).output("y").random("gamma", {256}).random("beta", {256}, 4);
-    b.constant("two", Tensor::scalar<float>(exponent)).constant("eps", Tensor::scalar<float>(1e-5f));
-    b.node("ReduceMean", {"x"}, {"mean"}).attributes["axes"] = passes::intsAttr({-1});
-    b.node("Sub", {"x", "mean"}, {"d"});
-    b.node("Pow", {"d", "two"}, {"sq"});
-    b.node("ReduceMean", {"sq"}, {"var"}).attributes["axes"] = passes::intsAttr({-1});
-    b.node("Add", {"var", "eps"}, {"ve"});
-    b.node("Sqrt", {"ve"}, {"sd"});
-    b.node("Div", {"d", "sd"}, {"n"});
-    b.node("Mul", {"n", "gamma"}, {"ng"});
-    b.node("Add", {"ng", "beta"}, {"y"});
+    b.input("x", {1, 64, 256}).output("y").decomposedLayerNorm("x", "y", 256, exponent);
     return b.build();
 }
 }  // namespace

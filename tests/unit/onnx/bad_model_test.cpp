@@ -4,48 +4,24 @@
 #include "npuwb/ModelIO.h"
 #include "npuwb/Session.h"
 
+#include "../UnitTestSupport.h"
+
 using namespace npuwb;
+using namespace npuwb::unittest;
 
 namespace {
-
-ValueInfo tensorInfo(const std::string& name, DType dtype, std::vector<int64_t> dims) {
-    ValueInfo vi{name, {}};
-    vi.type.dtype = dtype;
-    SymShape s;
-    for (int64_t d : dims) s.push_back(Dim::of(d));
-    vi.type.shape = s;
-    return vi;
-}
-
-Node node(const std::string& name, const std::string& op, std::vector<std::string> in, std::vector<std::string> out) {
-    Node n;
-    n.name = name;
-    n.opType = op;
-    n.inputs = std::move(in);
-    n.outputs = std::move(out);
-    return n;
-}
 
 Model reluModel() {
     Model m;
     m.opsetImports[""] = 13;
-    m.graph.inputs.push_back(tensorInfo("x", DType::F32, {1, 4}));
-    m.graph.outputs.push_back(tensorInfo("y", DType::F32, {1, 4}));
-    m.graph.nodes.push_back(node("relu1", "Relu", {"x"}, {"y"}));
+    m.graph.inputs.push_back(tensorInfo("x", {1, 4}, DType::F32));
+    m.graph.outputs.push_back(tensorInfo("y", {1, 4}, DType::F32));
+    m.graph.nodes.push_back(plainNode("relu1", "Relu", {"x"}, {"y"}));
     return m;
 }
 
 /// Serialises through real protobuf and loads back, as a file would be.
 Model roundTrip(const Model& m) { return loadModelFromBytes(serializeModel(m), ".", "test.onnx"); }
-
-std::string errorOf(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "no error";
-}
 
 }  // namespace
 
@@ -62,7 +38,7 @@ TEST(BadModel, GarbageAndTruncatedFilesAreRejected) {
 TEST(BadModel, CycleIsNamed) {
     Model m = reluModel();
     m.graph.nodes[0].inputs = {"z"};
-    m.graph.nodes.push_back(node("loop_back", "Relu", {"y"}, {"z"}));
+    m.graph.nodes.push_back(plainNode("loop_back", "Relu", {"y"}, {"z"}));
     Model loaded = roundTrip(m);
     std::string msg = errorOf([&] { Session s(std::make_shared<Model>(loaded)); });
     EXPECT_NE(msg.find("cycle"), std::string::npos) << msg;
@@ -70,7 +46,7 @@ TEST(BadModel, CycleIsNamed) {
 
 TEST(BadModel, MissingInitializerIsNamed) {
     Model m = reluModel();
-    m.graph.nodes[0] = node("add1", "Add", {"x", "bias"}, {"y"});
+    m.graph.nodes[0] = plainNode("add1", "Add", {"x", "bias"}, {"y"});
     std::string msg = errorOf([&] { Session s(std::make_shared<Model>(roundTrip(m))); });
     EXPECT_NE(msg.find("'bias'"), std::string::npos) << msg;
     EXPECT_NE(msg.find("add1"), std::string::npos) << msg;
@@ -99,8 +75,8 @@ TEST(BadModel, HugeDimensionIsRefused) {
     Model m = reluModel();
     Tensor shape = Tensor::fromVector<int64_t>({2}, {int64_t(1) << 20, int64_t(1) << 20});
     m.graph.initializers["big_shape"] = shape;
-    m.graph.nodes.insert(m.graph.nodes.begin(), node("make_big", "ConstantOfShape", {"big_shape"}, {"big"}));
-    m.graph.nodes.back() = node("add_big", "Add", {"x", "big"}, {"y"});
+    m.graph.nodes.insert(m.graph.nodes.begin(), plainNode("make_big", "ConstantOfShape", {"big_shape"}, {"big"}));
+    m.graph.nodes.back() = plainNode("add_big", "Add", {"x", "big"}, {"y"});
     Session s(std::make_shared<Model>(roundTrip(m)));
     std::string msg = errorOf([&] { s.runTensors({{"x", Tensor(DType::F32, {1, 4})}}); });
     EXPECT_NE(msg.find("make_big"), std::string::npos) << msg;

@@ -38,18 +38,6 @@ struct FlowRun {
     const Tensor& out(size_t i = 0) const { return outputs[i].tensor; }
 };
 
-Attribute intAttr(int64_t v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Int;
-    a.i = v;
-    return a;
-}
-Attribute stringAttr(std::string s) {
-    Attribute a;
-    a.kind = Attribute::Kind::String;
-    a.s = std::move(s);
-    return a;
-}
 Attribute graphAttr(size_t inputs, size_t outputs) {
     Attribute a;
     a.kind = Attribute::Kind::Graph;
@@ -74,15 +62,15 @@ TEST(FlowSequence, InsertAtEraseLength) {
 
 TEST(FlowSequence, SplitAndConcat) {
     Tensor x = Tensor::fromVector<int32_t>({2, 3}, {1, 2, 3, 4, 5, 6});
-    FlowRun split("SplitToSequence", {x, Tensor::scalar<int64_t>(2)}, 1, {{"axis", intAttr(1)}});
+    FlowRun split("SplitToSequence", {x, Tensor::scalar<int64_t>(2)}, 1, {{"axis", Attribute::ofInt(1)}});
     ASSERT_EQ(split.outputs[0].sequence.size(), 2u);
     EXPECT_EQ(split.outputs[0].sequence[0].shape(), (Shape{2, 2}));
     EXPECT_EQ(split.outputs[0].sequence[1].shape(), (Shape{2, 1}));
     EXPECT_EQ(split.outputs[0].sequence[1].data<int32_t>()[1], 6);
-    FlowRun cat("ConcatFromSequence", {split.outputs[0]}, 1, {{"axis", intAttr(1)}});
+    FlowRun cat("ConcatFromSequence", {split.outputs[0]}, 1, {{"axis", Attribute::ofInt(1)}});
     EXPECT_EQ(cat.out().shape(), (Shape{2, 3}));
     EXPECT_EQ(cat.out().data<int32_t>()[4], 5);
-    FlowRun stack("ConcatFromSequence", {Value::makeSequence({x, x})}, 1, {{"axis", intAttr(-1)}, {"new_axis", intAttr(1)}});
+    FlowRun stack("ConcatFromSequence", {Value::makeSequence({x, x})}, 1, {{"axis", Attribute::ofInt(-1)}, {"new_axis", Attribute::ofInt(1)}});
     EXPECT_EQ(stack.out().shape(), (Shape{2, 3, 2}));
     EXPECT_EQ(stack.out().data<int32_t>()[3], 2);
 }
@@ -118,7 +106,7 @@ TEST(FlowControl, ScanReverseInput) {
     dirs.kind = Attribute::Kind::Ints;
     dirs.ints = {1};
     FlowRun scan("Scan", {Tensor::scalar<float>(0.f), Tensor::fromVector<float>({3}, {1.f, 2.f, 3.f})}, 2,
-                 {{"body", graphAttr(2, 2)}, {"num_scan_inputs", intAttr(1)}, {"scan_input_directions", dirs}}, body);
+                 {{"body", graphAttr(2, 2)}, {"num_scan_inputs", Attribute::ofInt(1)}, {"scan_input_directions", dirs}}, body);
     EXPECT_EQ(scan.out(0).data<float>()[0], 6.f);
     EXPECT_EQ(scan.out(1).data<float>()[0], 3.f);
     EXPECT_EQ(scan.out(1).data<float>()[1], 5.f);
@@ -129,7 +117,7 @@ TEST(FlowRecurrent, RnnOneStep) {
     FlowRun rnn("RNN",
                 {Tensor::fromVector<float>({1, 1, 1}, {2.f}), Tensor::fromVector<float>({1, 1, 1}, {0.5f}),
                  Tensor::fromVector<float>({1, 1, 1}, {3.f}), Tensor::fromVector<float>({1, 2}, {0.25f, 0.25f})},
-                2, {{"hidden_size", intAttr(1)}});
+                2, {{"hidden_size", Attribute::ofInt(1)}});
     EXPECT_NEAR(rnn.out(0).data<float>()[0], std::tanh(1.5f), 1e-6);
     EXPECT_EQ(rnn.out(1).shape(), (Shape{1, 1, 1}));
 }
@@ -155,7 +143,7 @@ TEST(FlowStrings, NormalizerAndTfIdf) {
     Attribute stop;
     stop.kind = Attribute::Kind::Strings;
     stop.strings = {"the"};
-    FlowRun norm("StringNormalizer", {words}, 1, {{"stopwords", stop}, {"case_change_action", stringAttr("UPPER")}});
+    FlowRun norm("StringNormalizer", {words}, 1, {{"stopwords", stop}, {"case_change_action", Attribute::ofString("UPPER")}});
     ASSERT_EQ(norm.out().numel(), 1);
     EXPECT_EQ(norm.out().data<std::string>()[0], "CAT");
 
@@ -165,8 +153,8 @@ TEST(FlowStrings, NormalizerAndTfIdf) {
     indexes.ints = {0, 1, 2};
     pool.ints = {1, 2, 1, 2};  // unigrams 1, 2; bigram (1, 2)
     FlowRun tf("TfIdfVectorizer", {Tensor::fromVector<int64_t>({4}, {1, 2, 1, 2})}, 1,
-               {{"mode", stringAttr("TF")}, {"min_gram_length", intAttr(1)}, {"max_gram_length", intAttr(2)},
-                {"max_skip_count", intAttr(0)}, {"ngram_counts", counts}, {"ngram_indexes", indexes},
+               {{"mode", Attribute::ofString("TF")}, {"min_gram_length", Attribute::ofInt(1)}, {"max_gram_length", Attribute::ofInt(2)},
+                {"max_skip_count", Attribute::ofInt(0)}, {"ngram_counts", counts}, {"ngram_indexes", indexes},
                 {"pool_int64s", pool}});
     const float* y = tf.out().data<float>();
     EXPECT_EQ(y[0], 2.f);
@@ -177,7 +165,7 @@ TEST(FlowStrings, NormalizerAndTfIdf) {
 TEST(FlowTraining, MomentumFirstStep) {
     FlowRun m("Momentum", {Tensor::scalar<float>(0.1f), Tensor::scalar<int64_t>(0), Tensor::fromVector<float>({1}, {1.f}),
                            Tensor::fromVector<float>({1}, {2.f}), Tensor::fromVector<float>({1}, {1.f})},
-              2, {{"alpha", intAttr(1)}, {"beta", intAttr(0)}, {"norm_coefficient", intAttr(0)}, {"mode", stringAttr("standard")}},
+              2, {{"alpha", Attribute::ofInt(1)}, {"beta", Attribute::ofInt(0)}, {"norm_coefficient", Attribute::ofInt(0)}, {"mode", Attribute::ofString("standard")}},
               nullptr, "ai.onnx.preview.training");
     // v = 1 * 1 + 1 * 2 = 3; x = 1 - 0.1 * 3
     EXPECT_NEAR(m.out(1).data<float>()[0], 3.f, 1e-6);

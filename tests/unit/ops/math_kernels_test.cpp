@@ -32,10 +32,6 @@ std::vector<Value> run(const std::string& op, std::vector<Tensor> inputs, int64_
     return ctx.outputs();
 }
 
-Attribute intAttr(int64_t v) { Attribute a; a.kind = Attribute::Kind::Int; a.i = v; return a; }
-Attribute intsAttr(std::vector<int64_t> v) { Attribute a; a.kind = Attribute::Kind::Ints; a.ints = std::move(v); return a; }
-Attribute stringAttr(std::string s) { Attribute a; a.kind = Attribute::Kind::String; a.s = std::move(s); return a; }
-Attribute floatAttr(float f) { Attribute a; a.kind = Attribute::Kind::Float; a.f = f; return a; }
 
 template <class T> std::vector<T> vec(const Value& v) {
     auto s = v.tensor.values<T>();
@@ -52,12 +48,12 @@ TEST(MathKernels, UnaryAndActivations) {
     y = run("Round", {Tensor::fromVector<float>({4}, {0.5f, 1.5f, -2.5f, 2.6f})});
     EXPECT_EQ(vec<float>(y[0]), (std::vector<float>{0.f, 2.f, -2.f, 3.f}));
     y = run("Clip", {Tensor::fromVector<float>({3}, {-2.f, 0.3f, 2.f})}, 6,
-            [](Node& n) { n.attributes["min"] = floatAttr(-1.f); n.attributes["max"] = floatAttr(1.f); });
+            [](Node& n) { n.attributes["min"] = Attribute::ofFloat(-1.f); n.attributes["max"] = Attribute::ofFloat(1.f); });
     EXPECT_EQ(vec<float>(y[0]), (std::vector<float>{-1.f, 0.3f, 1.f}));
     y = run("Clip", {Tensor::fromVector<int8_t>({3}, {-100, 5, 100}), Tensor::scalar<int8_t>(-10)}, 13);
     EXPECT_EQ(vec<int8_t>(y[0]), (std::vector<int8_t>{-10, 5, 100}));
     y = run("IsInf", {Tensor::fromVector<float>({3}, {INFINITY, -INFINITY, 1.f})}, 10,
-            [](Node& n) { n.attributes["detect_negative"] = intAttr(0); });
+            [](Node& n) { n.attributes["detect_negative"] = Attribute::ofInt(0); });
     EXPECT_EQ(vec<bool>(y[0]), (std::vector<bool>{true, false, false}));
 }
 
@@ -74,16 +70,16 @@ TEST(MathKernels, BinaryBroadcastAndIntegerSemantics) {
     EXPECT_EQ(vec<bool>(y[0]), (std::vector<bool>{true, false}));
     // Opset 6 broadcast=1, axis=0: B [2] is aligned with A's first axis.
     y = run("Add", {Tensor::fromVector<double>({2, 3}, {0, 0, 0, 0, 0, 0}), Tensor::fromVector<double>({2}, {1, 2})}, 6,
-            [](Node& n) { n.attributes["broadcast"] = intAttr(1); n.attributes["axis"] = intAttr(0); });
+            [](Node& n) { n.attributes["broadcast"] = Attribute::ofInt(1); n.attributes["axis"] = Attribute::ofInt(0); });
     EXPECT_EQ(vec<double>(y[0]), (std::vector<double>{1, 1, 1, 2, 2, 2}));
 }
 
 TEST(MathKernels, CastStrings) {
     auto y = run("Cast", {Tensor::fromVector<float>({3}, {0.47892547f, 1e-5f, 2.f})}, 13,
-                 [](Node& n) { n.attributes["to"] = intAttr(8); });
+                 [](Node& n) { n.attributes["to"] = Attribute::ofInt(8); });
     EXPECT_EQ(vec<std::string>(y[0]), (std::vector<std::string>{"0.47892547", "1e-05", "2.0"}));
     y = run("Cast", {Tensor::fromVector<std::string>({3}, {"+INF", "NaN", "-1.5"})}, 13,
-            [](Node& n) { n.attributes["to"] = intAttr(1); });
+            [](Node& n) { n.attributes["to"] = Attribute::ofInt(1); });
     auto f = vec<float>(y[0]);
     EXPECT_TRUE(std::isinf(f[0]) && f[0] > 0);
     EXPECT_TRUE(std::isnan(f[1]));
@@ -94,34 +90,34 @@ TEST(MathKernels, SoftmaxAndReductions) {
     auto y = run("Softmax", {Tensor::fromVector<float>({2}, {0.f, 0.f})});
     EXPECT_EQ(vec<float>(y[0]), (std::vector<float>{0.5f, 0.5f}));
     y = run("ReduceSum", {Tensor::fromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6}), Tensor::fromVector<int64_t>({1}, {1})},
-            13, [](Node& n) { n.attributes["keepdims"] = intAttr(0); });
+            13, [](Node& n) { n.attributes["keepdims"] = Attribute::ofInt(0); });
     EXPECT_EQ(y[0].tensor.shape(), (Shape{2}));
     EXPECT_EQ(vec<float>(y[0]), (std::vector<float>{6, 15}));
     y = run("ReduceMax", {Tensor::fromVector<int32_t>({2, 2}, {1, 9, 4, 3})}, 13,
-            [](Node& n) { n.attributes["axes"] = intsAttr({0}); });
+            [](Node& n) { n.attributes["axes"] = Attribute::ofInts({0}); });
     EXPECT_EQ(y[0].tensor.shape(), (Shape{1, 2}));
     EXPECT_EQ(vec<int32_t>(y[0]), (std::vector<int32_t>{4, 9}));
     y = run("ArgMax", {Tensor::fromVector<float>({4}, {1, 3, 3, 0})}, 13,
-            [](Node& n) { n.attributes["select_last_index"] = intAttr(1); });
+            [](Node& n) { n.attributes["select_last_index"] = Attribute::ofInt(1); });
     EXPECT_EQ(vec<int64_t>(y[0]), (std::vector<int64_t>{2}));
     y = run("CumSum", {Tensor::fromVector<double>({3}, {1, 2, 3}), Tensor::scalar<int32_t>(0)}, 14,
-            [](Node& n) { n.attributes["exclusive"] = intAttr(1); n.attributes["reverse"] = intAttr(1); });
+            [](Node& n) { n.attributes["exclusive"] = Attribute::ofInt(1); n.attributes["reverse"] = Attribute::ofInt(1); });
     EXPECT_EQ(vec<double>(y[0]), (std::vector<double>{5, 3, 0}));
 }
 
 TEST(MathKernels, EinsumDetAndLoss) {
     auto y = run("Einsum", {Tensor::fromVector<double>({2, 2}, {1, 2, 3, 4})}, 12,
-                 [](Node& n) { n.attributes["equation"] = stringAttr("ii"); });
+                 [](Node& n) { n.attributes["equation"] = Attribute::ofString("ii"); });
     EXPECT_EQ(vec<double>(y[0]), (std::vector<double>{5}));  // trace, implicit scalar output
     y = run("Einsum", {Tensor::fromVector<double>({2, 2}, {1, 2, 3, 4}), Tensor::fromVector<double>({2}, {1, 1})}, 12,
-            [](Node& n) { n.attributes["equation"] = stringAttr("ij,j->i"); });
+            [](Node& n) { n.attributes["equation"] = Attribute::ofString("ij,j->i"); });
     EXPECT_EQ(vec<double>(y[0]), (std::vector<double>{3, 7}));
     y = run("Det", {Tensor::fromVector<float>({2, 2}, {1, 2, 3, 4})});
     EXPECT_FLOAT_EQ(vec<float>(y[0])[0], -2.f);
     // NLL mean with one ignored target: only the other contributes, divided by its weight.
     y = run("NegativeLogLikelihoodLoss",
             {Tensor::fromVector<float>({2, 2}, {-1, -2, -3, -4}), Tensor::fromVector<int64_t>({2}, {1, 0})}, 13,
-            [](Node& n) { n.attributes["ignore_index"] = intAttr(0); });
+            [](Node& n) { n.attributes["ignore_index"] = Attribute::ofInt(0); });
     EXPECT_FLOAT_EQ(vec<float>(y[0])[0], 2.f);
 }
 

@@ -9,25 +9,6 @@ using namespace npuwb;
 
 namespace {
 
-Attribute ints(std::vector<int64_t> v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Ints;
-    a.ints = std::move(v);
-    return a;
-}
-Attribute integer(int64_t v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Int;
-    a.i = v;
-    return a;
-}
-Attribute text(std::string s) {
-    Attribute a;
-    a.kind = Attribute::Kind::String;
-    a.s = std::move(s);
-    return a;
-}
-
 std::vector<Value> run(const std::string& op, std::vector<Tensor> inputs, std::map<std::string, Attribute> attrs = {},
                        size_t outputs = 1, int64_t opset = 17) {
     KernelFn fn = KernelRegistry::instance().find("", op);
@@ -55,7 +36,7 @@ TEST(NnKernels, ConvWithPaddingAndBias) {
     Tensor x = Tensor::fromVector<float>({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
     Tensor w = Tensor::fromVector<float>({1, 1, 2, 2}, {1, 1, 1, 1});
     Tensor b = Tensor::fromVector<float>({1}, {10});
-    auto out = run("Conv", {x, w, b}, {{"pads", ints({1, 1, 0, 0})}});
+    auto out = run("Conv", {x, w, b}, {{"pads", Attribute::ofInts({1, 1, 0, 0})}});
     const Tensor& y = out[0].tensor;
     ASSERT_EQ(y.shape(), (Shape{1, 1, 3, 3}));
     std::vector<float> expected{11, 13, 15, 15, 22, 26, 21, 34, 38};
@@ -65,7 +46,7 @@ TEST(NnKernels, ConvWithPaddingAndBias) {
 TEST(NnKernels, ConvSameLowerStride2) {
     Tensor x = Tensor::fromVector<float>({1, 1, 4}, {1, 2, 3, 4});
     Tensor w = Tensor::fromVector<float>({1, 1, 3}, {1, 1, 1});
-    auto out = run("Conv", {x, w}, {{"auto_pad", text("SAME_LOWER")}, {"strides", ints({2})}});
+    auto out = run("Conv", {x, w}, {{"auto_pad", Attribute::ofString("SAME_LOWER")}, {"strides", Attribute::ofInts({2})}});
     // out = ceil(4/2) = 2, total pad 1 -> at the start: windows [pad,1,2], [2,3,4].
     EXPECT_EQ(out[0].tensor.toFloatVector(), (std::vector<float>{3, 9}));
 }
@@ -73,7 +54,7 @@ TEST(NnKernels, ConvSameLowerStride2) {
 TEST(NnKernels, ConvTransposeStrided) {
     Tensor x = Tensor::fromVector<float>({1, 1, 2}, {1, 2});
     Tensor w = Tensor::fromVector<float>({1, 1, 3}, {1, 10, 100});
-    auto out = run("ConvTranspose", {x, w}, {{"strides", ints({2})}});
+    auto out = run("ConvTranspose", {x, w}, {{"strides", Attribute::ofInts({2})}});
     EXPECT_EQ(out[0].tensor.shape(), (Shape{1, 1, 5}));
     EXPECT_EQ(out[0].tensor.toFloatVector(), (std::vector<float>{1, 10, 102, 20, 200}));
 }
@@ -93,7 +74,7 @@ TEST(NnKernels, GemmTransposedWithBias) {
     Attribute alpha;
     alpha.kind = Attribute::Kind::Float;
     alpha.f = 2.0f;
-    auto out = run("Gemm", {a, b, c}, {{"transA", integer(1)}, {"alpha", alpha}});
+    auto out = run("Gemm", {a, b, c}, {{"transA", Attribute::ofInt(1)}, {"alpha", alpha}});
     EXPECT_EQ(out[0].tensor.toFloatVector(), (std::vector<float>{15, 21}));
 }
 
@@ -112,7 +93,7 @@ TEST(NnKernels, QuantizeRoundsHalfToEvenAndSaturates) {
 
 TEST(NnKernels, MaxPoolIndicesColumnMajor) {
     Tensor x = Tensor::fromVector<float>({1, 1, 2, 3}, {1, 9, 2, 3, 4, 8});
-    auto out = run("MaxPool", {x}, {{"kernel_shape", ints({2, 2})}, {"storage_order", integer(1)}}, 2);
+    auto out = run("MaxPool", {x}, {{"kernel_shape", Attribute::ofInts({2, 2})}, {"storage_order", Attribute::ofInt(1)}}, 2);
     EXPECT_EQ(out[0].tensor.toFloatVector(), (std::vector<float>{9, 9}));
     // 9 is at (h=0, w=1): column-major index h + w * H = 2.
     EXPECT_EQ(out[1].tensor.toInt64Vector(), (std::vector<int64_t>{2, 2}));
@@ -120,7 +101,7 @@ TEST(NnKernels, MaxPoolIndicesColumnMajor) {
 
 TEST(NnKernels, AveragePoolExcludesPadding) {
     Tensor x = Tensor::fromVector<float>({1, 1, 3}, {2, 4, 6});
-    auto out = run("AveragePool", {x}, {{"kernel_shape", ints({2})}, {"pads", ints({1, 1})}});
+    auto out = run("AveragePool", {x}, {{"kernel_shape", Attribute::ofInts({2})}, {"pads", Attribute::ofInts({1, 1})}});
     EXPECT_EQ(out[0].tensor.toFloatVector(), (std::vector<float>{2, 3, 5, 6}));
 }
 
@@ -147,7 +128,7 @@ TEST(NnKernels, LargeConvMatchesNaiveLoop) {
     for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>((i * 104729) % 5) - 2.0f;
     Tensor x = Tensor::fromVector<float>({1, c, h, w}, xv);
     Tensor wt = Tensor::fromVector<float>({2, c, k, k}, wv);
-    auto out = run("Conv", {x, wt}, {{"pads", ints({1, 2, 1, 2})}, {"dilations", ints({1, 2})}, {"strides", ints({1, 1})}});
+    auto out = run("Conv", {x, wt}, {{"pads", Attribute::ofInts({1, 2, 1, 2})}, {"dilations", Attribute::ofInts({1, 2})}, {"strides", Attribute::ofInts({1, 1})}});
     const Tensor& y = out[0].tensor;
     const int64_t oh = h + 2 - 3 + 1, ow = w + 4 - 5 + 1;
     ASSERT_EQ(y.shape(), (Shape{1, 2, oh, ow}));

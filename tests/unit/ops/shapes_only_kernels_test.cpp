@@ -8,8 +8,6 @@
 #include "passes/GraphEdit.h"
 
 using namespace npuwb;
-using passes::intAttr;
-using passes::intsAttr;
 
 namespace {
 
@@ -55,17 +53,17 @@ TEST(ShapesOnlyKernels, GiveTheShapesOfARealRunWithoutData) {
     std::vector<OpCase> cases = {
         {"Conv", {randomFloats({1, 4, 9, 7}, rng), randomFloats({6, 2, 3, 3}, rng), randomFloats({6}, rng)},
          {true, true, true},
-         {{"group", intAttr(2)}, {"strides", intsAttr({2, 1})}, {"pads", intsAttr({1, 0, 1, 2})}}},
+         {{"group", Attribute::ofInt(2)}, {"strides", Attribute::ofInts({2, 1})}, {"pads", Attribute::ofInts({1, 0, 1, 2})}}},
         {"MatMul", {randomFloats({2, 1, 5, 3}, rng), randomFloats({4, 3, 6}, rng)}, {true, true}, {}},
         {"Add", {randomFloats({3, 1, 5}, rng), randomFloats({4, 1}, rng)}, {true, true}, {}},
         {"Sub", {randomFloats({1, 4}, rng), randomFloats({3, 1}, rng)}, {true, true}, {}},
         {"Mul", {randomFloats({2, 3}, rng), randomFloats({}, rng)}, {true, true}, {}},
         {"Div", {randomFloats({2, 3}, rng), randomFloats({3}, rng)}, {true, true}, {}},
-        {"Softmax", {randomFloats({2, 3, 4}, rng)}, {true}, {{"axis", intAttr(1)}}},
+        {"Softmax", {randomFloats({2, 3, 4}, rng)}, {true}, {{"axis", Attribute::ofInt(1)}}},
         {"Relu", {randomFloats({5, 2}, rng)}, {true}, {}},
         {"Slice", {randomFloats({4, 6, 5}, rng), int64s({1, -4}), int64s({100, -1}), int64s({0, 2}), int64s({2, 1})},
          {true, false, false, false, false}, {}},
-        {"Concat", {randomFloats({2, 3, 4}, rng), randomFloats({2, 5, 4}, rng)}, {true, true}, {{"axis", intAttr(1)}}},
+        {"Concat", {randomFloats({2, 3, 4}, rng), randomFloats({2, 5, 4}, rng)}, {true, true}, {{"axis", Attribute::ofInt(1)}}},
         {"QuantizeLinear", {randomFloats({2, 3, 4}, rng), Tensor::scalar<float>(0.01f), Tensor::scalar<int8_t>(3)},
          {true, true, true}, {}},
         {"DequantizeLinear",

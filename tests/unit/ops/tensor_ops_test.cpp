@@ -33,24 +33,6 @@ struct KernelRun {
     const Tensor& out(size_t i = 0) const { return outputs[i].tensor; }
 };
 
-Attribute ints(std::vector<int64_t> v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Ints;
-    a.ints = std::move(v);
-    return a;
-}
-Attribute intAttr(int64_t v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Int;
-    a.i = v;
-    return a;
-}
-Attribute str(std::string s) {
-    Attribute a;
-    a.kind = Attribute::Kind::String;
-    a.s = std::move(s);
-    return a;
-}
 Tensor i64(Shape s, std::vector<int64_t> v) { return Tensor::fromVector<int64_t>(std::move(s), v); }
 Tensor f32(Shape s, std::vector<float> v) { return Tensor::fromVector<float>(std::move(s), v); }
 template <class T> std::vector<T> vals(const Tensor& t) { return {t.values<T>().begin(), t.values<T>().end()}; }
@@ -60,7 +42,7 @@ template <class T> std::vector<T> vals(const Tensor& t) { return {t.values<T>().
 TEST(TensorOps, ReshapeHandlesZeroAndMinusOne) {
     KernelRun r("Reshape", {f32({2, 3, 4}, std::vector<float>(24, 1.f)), i64({3}, {0, -1, 2})});
     EXPECT_EQ(r.out().shape(), (Shape{2, 6, 2}));
-    KernelRun z("Reshape", {f32({0, 3}, {}), i64({2}, {3, 0})}, 1, 14, {{"allowzero", intAttr(1)}});
+    KernelRun z("Reshape", {f32({0, 3}, {}), i64({2}, {3, 0})}, 1, 14, {{"allowzero", Attribute::ofInt(1)}});
     EXPECT_EQ(z.out().shape(), (Shape{3, 0}));
 }
 
@@ -74,23 +56,23 @@ TEST(TensorOps, SliceWithNegativeStepAndClamping) {
     Tensor x = f32({5}, {0, 1, 2, 3, 4});
     KernelRun r("Slice", {x, i64({1}, {100}), i64({1}, {-100}), i64({1}, {0}), i64({1}, {-2})});
     EXPECT_EQ(vals<float>(r.out()), (std::vector<float>{4, 2, 0}));
-    KernelRun old("Slice", {x}, 1, 9, {{"starts", ints({1})}, {"ends", ints({INT64_MAX})}});
+    KernelRun old("Slice", {x}, 1, 9, {{"starts", Attribute::ofInts({1})}, {"ends", Attribute::ofInts({INT64_MAX})}});
     EXPECT_EQ(vals<float>(old.out()), (std::vector<float>{1, 2, 3, 4}));
 }
 
 TEST(TensorOps, ConcatAndUnevenSplit) {
-    KernelRun c("Concat", {f32({1, 2}, {1, 2}), f32({1, 1}, {3})}, 1, 13, {{"axis", intAttr(-1)}});
+    KernelRun c("Concat", {f32({1, 2}, {1, 2}), f32({1, 1}, {3})}, 1, 13, {{"axis", Attribute::ofInt(-1)}});
     EXPECT_EQ(vals<float>(c.out()), (std::vector<float>{1, 2, 3}));
-    KernelRun s("Split", {f32({5}, {1, 2, 3, 4, 5})}, 2, 18, {{"num_outputs", intAttr(2)}});
+    KernelRun s("Split", {f32({5}, {1, 2, 3, 4, 5})}, 2, 18, {{"num_outputs", Attribute::ofInt(2)}});
     EXPECT_EQ(vals<float>(s.out(0)), (std::vector<float>{1, 2, 3}));
     EXPECT_EQ(vals<float>(s.out(1)), (std::vector<float>{4, 5}));
 }
 
 TEST(TensorOps, PadReflectAndEdge) {
     Tensor x = f32({3}, {1, 2, 3});
-    KernelRun r("Pad", {x, i64({2}, {2, 1})}, 1, 13, {{"mode", str("reflect")}});
+    KernelRun r("Pad", {x, i64({2}, {2, 1})}, 1, 13, {{"mode", Attribute::ofString("reflect")}});
     EXPECT_EQ(vals<float>(r.out()), (std::vector<float>{3, 2, 1, 2, 3, 2}));
-    KernelRun e("Pad", {x, i64({2}, {1, -1})}, 1, 13, {{"mode", str("edge")}});
+    KernelRun e("Pad", {x, i64({2}, {1, -1})}, 1, 13, {{"mode", Attribute::ofString("edge")}});
     EXPECT_EQ(vals<float>(e.out()), (std::vector<float>{1, 1, 2}));
 }
 
@@ -103,7 +85,7 @@ TEST(TensorOps, GatherNegativeIndicesAndGatherND) {
 
 TEST(TensorOps, ScatterNDAdd) {
     KernelRun r("ScatterND", {f32({4}, {1, 2, 3, 4}), i64({2, 1}, {1, 1}), f32({2}, {10, 20})}, 1, 16,
-          {{"reduction", str("add")}});
+          {{"reduction", Attribute::ofString("add")}});
     EXPECT_EQ(vals<float>(r.out()), (std::vector<float>{1, 32, 3, 4}));
 }
 
@@ -114,7 +96,7 @@ TEST(TensorOps, TopKPrefersLowerIndexOnTies) {
 }
 
 TEST(TensorOps, UniqueUnsortedKeepsFirstOccurrenceOrder) {
-    KernelRun r("Unique", {f32({6}, {2, 1, 1, 3, 4, 3})}, 4, 11, {{"sorted", intAttr(0)}});
+    KernelRun r("Unique", {f32({6}, {2, 1, 1, 3, 4, 3})}, 4, 11, {{"sorted", Attribute::ofInt(0)}});
     EXPECT_EQ(vals<float>(r.out(0)), (std::vector<float>{2, 1, 3, 4}));
     EXPECT_EQ(vals<int64_t>(r.out(1)), (std::vector<int64_t>{0, 1, 3, 4}));
     EXPECT_EQ(vals<int64_t>(r.out(2)), (std::vector<int64_t>{0, 1, 1, 2, 3, 2}));
@@ -123,7 +105,7 @@ TEST(TensorOps, UniqueUnsortedKeepsFirstOccurrenceOrder) {
 
 TEST(TensorOps, ResizeNearestUpsample) {
     Tensor x = f32({1, 1, 2, 2}, {1, 2, 3, 4});
-    KernelRun r("Resize", {x, Tensor(), f32({4}, {1, 1, 2, 2})}, 1, 13, {{"mode", str("nearest")}});
+    KernelRun r("Resize", {x, Tensor(), f32({4}, {1, 1, 2, 2})}, 1, 13, {{"mode", Attribute::ofString("nearest")}});
     EXPECT_EQ(r.out().shape(), (Shape{1, 1, 4, 4}));
     EXPECT_EQ(vals<float>(r.out()), (std::vector<float>{1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}));
 }
@@ -138,16 +120,16 @@ TEST(TensorOps, NonMaxSuppressionSuppressesOverlaps) {
 TEST(TensorOps, BadInputThrowsInsteadOfAborting) {
     EXPECT_THROW(KernelRun("Reshape", {f32({4}, {1, 2, 3, 4}), i64({1}, {3})}), Error);
     EXPECT_THROW(KernelRun("Gather", {f32({2}, {1, 2}), i64({1}, {5})}), Error);
-    EXPECT_THROW(KernelRun("Transpose", {f32({2, 2}, {1, 2, 3, 4})}, 1, 13, {{"perm", ints({0, 0})}}), Error);
+    EXPECT_THROW(KernelRun("Transpose", {f32({2, 2}, {1, 2, 3, 4})}, 1, 13, {{"perm", Attribute::ofInts({0, 0})}}), Error);
 }
 
 TEST(TensorOps, FlattenNegativeAxisCountsFromRank) {
-    KernelRun r("Flatten", {f32({2, 3, 4}, std::vector<float>(24, 0.f))}, 1, 13, {{"axis", intAttr(-1)}});
+    KernelRun r("Flatten", {f32({2, 3, 4}, std::vector<float>(24, 0.f))}, 1, 13, {{"axis", Attribute::ofInt(-1)}});
     EXPECT_EQ(r.out().shape(), (Shape{6, 4}));
 }
 
 TEST(TensorOps, PadWrapRepeatsFromTheOtherSide) {
-    KernelRun r("Pad", {f32({3}, {1, 2, 3}), i64({2}, {2, 1})}, 1, 19, {{"mode", str("wrap")}});
+    KernelRun r("Pad", {f32({3}, {1, 2, 3}), i64({2}, {2, 1})}, 1, 19, {{"mode", Attribute::ofString("wrap")}});
     EXPECT_EQ(vals<float>(r.out()), (std::vector<float>{2, 3, 1, 2, 3, 1}));
 }
 

@@ -10,21 +10,15 @@
 #include "npuwb/DeviceProfile.h"
 #include "npuwb/Error.h"
 
+#include "../UnitTestSupport.h"
+
 using namespace npuwb;
+using namespace npuwb::unittest;
 namespace fs = std::filesystem;
 
 namespace {
 
 const fs::path kDevicesDir = fs::path(NPUWB_SOURCE_DIR) / "resources" / "devices";
-
-std::string errorOf(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "no error";
-}
 
 nlohmann::json snapdragon() {
     return nlohmann::json::parse(readFile((kDevicesDir / "snapdragon-x2-elite.json").string()));

@@ -15,20 +15,13 @@
 #include "partition/Partitioner.h"
 #include "partition/Schedule.h"
 
+#include "../UnitTestSupport.h"
+
 using namespace npuwb;
+using namespace npuwb::unittest;
 using namespace npuwb::partition;
 
 namespace {
-
-ValueInfo tensorInfo(const std::string& name, Shape shape) {
-    ValueInfo vi;
-    vi.name = name;
-    vi.type.dtype = DType::F32;
-    SymShape s;
-    for (int64_t d : shape) s.push_back(Dim::of(d));
-    vi.type.shape = s;
-    return vi;
-}
 
 /// A chain x -> op[0] -> op[1] -> ...: MatMul with a [256,256] weight, other ops elementwise on [64,256].
 std::shared_ptr<const Model> chain(const std::vector<std::string>& ops) {

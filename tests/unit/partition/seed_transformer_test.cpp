@@ -10,22 +10,15 @@
 #include "npuwb/DeviceProfile.h"
 #include "npuwb/Partition.h"
 
+#include "../UnitTestSupport.h"
+
 using namespace npuwb;
+using namespace npuwb::unittest;
 namespace fs = std::filesystem;
 
 namespace {
 
 const fs::path kDevicesDir = fs::path(NPUWB_SOURCE_DIR) / "resources" / "devices";
-
-ValueInfo tensorInfo(const std::string& name, Shape shape) {
-    ValueInfo vi;
-    vi.name = name;
-    vi.type.dtype = DType::F32;
-    SymShape s;
-    for (int64_t d : shape) s.push_back(Dim::of(d));
-    vi.type.shape = s;
-    return vi;
-}
 
 /// 12 sequences of 128 tokens, width 768; per layer Q, K, V projections, scores = Q K^T, Softmax, context = P V,
 /// output projection, FFN (768 -> 768) with GELU. The article's layer has no residuals or norms, so neither has

@@ -46,6 +46,22 @@ public:
         m_.graph.nodes.push_back(std::move(n));
         return m_.graph.nodes.back();
     }
+    /// LayerNorm over the last axis (of length `width`) as exporters decompose it: ReduceMean, Sub, Pow(exponent),
+    /// ReduceMean, Add(eps), Sqrt, Div, Mul(gamma), Add(beta), from `x` to `y`.
+    ModelBuilder& decomposedLayerNorm(const std::string& x, const std::string& y, int64_t width, float exponent = 2.0f) {
+        random("gamma", {width}).random("beta", {width}, 4);
+        constant("two", Tensor::scalar<float>(exponent)).constant("eps", Tensor::scalar<float>(1e-5f));
+        node("ReduceMean", {x}, {"mean"}).attributes["axes"] = Attribute::ofInts({-1});
+        node("Sub", {x, "mean"}, {"d"});
+        node("Pow", {"d", "two"}, {"sq"});
+        node("ReduceMean", {"sq"}, {"var"}).attributes["axes"] = Attribute::ofInts({-1});
+        node("Add", {"var", "eps"}, {"ve"});
+        node("Sqrt", {"ve"}, {"sd"});
+        node("Div", {"d", "sd"}, {"n"});
+        node("Mul", {"n", "gamma"}, {"ng"});
+        node("Add", {"ng", "beta"}, {y});
+        return *this;
+    }
     /// Through a real ONNX round trip, so value types are inferred as for a loaded file.
     Model build() const { return loadModelFromBytes(serializeModel(m_), ".", "test.onnx"); }
 

@@ -56,8 +56,8 @@ TEST(RemoveIdentity, BypassesIdentityDropoutAndNoOpShapeOps) {
     b.node("Identity", {"x"}, {"a"});
     b.node("Dropout", {"a"}, {"b"});
     b.node("Reshape", {"b", "same"}, {"c"});
-    b.node("Transpose", {"c"}, {"d"}).attributes["perm"] = intsAttr({0, 1});
-    b.node("Cast", {"d"}, {"e"}).attributes["to"] = intAttr(1);
+    b.node("Transpose", {"c"}, {"d"}).attributes["perm"] = Attribute::ofInts({0, 1});
+    b.node("Cast", {"d"}, {"e"}).attributes["to"] = Attribute::ofInt(1);
     b.node("Relu", {"e"}, {"y"});
     auto r = runPasses(b.build(), {"remove_identity"});
     expectProven(r, "remove_identity");
@@ -86,8 +86,8 @@ TEST(FoldBatchNorm, FoldsIntoConvAndGemm) {
     b.node("BatchNormalization", {"c", "g", "be", "mu", "var"}, {"y"});
     b.random("gw", {3, 5}, 8).random("g2", {3}, 9).random("b2", {3}, 10).random("m2", {3}, 11);
     Node& gemm = b.node("Gemm", {"v", "gw"}, {"gm"});
-    gemm.attributes["transB"] = intAttr(1);
-    gemm.attributes["alpha"] = floatAttr(0.5f);
+    gemm.attributes["transB"] = Attribute::ofInt(1);
+    gemm.attributes["alpha"] = Attribute::ofFloat(0.5f);
     b.node("BatchNormalization", {"gm", "g2", "b2", "m2", "var2"}, {"z"});
     auto r = runPasses(b.build(), {"fold_batchnorm"});
     expectProven(r, "fold_batchnorm");

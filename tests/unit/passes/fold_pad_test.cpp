@@ -24,12 +24,12 @@ ModelBuilder padThen(const std::string& op, std::vector<int64_t> pads, float val
     if (op == "Conv") {
         b.random("w", {4, 1, 3, 3}).random("bias", {4}, 7);
         n = &b.node("Conv", {"p", "w", "bias"}, {"y"});
-        n->attributes["group"] = intAttr(4);
+        n->attributes["group"] = Attribute::ofInt(4);
     } else {
         n = &b.node(op, {"p"}, {"y"});
-        n->attributes["kernel_shape"] = intsAttr({3, 3});
+        n->attributes["kernel_shape"] = Attribute::ofInts({3, 3});
     }
-    n->attributes["strides"] = intsAttr({2, 2});
+    n->attributes["strides"] = Attribute::ofInts({2, 2});
     return b;
 }
 
@@ -129,8 +129,8 @@ TEST(ExecutionRewrites, TransposePairsCancelAndReshapeChainsMergeButArithmeticSt
     ModelBuilder b;
     b.input("x", {2, 3, 4}).output("y").ints("s1", {6, 4}).ints("s2", {4, 6});
     b.constant("a", Tensor::scalar<float>(0.1f)).constant("c", Tensor::scalar<float>(0.7f));
-    b.node("Transpose", {"x"}, {"t1"}).attributes["perm"] = intsAttr({0, 2, 1});
-    b.node("Transpose", {"t1"}, {"t2"}).attributes["perm"] = intsAttr({0, 2, 1});
+    b.node("Transpose", {"x"}, {"t1"}).attributes["perm"] = Attribute::ofInts({0, 2, 1});
+    b.node("Transpose", {"t1"}, {"t2"}).attributes["perm"] = Attribute::ofInts({0, 2, 1});
     b.node("Reshape", {"t2", "s1"}, {"r1"});
     b.node("Reshape", {"r1", "s2"}, {"r2"});
     b.node("Add", {"r2", "a"}, {"e1"});
@@ -162,8 +162,8 @@ TEST(FoldPad, QuantizePairMovesBeforeThePad) {
     b.node("QuantizeLinear", {"p", "s", "z"}, {"q"});
     b.node("DequantizeLinear", {"q", "s", "z"}, {"d"});
     Node& conv = b.node("Conv", {"d", "w"}, {"y"});
-    conv.attributes["group"] = intAttr(4);
-    conv.attributes["strides"] = intsAttr({2, 2});
+    conv.attributes["group"] = Attribute::ofInt(4);
+    conv.attributes["strides"] = Attribute::ofInts({2, 2});
     const Model m = b.build();
     auto r = runPasses(m, {"fold_pad"});
     expectProven(r, "fold_pad");

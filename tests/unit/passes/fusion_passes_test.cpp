@@ -8,17 +8,7 @@ using namespace npuwb::passes::testing;
 namespace {
 Model layerNormModel(int64_t opset, float exponent) {
     ModelBuilder b(opset);
-    b.input("x", {2, 5, 8}).output("y").random("gamma", {8}).random("beta", {8}, 4);
-    b.constant("two", Tensor::scalar<float>(exponent)).constant("eps", Tensor::scalar<float>(1e-5f));
-    b.node("ReduceMean", {"x"}, {"mean"}).attributes["axes"] = intsAttr({-1});
-    b.node("Sub", {"x", "mean"}, {"d"});
-    b.node("Pow", {"d", "two"}, {"sq"});
-    b.node("ReduceMean", {"sq"}, {"var"}).attributes["axes"] = intsAttr({-1});
-    b.node("Add", {"var", "eps"}, {"ve"});
-    b.node("Sqrt", {"ve"}, {"sd"});
-    b.node("Div", {"d", "sd"}, {"n"});
-    b.node("Mul", {"n", "gamma"}, {"ng"});
-    b.node("Add", {"ng", "beta"}, {"y"});
+    b.input("x", {2, 5, 8}).output("y").decomposedLayerNorm("x", "y", 8, exponent);
     return b.build();
 }
 }  // namespace
@@ -57,7 +47,7 @@ TEST(FuseGlu, HalfSlicesBecomeSplit) {
 TEST(FuseGlu, ReportsGateOnTheFirstHalf) {
     ModelBuilder b;
     b.input("x", {1, 8}).output("y");
-    b.node("Split", {"x"}, {"a", "bb"}).attributes["axis"] = intAttr(1);
+    b.node("Split", {"x"}, {"a", "bb"}).attributes["axis"] = Attribute::ofInt(1);
     b.node("Sigmoid", {"a"}, {"g"});
     b.node("Mul", {"bb", "g"}, {"y"});
     expectNearMiss(runPasses(b.build(), {"fuse_glu"}), "fuse_glu", "first half");

@@ -13,7 +13,7 @@ Model shuffleModel(std::vector<int64_t> perm) {
     b.ints("split", {1, 2, 4, 4, 4}).ints("back", {1, 8, 4, 4});
     b.node("Conv", {"x", "w"}, {"c"});
     b.node("Reshape", {"c", "split"}, {"r1"});
-    b.node("Transpose", {"r1"}, {"t"}).attributes["perm"] = intsAttr(perm);
+    b.node("Transpose", {"r1"}, {"t"}).attributes["perm"] = Attribute::ofInts(perm);
     b.node("Reshape", {"t", "back"}, {"y"});
     return b.build();
 }
@@ -44,7 +44,7 @@ Model convTransposeActivation(bool fromConv) {
         b.node("Conv", {"x", "w"}, {"c"});
         src = "c";
     }
-    b.node("Transpose", {src}, {"t"}).attributes["perm"] = intsAttr({0, 2, 3, 1});
+    b.node("Transpose", {src}, {"t"}).attributes["perm"] = Attribute::ofInts({0, 2, 3, 1});
     b.node("Clip", {"t", "lo", "hi"}, {"y"});
     return b.build();
 }
@@ -80,7 +80,7 @@ Model focusModel(bool oneSource) {
         b.node("Slice", {h, offsets[i].second ? "s1" : "s0", "end", "ax3", "st"}, {p});
         parts.push_back(p);
     }
-    b.node("Concat", parts, {"y"}).attributes["axis"] = intAttr(1);
+    b.node("Concat", parts, {"y"}).attributes["axis"] = Attribute::ofInt(1);
     return b.build();
 }
 }  // namespace

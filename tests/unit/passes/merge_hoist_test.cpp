@@ -10,8 +10,8 @@ TEST(MergeChains, MergesReshapesTransposesAndConstantArithmetic) {
     b.input("x", {2, 3, 4}).output("y").ints("s1", {6, 4}).ints("s2", {4, 6});
     b.random("a", {4}).random("c", {1}, 4).random("m", {6}, 5);
     b.constant("d", Tensor::fromVector<float>({1}, {1.5f}));
-    b.node("Transpose", {"x"}, {"t1"}).attributes["perm"] = intsAttr({0, 2, 1});
-    b.node("Transpose", {"t1"}, {"t2"}).attributes["perm"] = intsAttr({1, 0, 2});
+    b.node("Transpose", {"x"}, {"t1"}).attributes["perm"] = Attribute::ofInts({0, 2, 1});
+    b.node("Transpose", {"t1"}, {"t2"}).attributes["perm"] = Attribute::ofInts({1, 0, 2});
     b.node("Reshape", {"t2", "s1"}, {"r1"});
     b.node("Reshape", {"r1", "s2"}, {"r2"});
     b.node("Sub", {"r2", "c"}, {"e1"});
@@ -28,8 +28,8 @@ TEST(MergeChains, MergesReshapesTransposesAndConstantArithmetic) {
 TEST(MergeChains, ReportsSharedIntermediate) {
     ModelBuilder b;
     b.input("x", {2, 3}).output("y").output("t1");
-    b.node("Transpose", {"x"}, {"t1"}).attributes["perm"] = intsAttr({1, 0});
-    b.node("Transpose", {"t1"}, {"y"}).attributes["perm"] = intsAttr({1, 0});
+    b.node("Transpose", {"x"}, {"t1"}).attributes["perm"] = Attribute::ofInts({1, 0});
+    b.node("Transpose", {"t1"}, {"y"}).attributes["perm"] = Attribute::ofInts({1, 0});
     auto r = runPasses(b.build(), {"merge_chains"});
     expectNearMiss(r, "merge_chains", "deviating connection");
     EXPECT_EQ(count(r, "Transpose"), 2);
@@ -40,7 +40,7 @@ TEST(HoistCommonFactor, SharedActivationMovesBehindConcatAndDuplicatesMerge) {
     b.input("x", {1, 2, 3}).input("z", {1, 4, 3}).output("y").output("s");
     b.node("Relu", {"x"}, {"rx"});
     b.node("Relu", {"z"}, {"rz"});
-    b.node("Concat", {"rx", "rz"}, {"y"}).attributes["axis"] = intAttr(1);
+    b.node("Concat", {"rx", "rz"}, {"y"}).attributes["axis"] = Attribute::ofInt(1);
     b.node("Sigmoid", {"x"}, {"g1"});
     b.node("Sigmoid", {"x"}, {"g2"});
     b.node("Add", {"g1", "g2"}, {"s"});
@@ -53,9 +53,9 @@ TEST(HoistCommonFactor, SharedActivationMovesBehindConcatAndDuplicatesMerge) {
 TEST(HoistCommonFactor, ReportsBranchesWithDifferentParameters) {
     ModelBuilder b;
     b.input("x", {1, 2}).input("z", {1, 2}).output("y");
-    b.node("LeakyRelu", {"x"}, {"a"}).attributes["alpha"] = floatAttr(0.1f);
-    b.node("LeakyRelu", {"z"}, {"c"}).attributes["alpha"] = floatAttr(0.2f);
-    b.node("Concat", {"a", "c"}, {"y"}).attributes["axis"] = intAttr(1);
+    b.node("LeakyRelu", {"x"}, {"a"}).attributes["alpha"] = Attribute::ofFloat(0.1f);
+    b.node("LeakyRelu", {"z"}, {"c"}).attributes["alpha"] = Attribute::ofFloat(0.2f);
+    b.node("Concat", {"a", "c"}, {"y"}).attributes["axis"] = Attribute::ofInt(1);
     auto r = runPasses(b.build(), {"hoist_common_factor"});
     expectNearMiss(r, "hoist_common_factor", "differ in parameters");
     EXPECT_EQ(count(r, "LeakyRelu"), 2);

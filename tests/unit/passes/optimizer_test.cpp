@@ -61,7 +61,7 @@ TEST(Optimizer, DefaultPassesReachAFixedPointAcrossPasses) {
     b.node("Identity", {"x"}, {"i"});
     b.node("Conv", {"i", "w"}, {"c"});
     b.node("BatchNormalization", {"c", "g", "be", "mu", "var"}, {"bn"});
-    b.node("Transpose", {"bn"}, {"t"}).attributes["perm"] = intsAttr({0, 2, 3, 1});
+    b.node("Transpose", {"bn"}, {"t"}).attributes["perm"] = Attribute::ofInts({0, 2, 3, 1});
     b.node("Relu", {"t"}, {"y"});
     OptimizerOptions o;
     auto r = optimize(b.build(), o);

@@ -11,18 +11,8 @@ namespace {
 /// The decomposed LayerNorm over the last axis of x [2,5,8], optionally followed by Softmax(axis=1).
 ModelBuilder layerNormBuilder(int64_t opset, bool softmax) {
     ModelBuilder b(opset);
-    b.input("x", {2, 5, 8}).output("y").random("gamma", {8}).random("beta", {8}, 4);
-    b.constant("two", Tensor::scalar<float>(2.0f)).constant("eps", Tensor::scalar<float>(1e-5f));
-    b.node("ReduceMean", {"x"}, {"mean"}).attributes["axes"] = intsAttr({-1});
-    b.node("Sub", {"x", "mean"}, {"d"});
-    b.node("Pow", {"d", "two"}, {"sq"});
-    b.node("ReduceMean", {"sq"}, {"var"}).attributes["axes"] = intsAttr({-1});
-    b.node("Add", {"var", "eps"}, {"ve"});
-    b.node("Sqrt", {"ve"}, {"sd"});
-    b.node("Div", {"d", "sd"}, {"n"});
-    b.node("Mul", {"n", "gamma"}, {"ng"});
-    b.node("Add", {"ng", "beta"}, {softmax ? "ln" : "y"});
-    if (softmax) b.node("Softmax", {"ln"}, {"y"}, "the_softmax").attributes["axis"] = intAttr(1);
+    b.input("x", {2, 5, 8}).output("y").decomposedLayerNorm("x", softmax ? "ln" : "y", 8);
+    if (softmax) b.node("Softmax", {"ln"}, {"y"}, "the_softmax").attributes["axis"] = Attribute::ofInt(1);
     return b;
 }
 
@@ -87,12 +77,12 @@ TEST(UpgradeOpset, ExplicitRunConvertsOldAttributeFormsAndIsProven) {
     ModelBuilder b(9);
     b.input("x", {2, 6}).output("y");
     Node& clip = b.node("Clip", {"x"}, {"c"});
-    clip.attributes["min"] = floatAttr(0.2f);
-    clip.attributes["max"] = floatAttr(0.7f);
+    clip.attributes["min"] = Attribute::ofFloat(0.2f);
+    clip.attributes["max"] = Attribute::ofFloat(0.7f);
     Node& slice = b.node("Slice", {"c"}, {"y"});
-    slice.attributes["starts"] = intsAttr({1});
-    slice.attributes["ends"] = intsAttr({5});
-    slice.attributes["axes"] = intsAttr({1});
+    slice.attributes["starts"] = Attribute::ofInts({1});
+    slice.attributes["ends"] = Attribute::ofInts({5});
+    slice.attributes["axes"] = Attribute::ofInts({1});
     auto r = runPasses(b.build(), {"upgrade_opset"});
     expectProven(r, "upgrade_opset");
     EXPECT_EQ(r.model.opset(""), 17);

@@ -11,21 +11,15 @@
 #include "npuwb/AtomicFile.h"
 #include "npuwb/Error.h"
 
+#include "../UnitTestSupport.h"
+
 using namespace npuwb;
+using namespace npuwb::unittest;
 namespace fs = std::filesystem;
 
 namespace {
 
 const fs::path kChipsDir = fs::path(NPUWB_SOURCE_DIR) / "resources" / "chips";
-
-std::string errorOf(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "no error";
-}
 
 /// Writes `text` as a profile in a fresh temp folder and returns its path.
 std::string writeProfile(const std::string& fileName, const std::string& text) {

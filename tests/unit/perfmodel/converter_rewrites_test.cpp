@@ -10,7 +10,10 @@
 #include "npuwb/ModelIO.h"
 #include "perfmodel/OpConditions.h"
 
+#include "../UnitTestSupport.h"
+
 using namespace npuwb;
+using namespace npuwb::unittest;
 namespace fs = std::filesystem;
 
 namespace {
@@ -19,31 +22,13 @@ const fs::path kChipsDir = fs::path(NPUWB_SOURCE_DIR) / "resources" / "chips";
 
 ChipProfile chip(const std::string& name) { return loadChipProfile((kChipsDir / (name + ".json")).string()); }
 
-ValueInfo tensorInfo(const std::string& name, std::vector<int64_t> dims) {
-    ValueInfo vi{name, {}};
-    vi.type.dtype = DType::F32;
-    SymShape s;
-    for (int64_t d : dims) s.push_back(Dim::of(d));
-    vi.type.shape = s;
-    return vi;
-}
-
-Node node(const std::string& name, const std::string& op, std::vector<std::string> in, std::vector<std::string> out) {
-    Node n;
-    n.name = name;
-    n.opType = op;
-    n.inputs = std::move(in);
-    n.outputs = std::move(out);
-    return n;
-}
-
 /// x[1,16,32,32] -> Conv 3x3 (pads 1) -> c; then `tail` nodes; output `y` of shape `outDims`.
 Model convThen(std::vector<Node> tail, std::vector<int64_t> outDims = {1, 16, 32, 32}) {
     Model m;
     m.opsetImports[""] = 13;
     m.graph.inputs.push_back(tensorInfo("x", {1, 16, 32, 32}));
     m.graph.initializers["w"] = Tensor(DType::F32, {16, 16, 3, 3});
-    Node conv = node("conv", "Conv", {"x", "w"}, {"c"});
+    Node conv = plainNode("conv", "Conv", {"x", "w"}, {"c"});
     Attribute pads;
     pads.kind = Attribute::Kind::Ints;
     pads.ints = {1, 1, 1, 1};
@@ -57,7 +42,7 @@ Model convThen(std::vector<Node> tail, std::vector<int64_t> outDims = {1, 16, 32
 }  // namespace
 
 TEST(ConverterRewrites, SiluFusesIntoTheConvolutionAsSwish) {
-    Model m = convThen({node("sig", "Sigmoid", {"c"}, {"s"}), node("mul", "Mul", {"c", "s"}, {"y"})});
+    Model m = convThen({plainNode("sig", "Sigmoid", {"c"}, {"s"}), plainNode("mul", "Mul", {"c", "s"}, {"y"})});
     Report r = estimateModel(m, chip("rk3588"));
     ASSERT_EQ(r.layers.size(), 1u);
     EXPECT_EQ(r.layers[0].opType, "ConvolutionSwish");
@@ -65,7 +50,7 @@ TEST(ConverterRewrites, SiluFusesIntoTheConvolutionAsSwish) {
 }
 
 TEST(ConverterRewrites, DivByAConstantRunsOnTheNpuAsMul) {
-    Model m = convThen({node("div", "Div", {"c", "k"}, {"y"})});
+    Model m = convThen({plainNode("div", "Div", {"c", "k"}, {"y"})});
     m.graph.initializers["k"] = Tensor::fromVector<float>({1}, {4.0f});
     m = loadModelFromBytes(serializeModel(m), ".", "div.onnx");
     Report r = estimateModel(m, chip("rk3588"));
@@ -75,19 +60,19 @@ TEST(ConverterRewrites, DivByAConstantRunsOnTheNpuAsMul) {
     EXPECT_TRUE(r.fallbacks.empty());
 
     // Dividing by a computed tensor stays a Div, which the NPU runs in float16 only: CPU at int8.
-    Model computed = convThen({node("div", "Div", {"c", "c"}, {"y"})});
+    Model computed = convThen({plainNode("div", "Div", {"c", "c"}, {"y"})});
     Report rc = estimateModel(computed, chip("rk3588"));
     ASSERT_EQ(rc.fallbacks.size(), 1u);
     EXPECT_EQ(rc.fallbacks[0].opType, "Div");
 }
 
 TEST(ConverterRewrites, TransposePlacementFollowsEachChipsPermutationRules) {
-    Node t = node("t", "Transpose", {"c"}, {"tt"});
+    Node t = plainNode("t", "Transpose", {"c"}, {"tt"});
     Attribute perm;
     perm.kind = Attribute::Kind::Ints;
     perm.ints = {0, 2, 3, 1};  // NCHW -> NHWC, as detection heads do before a Reshape
     t.attributes["perm"] = perm;
-    Model m = convThen({t, node("relu", "Relu", {"tt"}, {"y"})}, {1, 32, 32, 16});
+    Model m = convThen({t, plainNode("relu", "Relu", {"tt"}, {"y"})}, {1, 32, 32, 16});
     // RK3566/68: the op list marks [0,2,3,1] unsupported. RK3588: supported when h*w % 8 == 0 (32*32 is).
     Report small = estimateModel(m, chip("rk3566"));
     ASSERT_EQ(small.fallbacks.size(), 1u);
@@ -111,7 +96,7 @@ TEST(OpConditions, ExpressionLanguageOfTheOpList) {
 TEST(EstimateRange, TheProfilesValidationGivesTheRange) {
     const ChipProfile c = chip("rk3588");
     ASSERT_GT(c.validation.points, 0) << "rk3588.json has no costModel.validation";
-    Model m = convThen({node("relu", "Relu", {"c"}, {"y"})});
+    Model m = convThen({plainNode("relu", "Relu", {"c"}, {"y"})});
     Report r = estimateModel(m, c);
     EXPECT_FALSE(r.run.estimateBasis.empty());
     EXPECT_NEAR(r.run.minUs, r.run.medianUs / c.validation.slowRatioP90, 1e-9);

@@ -7,21 +7,15 @@
 #include "npuwb/ModelIO.h"
 #include "npuwb/CostModel.h"
 
+#include "../UnitTestSupport.h"
+
 using namespace npuwb;
+using namespace npuwb::unittest;
 namespace fs = std::filesystem;
 
 namespace {
 
 const fs::path kChipsDir = fs::path(NPUWB_SOURCE_DIR) / "resources" / "chips";
-
-ValueInfo tensorInfo(const std::string& name, std::vector<int64_t> dims) {
-    ValueInfo vi{name, {}};
-    vi.type.dtype = DType::F32;
-    SymShape s;
-    for (int64_t d : dims) s.push_back(Dim::of(d));
-    vi.type.shape = s;
-    return vi;
-}
 
 /// x[1,C,16,16] -> Conv(kernel k, group g) -> Relu -> y; loaded back through ONNX so shape inference runs.
 Model convRelu(int64_t channels, int64_t kernel, int64_t group) {

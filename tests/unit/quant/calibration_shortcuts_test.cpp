@@ -18,13 +18,6 @@ using namespace npuwb::quant;
 
 namespace {
 
-Attribute stringAttr(std::string s) {
-    Attribute a;
-    a.kind = Attribute::Kind::String;
-    a.s = std::move(s);
-    return a;
-}
-
 Node node(std::string name, std::string op, std::vector<std::string> inputs, std::string output) {
     Node n;
     n.name = std::move(name);
@@ -51,9 +44,9 @@ Model shortcutModel(std::string coordinateMode) {
     g.initializers["b"] = Tensor::scalar<float>(1.25f);
     g.initializers["scales"] = Tensor::fromVector<float>({4}, {1.0f, 1.0f, 2.0f, 3.0f});
     Node resize = node("up", "Resize", {"a", "", "scales"}, "u");
-    resize.attributes["mode"] = stringAttr("nearest");
-    resize.attributes["coordinate_transformation_mode"] = stringAttr(std::move(coordinateMode));
-    resize.attributes["nearest_mode"] = stringAttr("floor");
+    resize.attributes["mode"] = Attribute::ofString("nearest");
+    resize.attributes["coordinate_transformation_mode"] = Attribute::ofString(std::move(coordinateMode));
+    resize.attributes["nearest_mode"] = Attribute::ofString("floor");
     g.nodes = {node("conv", "Conv", {"x", "w"}, "c"), node("mul", "Mul", {"c", "k"}, "m"),
                node("add", "Add", {"m", "b"}, "a"), resize, node("sum", "Add", {"u", "u"}, "y")};
     // Shapes, as a loaded model has them (the upsampling check reads them).

@@ -20,8 +20,11 @@
 #include "npuwb/Npy.h"
 #include "npuwb/Report.h"
 
+#include "../UnitTestSupport.h"
+
 namespace fs = std::filesystem;
 using namespace npuwb;
+using namespace npuwb::unittest;
 
 namespace {
 
@@ -30,16 +33,6 @@ fs::path freshFolder(const std::string& name) {
     fs::remove_all(dir);
     fs::create_directories(dir);
     return dir;
-}
-
-std::string errorOf(const std::function<void()>& f, ErrorKind* kind = nullptr) {
-    try {
-        f();
-    } catch (const Error& e) {
-        if (kind) *kind = e.kind();
-        return e.what();
-    }
-    return "";
 }
 
 }  // namespace

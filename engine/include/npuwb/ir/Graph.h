@@ -53,6 +53,14 @@ struct Attribute {
     std::vector<npuwb::Tensor> tensors;
     std::vector<std::shared_ptr<npuwb::Graph>> graphs;
     ValueType typeProto;  // Kind::TypeProto (e.g. SequenceEmpty's dtype is an int, Optional's type is this)
+
+    // One line each: Attribute keeps default member initializers, which designated initializers would warn about.
+    static Attribute ofKind(Kind kind) { Attribute a; a.kind = kind; return a; }
+    static Attribute ofInt(int64_t v) { auto a = ofKind(Kind::Int); a.i = v; return a; }
+    static Attribute ofInts(std::vector<int64_t> v) { auto a = ofKind(Kind::Ints); a.ints = std::move(v); return a; }
+    static Attribute ofFloat(float v) { auto a = ofKind(Kind::Float); a.f = v; return a; }
+    static Attribute ofFloats(std::vector<float> v) { auto a = ofKind(Kind::Floats); a.floats = std::move(v); return a; }
+    static Attribute ofString(std::string v) { auto a = ofKind(Kind::String); a.s = std::move(v); return a; }
 };
 
 struct Node {
