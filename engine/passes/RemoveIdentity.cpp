@@ -58,7 +58,9 @@ protected:
                 }
                 auto now = matchAt(graph, index, *n);
                 if (!now || !now->applicable() || now->nodes != m.nodes) continue;
-                renames[n->outputs[0]] = resolve(n->inputs[0]);
+                std::string source = resolve(n->inputs[0]);
+                if (source == n->outputs[0]) continue;  // a node reading its own output (a cycle): left for the run to name
+                renames[n->outputs[0]] = std::move(source);
                 removed.insert(n->name);
                 done.push_back(m);
             }
