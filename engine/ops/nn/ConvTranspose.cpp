@@ -38,6 +38,9 @@ TransposeProblem resolveTranspose(const KernelContext& ctx, const Shape& xShape,
         ctx.fail("kernel_shape does not match the weight shape " + shapeToString(wShape));
     g.strides = spatialAttr(ctx, "strides", rank, 1);
     g.dilations = spatialAttr(ctx, "dilations", rank, 1);
+    for (size_t i = 0; i < rank; ++i)
+        if (g.kernel[i] <= 0 || g.strides[i] <= 0 || g.dilations[i] <= 0)
+            ctx.fail("kernel sizes, strides and dilations must be positive");
     std::vector<int64_t> outputPadding = spatialAttr(ctx, "output_padding", rank, 0);
     g.padBegin.assign(rank, 0);
     g.padEnd.assign(rank, 0);
