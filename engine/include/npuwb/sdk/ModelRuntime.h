@@ -11,6 +11,8 @@
 // Versioning: the engine refuses a plugin built for another kModelRuntimeApiVersion. Any change to the types below
 // (a new field in ModelRunOptions, a new virtual function) bumps it, so an old plugin never reads a struct laid out
 // differently from the one it was built against.
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,17 +21,59 @@
 
 namespace npuwb {
 
-inline constexpr int kModelRuntimeApiVersion = 1;
+inline constexpr int kModelRuntimeApiVersion = 2;
 
-/// How to run a model file. Runtime-specific settings get typed fields here, with a version bump, when a runtime
-/// implements them (e.g. NPU core masks or several contexts for Rockchip's runtime).
+/// NPU cores a context may run on (Rockchip's rknn_core_mask). Auto lets the runtime pick; multi-core masks split
+/// the ops that support it across the cores. Chips with one NPU core accept only Auto and Core0.
+enum class NpuCoreMask { Auto, Core0, Core1, Core2, Cores01, Cores012, All };
+
+/// How to run a model file.
 struct ModelRunOptions {
-    int runs = kDefaultRuns;          // timed runs
+    int runs = kDefaultRuns;          // timed runs (without per-layer perf collection)
     int warmup = kDefaultWarmupRuns;  // untimed runs first
     /// The vendor library to load: this path, else the runtime's own default (which may honour an environment
     /// variable, e.g. $NPUWB_RKNNRT_LIBRARY).
     std::string library;
+    /// Core mask of every context; `contextCoreMasks` overrides it per context (index = context).
+    NpuCoreMask coreMask = NpuCoreMask::Auto;
+    std::vector<NpuCoreMask> contextCoreMasks{};
+    /// Contexts run concurrently; the copies share the first one's weights (rknn_dup_context). 0: derived from
+    /// `batch` as the vendor does (batch 1 -> 1, 2 -> 2, >= 3 -> 3).
+    int contexts = 0;
+    /// Samples per run of a multi-batch model: each context reads input_size/batch and writes output_size/batch at
+    /// its own offset. 1: a single-batch model.
+    int batch = 1;
+    /// Input name -> .npy file; inputs not named get seeded uniform random values (never silent zeros).
+    std::map<std::string, std::string> inputFiles{};
+    uint64_t randomSeed = 1;
+    /// One extra run with per-layer perf collection for the layer rows (timed runs never collect, as the vendor
+    /// intends: collection slows the NPU).
+    bool perLayer = true;
 };
+
+/// "auto", "0", "1", "2", "0_1", "0_1_2", "all" (the CLI's --core-mask words) and back; parseCoreMask returns false
+/// for any other text.
+inline const char* coreMaskName(NpuCoreMask mask) {
+    switch (mask) {
+    case NpuCoreMask::Auto: return "auto";
+    case NpuCoreMask::Core0: return "0";
+    case NpuCoreMask::Core1: return "1";
+    case NpuCoreMask::Core2: return "2";
+    case NpuCoreMask::Cores01: return "0_1";
+    case NpuCoreMask::Cores012: return "0_1_2";
+    case NpuCoreMask::All: return "all";
+    }
+    return "auto";
+}
+inline bool parseCoreMask(const std::string& text, NpuCoreMask& out) {
+    for (NpuCoreMask m : {NpuCoreMask::Auto, NpuCoreMask::Core0, NpuCoreMask::Core1, NpuCoreMask::Core2,
+                          NpuCoreMask::Cores01, NpuCoreMask::Cores012, NpuCoreMask::All})
+        if (text == coreMaskName(m)) {
+            out = m;
+            return true;
+        }
+    return false;
+}
 
 class ModelRuntime {
 public:
