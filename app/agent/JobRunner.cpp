@@ -14,6 +14,7 @@
 #include "StopSignals.h"
 #include "Telemetry.h"
 #include "npuwb/ModelIO.h"
+#include "npuwb/ModelRuntimes.h"
 #include "npuwb/Profiler.h"
 #include "npuwb/Session.h"
 #include "npuwb/Error.h"
@@ -84,18 +85,45 @@ void fillBoardEnvironment(Environment& env, const BoardFiles& files) {
     env.clocks = boardClocks(files);
 }
 
+void requireFile(const std::string& path, const std::string& what) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        failInput(what + " '" + path + "' " +
+                  (std::filesystem::exists(path, ec) ? "is not a regular file" : "does not exist"));
+}
+
+/// A compiled model (.rknn) through its whole-model runtime plugin, found in the plugin folders like the backends.
+/// The runtime reports no progress of its own, so the events bracket its one call; the telemetry samples cover
+/// exactly that call.
+void runRuntimeJob(const AgentJob& job, const BoardFiles& files) {
+    for (const auto& [input, path] : job.modelRun.inputFiles) requireFile(path, "input file for '" + input + "'");
+    TelemetrySampler sampler(files, job.telemetryIntervalMs > 0 ? job.telemetryIntervalMs : 1'000'000'000);
+    const int total = job.modelRun.warmup + job.modelRun.runs;
+    emitProgress("run", 0, total);
+    Report report = runModelFile(job.runtime, job.model, job.modelRun);
+    sampler.stop();
+    throwIfStopped("while the runtime ran");
+    emitProgress("run", total, total);
+    report.model.path = job.model;
+    if (report.environment.backend.empty()) report.environment.backend = job.runtime;
+    const std::string runtimeSaid = report.environment.os;  // the runtime plugin's "RKNPU driver X.Y.Z", if any
+    fillBoardEnvironment(report.environment, files);
+    if (!report.environment.npuDriver && runtimeSaid.rfind("RKNPU driver ", 0) == 0)
+        report.environment.npuDriver = runtimeSaid.substr(13);
+    report.memory.peakRssBytes = peakRssBytes();
+    emitEvent(AgentReport{.report = std::move(report)});
+}
+
 }  // namespace
 
 void runJob(const AgentJob& job, const BoardFiles& files) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(job.model, ec))
-        failInput("model file '" + job.model + "' " +
-                  (std::filesystem::exists(job.model, ec) ? "is not a regular file" : "does not exist"));
+    requireFile(job.model, "model file");
 
     // The job's time limit bounds its local work (load, warm-up, runs, Loop bodies) like the CLI's --time-limit.
     if (job.timeLimitSeconds > 0)
         setProcessDeadline(std::chrono::steady_clock::now() + std::chrono::seconds(job.timeLimitSeconds),
                            job.timeLimitSeconds);
+    if (!job.runtime.empty()) return runRuntimeJob(job, files);
 
     TelemetrySampler sampler(files, job.telemetryIntervalMs > 0 ? job.telemetryIntervalMs : 1'000'000'000);
 

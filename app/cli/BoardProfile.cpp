@@ -4,20 +4,26 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 #include "agent-client/AgentClient.h"
 #include "npuwb/Limits.h"
 
 namespace npuwb::cli {
 
-Report profileOnBoard(const std::string& modelPath, const RunOptions& run, const BoardCliOptions& board) {
+namespace {
+/// Connects, deploys the agent and the model, lets `fill` complete the job (with the model's path on the board),
+/// and runs it with progress on a terminal.
+Report runOnBoard(const std::string& modelPath, const BoardCliOptions& board,
+                  const std::function<void(remote::Deployer&, AgentJob&)>& fill) {
     BoardConnection c = connectBoard(board);
     remote::AgentInstall install = c.deployer->deployAgent(deployProgressPrinter("agent", board.quiet));
     remote::ModelDeploy model = c.deployer->deployModel(modelPath, deployProgressPrinter("model", board.quiet));
     // The job inherits --time-limit: the board's local work stops like a local run would.
-    const AgentJob job{.model = model.remotePath,
-                       .run = run,
-                       .timeLimitSeconds = static_cast<int>(std::ceil(processTimeLimitSeconds()))};
+    AgentJob job;
+    job.model = model.remotePath;
+    job.timeLimitSeconds = static_cast<int>(std::ceil(processTimeLimitSeconds()));
+    fill(*c.deployer, job);
     remote::AgentEvents events;
     if (!board.quiet && isatty(STDERR_FILENO))
         events.progress = [](const AgentProgress& p) {
@@ -29,6 +35,21 @@ Report profileOnBoard(const std::string& modelPath, const RunOptions& run, const
     report.model.path = modelPath;
     report.environment.device = "board " + c.session->describe();
     return report;
+}
+}  // namespace
+
+Report profileOnBoard(const std::string& modelPath, const RunOptions& run, const BoardCliOptions& board) {
+    return runOnBoard(modelPath, board, [&run](remote::Deployer&, AgentJob& job) { job.run = run; });
+}
+
+Report profileCompiledOnBoard(const std::string& modelPath, const std::string& runtime, const ModelRunOptions& options,
+                              const BoardCliOptions& board) {
+    return runOnBoard(modelPath, board, [&](remote::Deployer& deployer, AgentJob& job) {
+        job.runtime = runtime;
+        job.modelRun = options;
+        for (auto& [input, file] : job.modelRun.inputFiles)
+            file = deployer.deployModel(file, deployProgressPrinter("input " + input, board.quiet)).remotePath;
+    });
 }
 
 }  // namespace npuwb::cli

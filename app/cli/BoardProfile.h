@@ -5,6 +5,7 @@
 #include "BoardConnection.h"
 #include "npuwb/Report.h"
 #include "npuwb/RunOptions.h"
+#include "npuwb/sdk/ModelRuntime.h"
 
 namespace npuwb::cli {
 
@@ -12,5 +13,10 @@ namespace npuwb::cli {
 /// needed, runs it the `run` way, and returns the board's report (model.path set to the local file,
 /// environment.device naming the board). `run.inputs` must be empty: tensors are not sent.
 Report profileOnBoard(const std::string& modelPath, const RunOptions& run, const BoardCliOptions& board);
+
+/// The same for a compiled model (.rknn) run by the board's `runtime` plugin: the model and every input file of
+/// `options.inputFiles` go up by content hash (beside the model in the board's cache) and the job names them there.
+Report profileCompiledOnBoard(const std::string& modelPath, const std::string& runtime, const ModelRunOptions& options,
+                              const BoardCliOptions& board);
 
 }  // namespace npuwb::cli

@@ -2,6 +2,9 @@
 // model files with them (npuwb/ModelRuntimes.h).
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <memory>
 
 #include "backend/PluginFolders.h"
@@ -36,6 +39,21 @@ std::unique_ptr<ModelRuntime> loadModelRuntime(const std::string& name) {
 }  // namespace
 
 std::vector<std::string> availableModelRuntimes() { return listPlugins(kRuntimePlugin); }
+
+std::string modelRuntimeForFile(const std::string& modelPath) {
+    std::string extension = std::filesystem::path(modelPath).extension().string();
+    std::transform(extension.begin(), extension.end(), extension.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (extension.empty() || extension == ".onnx") return "";
+    for (const std::string& name : availableModelRuntimes()) {
+        try {
+            const std::vector<std::string> claimed = loadModelRuntime(name)->modelExtensions();
+            if (std::find(claimed.begin(), claimed.end(), extension) != claimed.end()) return name;
+        } catch (const std::exception&) {  // a broken plugin claims nothing; running it names the problem
+        }
+    }
+    return "";
+}
 
 std::string modelRuntimeUnavailableReason(const std::string& name, const ModelRunOptions& options) {
     try {

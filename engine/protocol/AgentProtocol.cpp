@@ -68,6 +68,16 @@ void refuseUnknownFields(const json& j, const std::vector<std::string_view>& kno
 const std::vector<std::string_view> kExecutorFields = {"backend", "threads"};
 const std::vector<std::string_view> kRunFields = {"runs", "warmup", "seed", "inputShapes", "symbolicDimValue",
                                                   "layerTimes"};
+const std::vector<std::string_view> kModelRunFields = {"runs",       "warmup", "coreMask", "contextCoreMasks",
+                                                       "contexts",   "batch",  "inputFiles", "seed",
+                                                       "perLayer"};
+
+NpuCoreMask readCoreMask(const json& v, const std::string& source, const std::string& field) {
+    NpuCoreMask mask = NpuCoreMask::Auto;
+    if (!v.is_string() || !parseCoreMask(v.get<std::string>(), mask))
+        badField(source, field, "a core mask (auto, 0, 1, 2, 0_1, 0_1_2, all)", v);
+    return mask;
+}
 
 // Events are read leniently about fields they do not know (a newer agent may add some), strictly about types.
 const std::string kEventSource = "agent event";
@@ -138,8 +148,60 @@ RunOptions runOptionsFromJson(const json& j, const std::string& source) {
     return r;
 }
 
+json toJson(const ModelRunOptions& run) {
+    if (!run.library.empty())
+        failInput("the runtime library ('" + run.library + "') is the board's to find: it has no JSON form");
+    json masks = json::array();
+    for (NpuCoreMask m : run.contextCoreMasks) masks.push_back(coreMaskName(m));
+    json files = json::object();
+    for (const auto& [name, path] : run.inputFiles) files[name] = path;
+    return {{"runs", run.runs},
+            {"warmup", run.warmup},
+            {"coreMask", coreMaskName(run.coreMask)},
+            {"contextCoreMasks", masks},
+            {"contexts", run.contexts},
+            {"batch", run.batch},
+            {"inputFiles", files},
+            {"seed", run.randomSeed},
+            {"perLayer", run.perLayer}};
+}
+
+ModelRunOptions modelRunOptionsFromJson(const json& j, const std::string& source) {
+    requireObject(j, source);
+    refuseUnknownFields(j, kModelRunFields, source);
+    ModelRunOptions r;
+    r.runs = readInt(j, "runs", r.runs, 1, source);
+    r.warmup = readInt(j, "warmup", r.warmup, 0, source);
+    if (j.contains("coreMask")) r.coreMask = readCoreMask(j.at("coreMask"), source, "coreMask");
+    if (j.contains("contextCoreMasks")) {
+        const json& masks = j.at("contextCoreMasks");
+        if (!masks.is_array()) badField(source, "contextCoreMasks", "a list of core masks", masks);
+        for (size_t i = 0; i < masks.size(); ++i)
+            r.contextCoreMasks.push_back(
+                readCoreMask(masks[i], source, "contextCoreMasks[" + std::to_string(i) + "]"));
+    }
+    r.contexts = static_cast<int>(readInteger(j, "contexts", r.contexts, 0, 64, source));
+    r.batch = static_cast<int>(readInteger(j, "batch", r.batch, 1, 1 << 20, source));
+    if (j.contains("inputFiles")) {
+        const json& files = j.at("inputFiles");
+        if (!files.is_object()) badField(source, "inputFiles", "an object {input: file}", files);
+        for (const auto& [name, path] : files.items()) {
+            if (!path.is_string() || path.get<std::string>().empty())
+                badField(source, "inputFiles['" + name + "']", "a file path", path);
+            r.inputFiles[name] = path.get<std::string>();
+        }
+    }
+    if (j.contains("seed")) {
+        const json& seed = j.at("seed");
+        if (!seed.is_number_unsigned()) badField(source, "seed", "an integer from 0 to 2^64-1", seed);
+        r.randomSeed = seed.get<uint64_t>();
+    }
+    r.perLayer = readBool(j, "perLayer", r.perLayer, source);
+    return r;
+}
+
 json toJson(const AgentJob& job) {
-    json j = toJson(job.run);
+    json j = job.runtime.empty() ? toJson(job.run) : json{{"runtime", job.runtime}, {"modelRun", toJson(job.modelRun)}};
     j["protocol"] = kAgentProtocolVersion;
     j["model"] = job.model;
     j["telemetryIntervalMs"] = job.telemetryIntervalMs;
@@ -150,10 +212,26 @@ json toJson(const AgentJob& job) {
 AgentJob agentJobFromJson(const json& j, const std::string& source) {
     const std::string where = "job " + source;
     requireObject(j, where);
+    const std::string runtime = readString(j, "runtime", "", where);
+    // A runtime job carries its options in "modelRun"; an ONNX job's run fields sit at the top level.
     std::vector<std::string_view> known = {"protocol", "model", "telemetryIntervalMs", "timeLimitSeconds"};
-    known.insert(known.end(), kExecutorFields.begin(), kExecutorFields.end());
-    known.insert(known.end(), kRunFields.begin(), kRunFields.end());
-    refuseUnknownFields(j, known, where);
+    if (runtime.empty()) {
+        known.insert(known.end(), kExecutorFields.begin(), kExecutorFields.end());
+        known.insert(known.end(), kRunFields.begin(), kRunFields.end());
+    } else {
+        known.insert(known.end(), {"runtime", "modelRun"});
+    }
+    for (const auto& [key, value] : j.items())
+        if (std::find(known.begin(), known.end(), key) == known.end())
+            failInput(where + ": " +
+                      (key == "runtime" ? std::string("'runtime' must name a runtime plugin, got \"\"")
+                       : key == "modelRun" ? std::string("'modelRun' needs a 'runtime'")
+                       : !runtime.empty() && (std::find(kRunFields.begin(), kRunFields.end(), key) != kRunFields.end() ||
+                                              std::find(kExecutorFields.begin(), kExecutorFields.end(), key) !=
+                                                  kExecutorFields.end())
+                           ? "'" + key + "' is an ONNX run field; a job for runtime '" + runtime +
+                                 "' takes its options in 'modelRun'"
+                           : "unknown field '" + key + "'"));
     const int protocol = readInt(j, "protocol", kAgentProtocolVersion, 1, where);
     if (protocol != kAgentProtocolVersion)
         failInput(where + " is written in agent protocol " + std::to_string(protocol) + ", this agent speaks " +
@@ -161,7 +239,9 @@ AgentJob agentJobFromJson(const json& j, const std::string& source) {
     AgentJob job;
     job.model = readString(j, "model", "", where);
     if (job.model.empty()) failInput(where + ": 'model' (the model file path) is missing or empty");
-    job.run = runOptionsFromJson(j, where);
+    job.runtime = runtime;
+    if (runtime.empty()) job.run = runOptionsFromJson(j, where);
+    else if (j.contains("modelRun")) job.modelRun = modelRunOptionsFromJson(j.at("modelRun"), where + " modelRun");
     job.telemetryIntervalMs = readInt(j, "telemetryIntervalMs", job.telemetryIntervalMs, 0, where);
     job.timeLimitSeconds = readInt(j, "timeLimitSeconds", job.timeLimitSeconds, 0, where);
     return job;

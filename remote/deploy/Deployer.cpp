@@ -1,5 +1,7 @@
 #include "deploy/Deployer.h"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <sstream>
 
@@ -163,7 +165,14 @@ ModelDeploy Deployer::deployModel(const std::string& localModel, const DeployPro
     ModelDeploy d;
     d.sha256 = localHash(localModel);
     d.bytes = static_cast<int64_t>(fs::file_size(localModel));
-    d.remotePath = cacheDir() + "/models/" + d.sha256 + ".onnx";
+    // The file keeps its kind (.onnx, .rknn, .npy): the agent and the runtimes tell models apart by extension.
+    std::string extension = fs::path(localModel).extension().string();
+    std::transform(extension.begin(), extension.end(), extension.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const bool plain = extension.size() > 1 && std::all_of(extension.begin() + 1, extension.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) != 0;
+    });
+    d.remotePath = cacheDir() + "/models/" + d.sha256 + (plain ? extension : std::string(".onnx"));
     // The final name only ever appears through a verified rename, so a file there with the right size is this model.
     auto size = session_.sftp().fileSize(d.remotePath);
     if (size && *size == d.bytes) return d;

@@ -1,6 +1,6 @@
 #pragma once
 // Puts the agent and models onto a board over SFTP, into a per-user cache folder (default ~/.cache/npuwb):
-//   agent/<arch>/bin/npuwb-agent, agent/<arch>/lib/..., models/<sha256>.onnx
+//   agent/<arch>/bin/npuwb-agent, agent/<arch>/lib/..., models/<sha256>.onnx (.rknn, .npy: the file's own extension)
 // Every file goes up under a temporary name, its sha256 is checked on the board with `sha256sum`, and only then
 // is it renamed (mv -f: rename(2), atomic) to its final name. A dropped connection therefore never leaves a partial
 // file under a final name, and a retry simply uploads again. Files whose hash is already there are skipped.
@@ -36,7 +36,7 @@ struct AgentInstall {
 };
 
 struct ModelDeploy {
-    std::string remotePath;  // absolute, models/<sha256>.onnx
+    std::string remotePath;  // absolute, models/<sha256><extension> (.onnx, .rknn, .npy)
     std::string sha256;
     bool uploaded = false;   // false: the same file was already there
     int64_t bytes = 0;
@@ -62,7 +62,7 @@ public:
     std::string cacheDir();
     /// Makes sure the agent matching the board is installed and current; uploads only what differs.
     AgentInstall deployAgent(const DeployProgressFn& progress = {});
-    /// Makes sure the model is on the board under its content hash; returns its path there.
+    /// Makes sure the model (or an input file) is on the board under its content hash; returns its path there.
     ModelDeploy deployModel(const std::string& localModel, const DeployProgressFn& progress = {});
 
     /// The building block: upload each item to `<final>.part`, check all hashes on the board, then rename.

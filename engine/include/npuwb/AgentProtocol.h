@@ -5,7 +5,8 @@
 // kAgentProtocolVersion whenever a line's meaning changes.
 //
 //   npuwb-agent version  -> AgentVersion  {"agent":"npuwb-agent","version":"0.1.0","protocol":2,"arch":"aarch64"}
-//   npuwb-agent run -    <- AgentJob      {"protocol":2,"model":PATH,"backend":"auto","threads":0,"runs":10,...}
+//   npuwb-agent run -    <- AgentJob      {"protocol":3,"model":PATH,"backend":"auto","threads":0,"runs":10,...}
+//                           or, for a compiled model, {"protocol":3,"model":PATH,"runtime":"rknpu","modelRun":{...}}
 //                        -> AgentEvent lines: started, progress, telemetry, then report or error
 #include <cstdint>
 #include <optional>
@@ -19,12 +20,14 @@
 #include "npuwb/Error.h"
 #include "npuwb/Report.h"
 #include "npuwb/RunOptions.h"
+#include "npuwb/sdk/ModelRuntime.h"
 
 namespace npuwb {
 
 /// 1: the first protocol. 2: jobs carry "protocol", "symbolicDimValue" and "layerTimes"; "seed" is an unsigned
-/// 64-bit integer on both ends; the default backend is "auto".
-inline constexpr int kAgentProtocolVersion = 2;
+/// 64-bit integer on both ends; the default backend is "auto". 3: jobs may name a whole-model "runtime" ("rknpu")
+/// with its "modelRun" options instead of the ONNX run fields.
+inline constexpr int kAgentProtocolVersion = 3;
 inline constexpr const char* kAgentName = "npuwb-agent";
 
 /// Where a model runs, as JSON fields {"backend", "threads"} (merged into the object they belong to).
@@ -38,18 +41,33 @@ ExecutorOptions executorOptionsFromJson(const nlohmann::json& j, const std::stri
 nlohmann::json toJson(const RunOptions& run);
 RunOptions runOptionsFromJson(const nlohmann::json& j, const std::string& source);
 
-/// What `npuwb-agent run` does: run the model file on the board the RunOptions' way, streaming telemetry.
+/// ModelRunOptions as JSON: "runs", "warmup", "coreMask" (coreMaskName), "contextCoreMasks" [names], "contexts",
+/// "batch", "inputFiles" {input: path on the board}, "seed", "perLayer". `library` has no JSON form: the board's
+/// runtime plugin finds its vendor library itself (throws InvalidInput when set).
+nlohmann::json toJson(const ModelRunOptions& run);
+/// Missing fields keep their defaults; unknown fields, wrong types and ranges (runs >= 1, warmup >= 0, contexts
+/// 0..3, batch >= 1, an unknown core mask) are refused with InvalidInput naming `source` and the field.
+ModelRunOptions modelRunOptionsFromJson(const nlohmann::json& j, const std::string& source);
+
+/// What `npuwb-agent run` does: run the model file on the board the RunOptions' way (an ONNX model on the engine's
+/// backends) or, when `runtime` names a whole-model runtime plugin, the ModelRunOptions' way; streaming telemetry.
 struct AgentJob {
     std::string model{};  // path on the board
     RunOptions run{};
+    /// Empty: an ONNX model run with `run`. Else the runtime plugin ("rknpu") that runs the compiled model file
+    /// with `modelRun` (npuwb/ModelRuntimes.h); `run` is then unused and not sent.
+    std::string runtime{};
+    ModelRunOptions modelRun{};
     int telemetryIntervalMs = 250;  // 0: no periodic samples (one at the start and one at the end still)
     /// Seconds the agent may spend on the job's local work before it stops with an error (0: no limit).
     int timeLimitSeconds = 0;
 };
-/// {"protocol": kAgentProtocolVersion, "model": ..., RunOptions fields..., "telemetryIntervalMs": ...}
+/// {"protocol": kAgentProtocolVersion, "model": ..., RunOptions fields..., "telemetryIntervalMs": ...}, or with a
+/// runtime {"protocol", "model", "runtime": NAME, "modelRun": {...}, "telemetryIntervalMs", ...}
 nlohmann::json toJson(const AgentJob& job);
-/// Only "model" is required; unknown fields, another protocol than ours, wrong types and out-of-range values are
-/// refused with InvalidInput naming `source` and the field.
+/// Only "model" is required; unknown fields, another protocol than ours, wrong types and out-of-range values, and
+/// ONNX run fields in a runtime job (or "modelRun" without a runtime) are refused with InvalidInput naming `source`
+/// and the field.
 AgentJob agentJobFromJson(const nlohmann::json& j, const std::string& source);
 /// Parses the JSON text first (InvalidInput naming `source` when it is not JSON).
 AgentJob parseAgentJob(const std::string& text, const std::string& source);
