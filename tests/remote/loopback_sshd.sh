@@ -1,6 +1,8 @@
 # Sourced by the shell tests that need a board: a real OpenSSH server on a free 127.0.0.1 port for the current user.
 #   start_loopback_sshd DIR   makes DIR/host_key, DIR/client_key (authorized), DIR/sshd_config; starts sshd in the
 #                             background and waits until it listens. Sets SSHD_PORT and SSHD_PID (the caller kills it).
+#                             $SSHD_EXTRA_CONFIG (optional) is appended to the config, e.g. "SetEnv NAME=VALUE" for
+#                             what a board's environment would hold.
 start_loopback_sshd() {
   local dir=$1
   [ -x /usr/sbin/sshd ] || { echo "no /usr/sbin/sshd (Debian: openssh-server, see scripts/install-deps.sh)" >&2; return 1; }
@@ -21,6 +23,7 @@ KbdInteractiveAuthentication no
 AuthorizedKeysFile $dir/authorized_keys
 Subsystem sftp internal-sftp
 MaxStartups 50
+${SSHD_EXTRA_CONFIG:-}
 CFG
   /usr/sbin/sshd -D -f "$dir/sshd_config" -E "$dir/sshd.log" & SSHD_PID=$!
   local _

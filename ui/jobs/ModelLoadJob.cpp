@@ -1,11 +1,14 @@
 #include "jobs/ModelLoadJob.h"
 
+#include <QFileInfo>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <exception>
 
+#include "npuwb/Error.h"
 #include "npuwb/ModelSummary.h"
 #include "npuwb/ModelIO.h"
+#include "npuwb/ModelRuntimes.h"
 
 namespace npuwb::ui {
 
@@ -79,10 +82,29 @@ std::shared_ptr<const LoadedModel> ModelLoadJob::describe(const QString& path, s
     return loaded;
 }
 
+std::shared_ptr<const LoadedModel> ModelLoadJob::describeCompiled(const QString& path, const QString& runtime) {
+    const QFileInfo info(path);
+    if (!info.isFile()) failInput(path.toStdString() + ": no such file");
+    auto loaded = std::make_shared<LoadedModel>();
+    loaded->path = path;
+    loaded->runtime = runtime;
+    loaded->model = std::make_shared<const Model>();
+    loaded->summary.path = path.toStdString();
+    loaded->summary.name = info.completeBaseName().toStdString();
+    loaded->summary.producer = tr("compiled %1 model, runs on the board's %2 runtime")
+                                   .arg(info.suffix().toUpper(), runtime)
+                                   .toStdString();
+    return loaded;
+}
+
 ModelLoadJob::Outcome ModelLoadJob::load(const QString& path) {
     // Runs on a pool thread: everything is caught here so no exception crosses into Qt's machinery.
     Outcome outcome;
     try {
+        if (const std::string runtime = modelRuntimeForFile(path.toStdString()); !runtime.empty()) {
+            outcome.model = describeCompiled(path, QString::fromStdString(runtime));
+            return outcome;
+        }
         outcome.model = describe(path, std::make_shared<const Model>(loadModel(path.toStdString())));
     } catch (const std::exception& e) {
         outcome.error = QString::fromStdString(e.what());

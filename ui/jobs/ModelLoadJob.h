@@ -16,6 +16,10 @@ namespace npuwb::ui {
 /// Everything the GUI shows about a model before it runs.
 struct LoadedModel {
     QString path;
+    /// Non-empty for a compiled model (.rknn): the runtime plugin that runs it (on a board, through the agent).
+    /// Such a model has no graph here (`model` is empty, `layers` too): its inputs, outputs and layers are what the
+    /// board's runtime reports once it ran.
+    QString runtime;
     std::shared_ptr<const Model> model;
     ModelSummary summary;
     std::vector<LayerRow> layers;  // static rows in execution order (no times yet)
@@ -29,6 +33,8 @@ public:
     ~ModelLoadJob() override;
     /// Ignored while a load is running (the window disables Open meanwhile).
     void start(const QString& path);
+    /// A compiled model: the file's facts only (see LoadedModel::runtime).
+    static std::shared_ptr<const LoadedModel> describeCompiled(const QString& path, const QString& runtime);
     /// Summary and static layer rows of a model already in memory (e.g. after a pass rewrote it); throws on
     /// models the summary cannot handle. Safe on any thread.
     static std::shared_ptr<const LoadedModel> describe(const QString& path, std::shared_ptr<const Model> model);

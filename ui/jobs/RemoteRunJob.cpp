@@ -79,7 +79,11 @@ RemoteRunJob::Outcome RemoteRunJob::work(const RemoteRunRequest& r) {
         postStage(tr("%1: checking the model …").arg(board), 0, 0);
         const remote::ModelDeploy model = deployer_->deployModel(modelFile, deployProgress("the model"));
 
-        const AgentJob job{.model = model.remotePath, .run = r.options};
+        AgentJob job;
+        job.model = model.remotePath;
+        job.run = r.options;
+        job.runtime = r.runtime.toStdString();  // a compiled model: the runtime plugin on the board runs it
+        job.modelRun = r.modelRun;
         remote::AgentEvents events;
         events.progress = [this](const AgentProgress& p) {
             const QString phase = QString::fromStdString(p.phase);

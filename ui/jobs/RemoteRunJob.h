@@ -16,6 +16,7 @@
 #include "npuwb/ir/Graph.h"
 #include "npuwb/Report.h"
 #include "npuwb/Profiler.h"
+#include "npuwb/sdk/ModelRuntime.h"
 
 namespace npuwb::remote {
 class Deployer;
@@ -32,6 +33,9 @@ struct RemoteRunRequest {
     QString modelPath;                            // the file the user opened (uploaded when `edited` is null)
     std::shared_ptr<const Model> edited;          // set: the model was changed by passes; this is what runs
     RunOptions options;                           // runs, warm-up, threads, backend ("auto": the agent picks)
+    /// Set for a compiled model (.rknn): the board's runtime plugin runs the file with `modelRun`, not `options`.
+    QString runtime;
+    ModelRunOptions modelRun;
 };
 
 class RemoteRunJob : public Job {

@@ -11,6 +11,7 @@ namespace npuwb::ui {
 
 namespace {
 const QString kRunSection = QStringLiteral("Last run");
+const QString kRuntimeMemorySection = QStringLiteral("Runtime memory");
 
 QString tensorLine(const TensorDesc& t) {
     return QStringLiteral("%1 %2").arg(QString::fromStdString(t.dataType), formatShape(t.shape));
@@ -87,8 +88,32 @@ void ModelInfoModel::setSummary(const ModelSummary& s) {
     item(histogram->row(), 1)->setText(tr("%1 types").arg(ops.size()));
 }
 
-void ModelInfoModel::setRunResult(const Report& report) {
-    if (QStandardItem* old = section(kRunSection)) removeRow(old->row());
+void ModelInfoModel::setCompiledModel(const ModelSummary& s, const QString& runtime, const Report* report) {
+    clearAll();
+    const QString path = QString::fromStdString(s.path);
+    QStandardItem* model = addSection(tr("Model"));
+    addRow(model, tr("File"), QFileInfo(path).fileName(), path);
+    addRow(model, tr("Kind"), QString::fromStdString(s.producer));
+    addRow(model, tr("File size"), formatBytes(QFileInfo(path).size()));
+    if (report && !report->model.producer.empty())
+        addRow(model, tr("Runtime"), QString::fromStdString(report->model.producer));
+    const QString notYet = tr("run it on a board: the board's %1 runtime reports them").arg(runtime);
+    QStandardItem* inputs = addSection(tr("Inputs"));
+    QStandardItem* outputs = addSection(tr("Outputs"));
+    for (auto [section, tensors] : {std::pair{inputs, report ? &report->model.inputs : nullptr},
+                                    std::pair{outputs, report ? &report->model.outputs : nullptr}}) {
+        if (!tensors || tensors->empty()) {
+            addRow(section, tr("(not known yet)"), notYet);
+            continue;
+        }
+        for (const auto& t : *tensors) addRow(section, QString::fromStdString(t.name), tensorLine(t));
+        item(section->row(), 1)->setText(tr("from the board's runtime"));
+    }
+}
+
+void ModelInfoModel::setRunResult(const Report& report, bool fromRuntime) {
+    for (const QString& title : {kRunSection, kRuntimeMemorySection})
+        if (QStandardItem* old = section(title)) removeRow(old->row());
     QStandardItem* run = addSection(kRunSection);
     item(run->row(), 1)->setText(formatMicros(report.run.medianUs));
     if (report.environment.device != "local") addRow(run, tr("Device"), QString::fromStdString(report.environment.device));
@@ -101,6 +126,14 @@ void ModelInfoModel::setRunResult(const Report& report) {
                                    .arg(report.environment.threads));
     addRow(run, tr("Activation arena"), formatBytes(report.memory.arenaBytes));
     if (report.memory.peakRssBytes > 0) addRow(run, tr("Peak RSS"), formatBytes(report.memory.peakRssBytes));
+    if (fromRuntime) {  // the runtime's own memory query (RKNN_QUERY_MEM_SIZE); weights are shared by all contexts
+        QStandardItem* memory = addSection(kRuntimeMemorySection);
+        const MemorySummary& m = report.memory;
+        item(memory->row(), 1)->setText(formatBytes(m.weightBytes + m.arenaBytes + m.ioBytes));
+        addRow(memory, tr("Weights"), formatBytes(m.weightBytes), QString::number(m.weightBytes) + tr(" bytes"));
+        addRow(memory, tr("Internal tensors"), formatBytes(m.arenaBytes), QString::number(m.arenaBytes) + tr(" bytes"));
+        addRow(memory, tr("Inputs + outputs"), formatBytes(m.ioBytes), QString::number(m.ioBytes) + tr(" bytes"));
+    }
 }
 
 }  // namespace npuwb::ui

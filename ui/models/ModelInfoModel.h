@@ -13,8 +13,12 @@ public:
     explicit ModelInfoModel(QObject* parent = nullptr);
 
     void setSummary(const ModelSummary& summary);
-    /// Adds (or replaces) the "Last run" section.
-    void setRunResult(const Report& report);
+    /// A compiled model (.rknn) run by `runtime`: the file, and its inputs and outputs as the board's runtime
+    /// reported them in `report` (null: not run yet, the rows say so).
+    void setCompiledModel(const ModelSummary& summary, const QString& runtime, const Report* report);
+    /// Adds (or replaces) the "Last run" section; `fromRuntime` (a compiled model's report) also the "Runtime
+    /// memory" section (the runtime's memory query: weights once, internal tensors, I/O).
+    void setRunResult(const Report& report, bool fromRuntime = false);
     void clearAll();
 
     /// Top-level section by title ("Inputs", "Operators", ...), nullptr when absent; for tests and views.

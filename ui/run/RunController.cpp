@@ -54,6 +54,8 @@ RunController::RunController(Workbench& workbench, QMainWindow* window)
     workbench.trackJob(profileJob_);
     workbench.trackJob(boardJob_);
     connect(&workbench, &Workbench::stateChanged, this, &RunController::updateActions);
+    connect(&workbench, &Workbench::modelLoaded, this,
+            [this] { bar_->setCompiledModel(!workbench_.loadedModel()->runtime.isEmpty()); });
     connect(profileJob_, &ProfileJob::progress, this, &RunController::onProgress);
     connect(profileJob_, &ProfileJob::finished, this, [this](std::shared_ptr<const Report> report, const QString& warning) {
         if (!warning.isEmpty()) workbench_.showMessage(warning, 15000);
@@ -166,6 +168,13 @@ void RunController::startRun() {
 }
 
 void RunController::startLocalRun() {
+    if (const QString runtime = workbench_.loadedModel()->runtime; !runtime.isEmpty()) {
+        workbench_.reportError(tr("%1 runs on a board").arg(QFileInfo(workbench_.loadedModel()->path).fileName()),
+                               tr("This is a compiled model for the board's %1 runtime. Pick a board as the Run "
+                                  "target (Boards view to add one) and press Run.")
+                                   .arg(runtime));
+        return;
+    }
     const RunOptions options = bar_->options();
     runWarmup_ = options.warmup;
     runCount_ = options.runs;
@@ -185,8 +194,13 @@ void RunController::startBoardRun() {
     if (workbench_.isModelEdited()) request.edited = workbench_.currentModel();  // run what the user sees
     request.options = bar_->options();
     request.options.executor.backend = kAutoBackend;  // the agent picks the board's best backend (plugin names differ per arch)
-    runWarmup_ = request.options.warmup;
-    runCount_ = request.options.runs;
+    request.runtime = workbench_.loadedModel()->runtime;
+    if (!request.runtime.isEmpty()) {  // a compiled model: the board's NPU runtime, never the CPU backends
+        request.modelRun = bar_->modelRunOptions();
+        request.options = {};
+    }
+    runWarmup_ = bar_->options().warmup;
+    runCount_ = bar_->options().runs;
     workbench_.showProgress(0, 0);
     telemetry_->clear(tr("Waiting for %1 …").arg(request.board.name));
     telemetryDock_->show();

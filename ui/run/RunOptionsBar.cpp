@@ -15,7 +15,8 @@ const QString kReference = QString::fromLatin1(kReferenceBackend);
 
 RunOptionsBar::RunOptionsBar(QWidget* parent)
     : QToolBar(tr("Run"), parent), runs_(new QSpinBox(this)), warmup_(new QSpinBox(this)),
-      backend_(new QComboBox(this)), threads_(new QSpinBox(this)), target_(new QComboBox(this)) {
+      backend_(new QComboBox(this)), threads_(new QSpinBox(this)), coreMask_(new QComboBox(this)),
+      contexts_(new QSpinBox(this)), target_(new QComboBox(this)) {
     setObjectName(QStringLiteral("runToolBar"));  // saveState() needs a name
     const RunOptions defaults;
     runs_->setRange(1, 10000);
@@ -39,6 +40,16 @@ RunOptionsBar::RunOptionsBar(QWidget* parent)
     threads_->setSpecialValueText(tr("auto"));
     threads_->setToolTip(tr("Worker threads of the backend plugin (auto: the %1 physical cores); the reference kernels "
                             "use one").arg(physicalCoreCount()));
+    coreMask_->setObjectName(QStringLiteral("coreMaskBox"));
+    for (NpuCoreMask m : {NpuCoreMask::Auto, NpuCoreMask::Core0, NpuCoreMask::Core1, NpuCoreMask::Core2,
+                          NpuCoreMask::Cores01, NpuCoreMask::Cores012, NpuCoreMask::All})
+        coreMask_->addItem(QString::fromLatin1(coreMaskName(m)), int(m));
+    coreMask_->setToolTip(tr("Compiled models: the NPU cores each context runs on (auto: the runtime picks; "
+                             "multi-core masks only on multi-core chips)"));
+    contexts_->setObjectName(QStringLiteral("contextsBox"));
+    contexts_->setRange(0, 3);
+    contexts_->setSpecialValueText(tr("auto"));
+    contexts_->setToolTip(tr("Compiled models: contexts run concurrently, sharing the weights (at most three)"));
     target_->setObjectName(QStringLiteral("runTargetBox"));
     target_->setToolTip(tr("Where Run (F5) profiles the model: this computer or a saved board (Boards tab)"));
     target_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
@@ -52,14 +63,21 @@ RunOptionsBar::RunOptionsBar(QWidget* parent)
     addWidget(backend_);
     addWidget(new QLabel(tr("  Threads "), this));
     addWidget(threads_);
+    addWidget(new QLabel(tr("  NPU cores "), this));
+    addWidget(coreMask_);
+    addWidget(new QLabel(tr("  Contexts "), this));
+    addWidget(contexts_);
     addSeparator();
     addWidget(new QLabel(tr(" Target "), this));
     addWidget(target_);
     connect(runs_, &QSpinBox::valueChanged, this, &RunOptionsBar::optionsChanged);
     connect(warmup_, &QSpinBox::valueChanged, this, &RunOptionsBar::optionsChanged);
     connect(threads_, &QSpinBox::valueChanged, this, &RunOptionsBar::optionsChanged);
+    connect(contexts_, &QSpinBox::valueChanged, this, &RunOptionsBar::optionsChanged);
+    connect(coreMask_, &QComboBox::currentIndexChanged, this, &RunOptionsBar::optionsChanged);
+    setCompiledModel(false);
     connect(backend_, &QComboBox::currentIndexChanged, this, [this] {
-        threads_->setEnabled(runs_->isEnabled() && backend_->currentData().toString() != kReference);
+        threads_->setEnabled(runs_->isEnabled() && !compiled_ && backend_->currentData().toString() != kReference);
         emit optionsChanged();
     });
 }
@@ -70,6 +88,20 @@ RunOptions RunOptionsBar::options() const {
     options.runs = runs_->value();
     options.warmup = warmup_->value();
     return options;
+}
+
+ModelRunOptions RunOptionsBar::modelRunOptions() const {
+    ModelRunOptions options;
+    options.runs = runs_->value();
+    options.warmup = warmup_->value();
+    options.coreMask = static_cast<NpuCoreMask>(coreMask_->currentData().toInt());
+    options.contexts = contexts_->value();
+    return options;
+}
+
+void RunOptionsBar::setCompiledModel(bool compiled) {
+    compiled_ = compiled;
+    setRunning(!runs_->isEnabled());
 }
 
 void RunOptionsBar::setRuns(int runs) {
@@ -90,8 +122,11 @@ void RunOptionsBar::setThreads(int threads) {
 }
 
 void RunOptionsBar::setRunning(bool running) {
-    for (QWidget* w : std::initializer_list<QWidget*>{runs_, warmup_, backend_, target_}) w->setEnabled(!running);
-    threads_->setEnabled(!running && backend_->currentData().toString() != kReference);
+    for (QWidget* w : std::initializer_list<QWidget*>{runs_, warmup_, target_}) w->setEnabled(!running);
+    backend_->setEnabled(!running && !compiled_);
+    threads_->setEnabled(!running && !compiled_ && backend_->currentData().toString() != kReference);
+    coreMask_->setEnabled(!running && compiled_);
+    contexts_->setEnabled(!running && compiled_);
 }
 
 }  // namespace npuwb::ui

@@ -65,7 +65,8 @@ void FileActions::updateActions() {
 void FileActions::openFileDialog() {
     const QString start = recent_->files().value(0);
     const QString path = QFileDialog::getOpenFileName(window_, tr("Open Model"), QFileInfo(start).absolutePath(),
-                                                      tr("ONNX models (*.onnx);;All files (*)"));
+                                                      tr("Models (*.onnx *.rknn);;ONNX models (*.onnx);;"
+                                                         "Compiled RKNN models (*.rknn);;All files (*)"));
     if (!path.isEmpty()) workbench_.openModel(path);
 }
 

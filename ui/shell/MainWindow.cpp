@@ -23,12 +23,14 @@
 #include "shell/FileActions.h"
 #include "shell/ModelInfoPanel.h"
 #include "shell/TargetOptionsBar.h"
+#include "npuwb/ModelRuntimes.h"
 
 namespace npuwb::ui {
 
 namespace {
+/// ONNX, or a compiled model a runtime plugin claims (.rknn: rknpu).
 bool isModelFile(const QString& path) {
-    return path.endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive);
+    return path.endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive) || !modelRuntimeForFile(path.toStdString()).empty();
 }
 
 const QString kProgressName = QStringLiteral("statusProgress");
@@ -56,7 +58,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(workbench_, &Workbench::modelChanged, this, &MainWindow::updateTitle);
     connect(workbench_, &Workbench::viewRequested, tabs_, &QTabWidget::setCurrentWidget);
     restoreSettings();
-    workbench_->setStatus(tr("Open an ONNX model (Ctrl+O) or drop one here"));
+    workbench_->setStatus(tr("Open an ONNX or compiled .rknn model (Ctrl+O) or drop one here"));
 }
 
 MainWindow::~MainWindow() {

@@ -14,14 +14,25 @@ ModelInfoPanel::ModelInfoPanel(Workbench& workbench, QWidget* parent)
     setUniformRowHeights(true);
     setAlternatingRowColors(true);
     header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
-    auto showModel = [this, &workbench] {
-        model_->setSummary(workbench.loadedModel()->summary);
+    // A compiled model's inputs and outputs come from the board's runtime: its report of this very file.
+    auto runtimeReport = [&workbench]() -> const Report* {
+        const auto loaded = workbench.loadedModel();
+        const Report* report = workbench.lastReport();
+        return loaded && report && QString::fromStdString(report->model.path) == loaded->path ? report : nullptr;
+    };
+    auto showModel = [this, &workbench, runtimeReport] {
+        const auto loaded = workbench.loadedModel();
+        if (loaded->runtime.isEmpty()) model_->setSummary(loaded->summary);
+        else model_->setCompiledModel(loaded->summary, loaded->runtime, runtimeReport());
         expandAll();
     };
     connect(&workbench, &Workbench::modelLoaded, this, showModel);
     connect(&workbench, &Workbench::modelChanged, this, showModel);
-    connect(&workbench, &Workbench::reportChanged, this, [this, &workbench] {
-        model_->setRunResult(*workbench.lastReport());
+    connect(&workbench, &Workbench::reportChanged, this, [this, &workbench, showModel, runtimeReport] {
+        const auto loaded = workbench.loadedModel();
+        const bool compiled = loaded && !loaded->runtime.isEmpty() && runtimeReport();
+        if (compiled) showModel();  // the inputs and outputs the runtime reported
+        model_->setRunResult(*workbench.lastReport(), compiled);
         expandAll();
     });
 }

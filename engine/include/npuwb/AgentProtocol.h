@@ -4,7 +4,7 @@
 // events. Qt-free, JSON (nlohmann), one JSON value per line. app/agent/README.md documents the protocol; bump
 // kAgentProtocolVersion whenever a line's meaning changes.
 //
-//   npuwb-agent version  -> AgentVersion  {"agent":"npuwb-agent","version":"0.1.0","protocol":2,"arch":"aarch64"}
+//   npuwb-agent version  -> AgentVersion  {"agent":"npuwb-agent","version":"0.1.0","protocol":3,"arch":"aarch64"}
 //   npuwb-agent run -    <- AgentJob      {"protocol":3,"model":PATH,"backend":"auto","threads":0,"runs":10,...}
 //                           or, for a compiled model, {"protocol":3,"model":PATH,"runtime":"rknpu","modelRun":{...}}
 //                        -> AgentEvent lines: started, progress, telemetry, then report or error

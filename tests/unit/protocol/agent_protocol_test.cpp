@@ -200,3 +200,67 @@ TEST(AgentProtocol, ErrorKindNamesRoundTrip) {
 
 }  // namespace
 }  // namespace npuwb
+
+TEST(AgentProtocol, RuntimeJobRoundTrip) {
+    AgentJob job;
+    job.model = "/home/u/.cache/npuwb/models/ab.rknn";
+    job.runtime = "rknpu";
+    job.modelRun.runs = 7;
+    job.modelRun.warmup = 0;
+    job.modelRun.coreMask = NpuCoreMask::Cores01;
+    job.modelRun.contextCoreMasks = {NpuCoreMask::Core0, NpuCoreMask::Core2};
+    job.modelRun.contexts = 2;
+    job.modelRun.batch = 4;
+    job.modelRun.inputFiles = {{"images", "/c/models/x y.npy"}};
+    job.modelRun.randomSeed = 18446744073709551615ull;
+    job.modelRun.perLayer = false;
+    const nlohmann::json j = toJson(job);
+    EXPECT_FALSE(j.contains("backend")) << j.dump();  // ONNX run fields are not sent with a runtime job
+    EXPECT_EQ(j.at("modelRun").at("coreMask"), "0_1");
+    const AgentJob back = parseAgentJob(j.dump(), "'job.json'");
+    EXPECT_EQ(back.runtime, "rknpu");
+    EXPECT_EQ(back.modelRun.runs, 7);
+    EXPECT_EQ(back.modelRun.warmup, 0);
+    EXPECT_EQ(back.modelRun.coreMask, NpuCoreMask::Cores01);
+    EXPECT_EQ(back.modelRun.contextCoreMasks, job.modelRun.contextCoreMasks);
+    EXPECT_EQ(back.modelRun.contexts, 2);
+    EXPECT_EQ(back.modelRun.batch, 4);
+    EXPECT_EQ(back.modelRun.inputFiles, job.modelRun.inputFiles);
+    EXPECT_EQ(back.modelRun.randomSeed, job.modelRun.randomSeed);
+    EXPECT_FALSE(back.modelRun.perLayer);
+    // A runtime job without modelRun takes ModelRunOptions' defaults.
+    const AgentJob plain = parseAgentJob(R"({"model":"m.rknn","runtime":"rknpu"})", "t");
+    EXPECT_EQ(plain.modelRun.runs, ModelRunOptions{}.runs);
+    EXPECT_EQ(plain.modelRun.coreMask, NpuCoreMask::Auto);
+    EXPECT_TRUE(plain.modelRun.perLayer);
+}
+
+TEST(AgentProtocol, BadRuntimeJobsAreRefusedNamingTheField) {
+    const std::pair<const char*, const char*> bad[] = {
+        {R"({"model":"m","runtime":""})", "'runtime'"},
+        {R"({"model":"m","modelRun":{}})", "needs a 'runtime'"},
+        {R"({"model":"m","runtime":"rknpu","backend":"auto"})", "'backend' is an ONNX run field"},
+        {R"({"model":"m","runtime":"rknpu","modelRun":{"coreMask":"3"}})", "coreMask"},
+        {R"({"model":"m","runtime":"rknpu","modelRun":{"contextCoreMasks":["0","x"]}})", "contextCoreMasks[1]"},
+        {R"({"model":"m","runtime":"rknpu","modelRun":{"batch":0}})", "batch"},
+        {R"({"model":"m","runtime":"rknpu","modelRun":{"contexts":-1}})", "contexts"},
+        {R"({"model":"m","runtime":"rknpu","modelRun":{"runs":0}})", "runs"},
+        {R"({"model":"m","runtime":"rknpu","modelRun":{"inputFiles":{"x":""}}})", "inputFiles['x']"},
+        {R"({"model":"m","runtime":"rknpu","modelRun":{"library":"/x.so"}})", "library"},
+        {R"({"model":"m","runtime":"rknpu","modelRun":[]})", "modelRun"},
+    };
+    for (const auto& [text, field] : bad) {
+        try {
+            parseAgentJob(text, "'job.json'");
+            ADD_FAILURE() << "accepted " << text;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::InvalidInput) << text;
+            const std::string message = e.what();
+            EXPECT_NE(message.find("'job.json'"), std::string::npos) << message;
+            EXPECT_NE(message.find(field), std::string::npos) << message;
+        }
+    }
+    ModelRunOptions withLibrary;
+    withLibrary.library = "/opt/librknnrt.so";
+    EXPECT_THROW(toJson(withLibrary), Error);
+}

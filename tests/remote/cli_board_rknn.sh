@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# npuwb-cli profile MODEL.rknn --board HOST end to end: CLI -> a real sshd on loopback -> npuwb-agent -> the rknpu
+# runtime plugin -> a librknnrt.so test double. A real board has librknnrt.so on its library path; here the "board"
+# (the sshd's sessions) gets NPUWB_RKNNRT_LIBRARY pointing at the double instead, through sshd's SetEnv.
+# usage: cli_board_rknn.sh NPUWB_CLI LIBRKNNRT PERF_DETAIL_LOG
+set -euo pipefail
+CLI=$1; RKNNRT=$2; PERF_LOG=$3
+D=$(mktemp -d "${TMPDIR:-/tmp}/npuwb-cli-rknn-XXXXXX")
+SSHD_PID=""; BARE_PID=""
+cleanup() {
+  [ -n "$SSHD_PID" ] && kill "$SSHD_PID" 2>/dev/null
+  [ -n "$BARE_PID" ] && kill "$BARE_PID" 2>/dev/null
+  wait 2>/dev/null || true; rm -rf "$D"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+. "$(dirname "$0")/loopback_sshd.sh"
+# A board without the NPU runtime first.
+mkdir -p "$D/bare"
+start_loopback_sshd "$D/bare" || fail "cannot start sshd"
+BARE_PORT=$SSHD_PORT; BARE_PID=$SSHD_PID
+SSHD_EXTRA_CONFIG="SetEnv NPUWB_RKNNRT_LIBRARY=$RKNNRT FAKE_RKNNRT_PERF_DETAIL=$PERF_LOG"
+mkdir -p "$D/board"
+start_loopback_sshd "$D/board" || fail "cannot start sshd"
+unset SSHD_EXTRA_CONFIG
+USER_NAME=$(id -un)
+: > "$D/empty_config"
+REMOTE_DIR="$D/board cache"
+COMMON=(--identity "$D/board/client_key" --ssh-config "$D/empty_config" --known-hosts "$D/known_hosts" --accept-new
+        --remote-dir "$REMOTE_DIR" --timeout 120 -q)
+HOST="$USER_NAME@127.0.0.1:$SSHD_PORT"
+mkdir -p "$D/work"; cd "$D/work"
+# The double's model: "RKNN" magic (a real .rknn starts the same way); input images [1,1088,1920,3] uint8.
+printf 'RKNN\0\0\0\0' > model.rknn
+/usr/bin/python3 -c 'import numpy as np; np.save("images.npy", np.random.default_rng(1).integers(0, 255, (1,1088,1920,3), dtype=np.uint8))'
+
+# 1. profile --board with core mask, contexts and an input file: the board's runtime report comes back.
+"$CLI" profile model.rknn --board "$HOST" "${COMMON[@]}" --runs 3 --warmup 1 --core-mask 0_1 --contexts 1 \
+  --input images=images.npy --json remote.json > table.txt 2> err.txt || fail "profile --board: $(cat err.txt)"
+/usr/bin/python3 - remote.json <<'PY' || fail "remote report"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert len(r["layers"]) == 108, len(r["layers"])
+assert r["layers"][0]["cycles"]["total"] is not None, r["layers"][0]
+assert r["run"]["runs"] == 3 and r["run"]["warmup"] == 1, r["run"]
+assert r["run"]["medianUs"] > 0, r["run"]
+assert r["memory"]["weightBytes"] > 0 and r["memory"]["arenaBytes"] > 0, r["memory"]
+assert r["environment"]["device"].startswith("board "), r["environment"]
+assert r["model"]["path"].endswith("model.rknn"), r["model"]
+names = [t["name"] for t in r["model"]["inputs"]]
+assert names == ["images"], r["model"]["inputs"]
+print("ok: %d layers, median %.1f us, weights %d B, internal %d B, inputs %s" % (
+    len(r["layers"]), r["run"]["medianUs"], r["memory"]["weightBytes"], r["memory"]["arenaBytes"], names))
+PY
+grep -q "Cycles(DDR/NPU/Total)" table.txt || fail "no vendor perf table: $(head -5 table.txt)"
+ls "$REMOTE_DIR/models/"*.rknn > /dev/null || fail "model not in the board cache as .rknn"
+ls "$REMOTE_DIR/models/"*.npy > /dev/null || fail "input file not uploaded beside the model"
+[ -e "$REMOTE_DIR/agent/$(uname -m)/lib/plugins/libnpuwb-runtime-rknpu.so" ] || fail "runtime plugin not deployed"
+echo "ok 1 profile model.rknn --board: $(grep '^Run time' table.txt)"
+
+# 2. Per-context masks and contexts 2 and 3 reach the runtime (the job is accepted end to end).
+for ctx in 2 3; do
+  "$CLI" profile model.rknn --board "$HOST" "${COMMON[@]}" --runs 2 --warmup 0 --contexts $ctx --core-mask all \
+    --json ctx$ctx.json > /dev/null 2> err.txt || fail "contexts $ctx: $(cat err.txt)"
+done
+"$CLI" profile model.rknn --board "$HOST" "${COMMON[@]}" --runs 2 --warmup 0 --core-mask 0,1,2 --json masks.json \
+  > /dev/null 2> err.txt || fail "per-context masks: $(cat err.txt)"
+echo "ok 2 contexts 2 and 3, masks all and 0,1,2"
+
+# 3. Bad flags and files: exit 1 naming the problem, before anything runs.
+if "$CLI" profile model.rknn --board "$HOST" "${COMMON[@]}" --core-mask 3 > out.txt 2> err.txt; then fail "mask 3 accepted"; fi
+grep -q "no core mask" err.txt || fail "bad mask message: $(cat err.txt)"
+if "$CLI" profile model.rknn --board "$HOST" "${COMMON[@]}" --input images=missing.npy > out.txt 2> err.txt; then
+  fail "missing input accepted"; fi
+grep -q "missing.npy" err.txt || fail "missing input message: $(cat err.txt)"
+if "$CLI" profile "$(dirname "$0")/../../resources/samples/tiny_mobilenet.onnx" --core-mask 0 > out.txt 2> err.txt; then
+  fail "--core-mask accepted for an ONNX model"; fi
+grep -q "apply to compiled models" err.txt || fail "onnx + core mask message: $(cat err.txt)"
+echo "ok 3 bad mask, missing input, runtime flags on ONNX refused"
+
+# 4. A board without librknnrt.so: a clear answer naming the library, exit 1.
+BARE=(--identity "$D/bare/client_key" --ssh-config "$D/empty_config" --known-hosts "$D/known_hosts_bare" --accept-new
+      --remote-dir "$D/bare cache" --timeout 120 -q)
+set +e
+env -u NPUWB_RKNNRT_LIBRARY "$CLI" profile model.rknn --board "$USER_NAME@127.0.0.1:$BARE_PORT" "${BARE[@]}" \
+  > out.txt 2> err.txt
+rc=$?
+set -e
+[ $rc -eq 1 ] || fail "no runtime: exit $rc: $(cat err.txt)"
+grep -q "librknnrt.so not available on this board" err.txt || fail "no runtime message: $(cat err.txt)"
+echo "ok 4 board without librknnrt.so: $(head -c 200 err.txt)"
