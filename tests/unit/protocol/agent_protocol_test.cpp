@@ -198,8 +198,6 @@ TEST(AgentProtocol, ErrorKindNamesRoundTrip) {
     EXPECT_EQ(errorKindFromName("PermissionDenied"), ErrorKind::Io);
 }
 
-}  // namespace
-}  // namespace npuwb
 
 TEST(AgentProtocol, RuntimeJobRoundTrip) {
     AgentJob job;
@@ -264,3 +262,6 @@ TEST(AgentProtocol, BadRuntimeJobsAreRefusedNamingTheField) {
     withLibrary.library = "/opt/librknnrt.so";
     EXPECT_THROW(toJson(withLibrary), Error);
 }
+
+}  // namespace
+}  // namespace npuwb
