@@ -54,8 +54,10 @@ void TelemetrySampler::loop() {
         emitEvent(telemetrySample(files_, start_));
         ++samples_;
         lock.lock();
-        if (stopping_) return;
-        wake_.wait_for(lock, std::chrono::milliseconds(intervalMs_), [this] { return stopping_; });
+        // A start and an end sample even for a run shorter than one interval (a compiled model's few ms).
+        if (stopping_ && samples_ >= 2) return;
+        if (!stopping_)
+            wake_.wait_for(lock, std::chrono::milliseconds(intervalMs_), [this] { return stopping_; });
         // Falls through once more after stop(): the last sample shows the state at the end of the run.
     }
 }

@@ -19,8 +19,8 @@ namespace {
 
 using namespace npuwb::agent;
 
-/// Deployed as a bundle (bin/npuwb-agent, lib/libnpuwb-engine.so, lib/libnpuwb-backend-*.so): the engine looks for
-/// plugins in NPUWB_PLUGIN_PATH and beside itself in plugins/ folders, so add the bundle's lib/ as well.
+/// Deployed as a bundle (bin/npuwb-agent, lib/libnpuwb-engine.so, lib/plugins/libnpuwb-{backend,runtime}-*.so): the
+/// engine looks for plugins in NPUWB_PLUGIN_PATH and beside itself in plugins/ folders, so add the bundle's lib/ too.
 void addBundlePluginFolder() {
     std::error_code ec;
     std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);

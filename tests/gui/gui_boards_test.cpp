@@ -97,6 +97,7 @@ private slots:
     void telemetryChartPlotsAgentSamples();
     void testConnectionAndDeployOverSsh();
     void runsModelOnBoard();
+    void runsCompiledModelOnTheBoardsRuntime();
     void changedHostKeyIsRefused();
     void cancelWhileAskedEndsPromptly();
     void cleanupTestCase();
@@ -138,7 +139,9 @@ void BoardsTest::initTestCase() {
         // The "board" is this machine with the fake RK3588 sysfs tree: the agent there reads NPUWB_SYSFS_ROOT.
         QFile cfg(QString::fromStdString(sshd_->path("sshd_config")));
         QVERIFY(cfg.open(QIODevice::Append));
-        cfg.write("SetEnv NPUWB_SYSFS_ROOT=" + fakeBoard_.toLocal8Bit() + "\n");
+        // Its NPU runtime is the librknnrt.so test double (a real board has librknnrt.so on its library path).
+        cfg.write("SetEnv NPUWB_SYSFS_ROOT=" + fakeBoard_.toLocal8Bit() + " NPUWB_RKNNRT_LIBRARY=" NPUWB_FAKE_RKNNRT
+                  " FAKE_RKNNRT_PERF_DETAIL=" NPUWB_RKNN_LOG "\n");
         cfg.close();
         sshd_->start();
         QFile empty(QString::fromStdString(sshd_->path("empty_ssh_config")));
@@ -359,6 +362,66 @@ void BoardsTest::testConnectionAndDeployOverSsh() {
     QVERIFY(!saved.contains(TestSshd::kPassphrase));
     QVERIFY(!saved.contains("correct"));
     saveScreenshot(window_.get(), QStringLiteral("boards.png"));
+}
+
+void BoardsTest::runsCompiledModelOnTheBoardsRuntime() {
+    if (!sshd_) QSKIP("no /usr/sbin/sshd");
+    if (QByteArray(NPUWB_FAKE_RKNNRT).isEmpty()) QSKIP("the rknpu runtime plugin is not built here");
+    // The double's model file: "RKNN" magic, as a real .rknn starts.
+    const QString rknn = scratch_.filePath(QStringLiteral("yolov8n.rknn"));
+    QFile file(rknn);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QByteArray("RKNN\0\0\0\0", 8));
+    file.close();
+    QSignalSpy loaded(window_->workbench(), &Workbench::modelLoaded);
+    window_->openModel(rknn);
+    QVERIFY(loaded.wait(kSshTimeoutMs));
+    QCOMPARE(window_->workbench()->loadedModel()->runtime, QStringLiteral("rknpu"));
+    ModelInfoModel* info = window_->modelInfo()->infoModel();
+    QVERIFY(info->section(QStringLiteral("Inputs")));
+    QCOMPARE(info->section(QStringLiteral("Inputs"))->child(0, 0)->text(), QStringLiteral("(not known yet)"));
+    RunOptionsBar* bar = window_->runner()->optionsBar();
+    QVERIFY(bar->coreMaskBox()->isEnabled());
+    QVERIFY(!bar->backendBox()->isEnabled());  // the board's NPU runtime runs it, not a CPU backend
+    bar->coreMaskBox()->setCurrentText(QStringLiteral("0_1_2"));
+    bar->setRuns(5);
+    bar->setWarmup(1);
+    QVERIFY(window_->runner()->setRunTarget(QStringLiteral("rock5b-sim")));
+    window_->setCurrentView(QStringLiteral("layers"));
+
+    QSignalSpy finished(window_->runner(), &RunController::runFinished);
+    QSignalSpy failed(window_->workbench(), &Workbench::operationFailed);
+    window_->runner()->startRun();
+    QVERIFY(finished.wait(kSshTimeoutMs));
+    QCOMPARE(failed.count(), 0);
+    const npuwb::Report* report = window_->workbench()->lastReport();
+    QVERIFY(report);
+    QCOMPARE(report->environment.backend, std::string("rknpu"));
+    QCOMPARE(report->run.runs, 5);
+    QCOMPARE(report->model.path, rknn.toStdString());
+    QCOMPARE(int(report->layers.size()), 108);  // the runtime's perf-detail rows
+    LayerTableModel* table = window_->view<LayersView>()->tableModel();
+    QCOMPARE(table->rowCount(), 108);
+    QVERIFY(table->hasVendorColumns());
+    QVERIFY(!table->index(0, LayerTableModel::CyclesColumn).data().toString().isEmpty());
+    // inputs and outputs as the board's runtime reported them; memory from its memory query
+    QCOMPARE(info->section(QStringLiteral("Inputs"))->child(0, 0)->text(), QStringLiteral("images"));
+    QStandardItem* memory = info->section(QStringLiteral("Runtime memory"));
+    QVERIFY(memory);
+    QCOMPARE(memory->child(0, 0)->text(), QStringLiteral("Weights"));
+    // the telemetry of that very run, from the (fake RK3588) board
+    QVERIFY(window_->runner()->telemetryChart()->sampleCount() >= 2);
+    QVERIFY(window_->runner()->telemetryChart()->npuLoadGraph()->dataCount() >= 2);
+    saveScreenshot(window_.get(), QStringLiteral("remote-rknn-run.png"));
+
+    // Run Locally refuses a compiled model with a message instead of running it on the CPU.
+    QVERIFY(window_->runner()->setRunTarget(QStringLiteral("Local")));
+    QSignalSpy refused(window_->workbench(), &Workbench::operationFailed);
+    window_->runner()->startRun();
+    QCOMPARE(refused.count(), 1);
+    QVERIFY2(refused.first().first().toString().contains(QStringLiteral("runs on a board")),
+             qPrintable(refused.first().first().toString()));
+    if (auto* box = window_->findChild<QMessageBox*>(QStringLiteral("errorMessageBox"))) box->accept();
 }
 
 void BoardsTest::runsModelOnBoard() {

@@ -2,6 +2,8 @@
 
 #include <QColor>
 
+#include <algorithm>
+
 #include "models/Format.h"
 #include "models/OpTypeColors.h"
 
@@ -12,6 +14,11 @@ void LayerTableModel::setLayers(std::vector<LayerRow> layers, bool timed) {
     layers_ = std::move(layers);
     timed_ = timed;
     endResetModel();
+}
+
+bool LayerTableModel::hasVendorColumns() const {
+    return std::any_of(layers_.begin(), layers_.end(),
+                       [](const LayerRow& l) { return l.cyclesTotal || l.cyclesNpu || l.macUsagePercent; });
 }
 
 int LayerTableModel::rowOfLayer(int id) const {
@@ -44,6 +51,12 @@ QVariant LayerTableModel::display(const LayerRow& row, int column) const {
         case TimeColumn: return QString::number(row.timeUs, 'f', 1);
         case TimeMinColumn: return QString::number(row.timeUsMin, 'f', 1);
         case TimePercentColumn: return QString::number(row.timePercent, 'f', 1);
+        case CyclesColumn: {
+            if (!row.cyclesDdr && !row.cyclesNpu && !row.cyclesTotal) return {};
+            const auto text = [](const std::optional<int64_t>& c) { return c ? QString::number(*c) : QStringLiteral("-"); };
+            return QStringLiteral("%1 / %2 / %3").arg(text(row.cyclesDdr), text(row.cyclesNpu), text(row.cyclesTotal));
+        }
+        case MacUsageColumn: return row.macUsagePercent ? QString::number(*row.macUsagePercent, 'f', 2) : QString();
     }
     return {};
 }
@@ -56,6 +69,8 @@ QVariant LayerTableModel::sortKey(const LayerRow& row, int column) const {
         case TimeColumn: return row.timeUs;
         case TimeMinColumn: return row.timeUsMin;
         case TimePercentColumn: return row.timePercent;
+        case CyclesColumn: return qlonglong(row.cyclesTotal.value_or(-1));
+        case MacUsageColumn: return row.macUsagePercent.value_or(-1.0);
         default: return display(row, column);
     }
 }
@@ -86,12 +101,16 @@ QVariant LayerTableModel::data(const QModelIndex& index, int role) const {
 QVariant LayerTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
     if (role == Qt::DisplayRole) {
-        static const char* const titles[ColumnCount] = {"ID",      "Name",      "Op type",   "Time (µs)",
-                                                        "Time (%)", "Min (µs)",  "MACs",      "RW (KB)",
-                                                        "Data type", "Target",   "Input shape", "Output shape"};
+        static const char* const titles[ColumnCount] = {
+            "ID",  "Name",    "Op type", "Time (µs)", "Time (%)",  "Min (µs)", "Cycles (DDR/NPU/Total)",
+            "MacUsage (%)", "MACs", "RW (KB)", "Data type", "Target", "Input shape", "Output shape"};
         return tr(titles[section]);
     }
     if (role == Qt::ToolTipRole && section == TimeColumn) return tr("Median over the timed runs");
+    if (role == Qt::ToolTipRole && section == CyclesColumn)
+        return tr("Cycles per layer as the NPU runtime's perf detail reports them (DDR / NPU / total)");
+    if (role == Qt::ToolTipRole && section == MacUsageColumn)
+        return tr("Share of the NPU's MAC units the layer kept busy (the runtime's perf detail)");
     return {};
 }
 

@@ -19,6 +19,8 @@ public:
         TimeColumn,
         TimePercentColumn,
         TimeMinColumn,
+        CyclesColumn,    // the vendor runtime's perf detail (and estimates): DDR / NPU / total cycles
+        MacUsageColumn,  // the vendor runtime's MacUsage (%)
         MacsColumn,
         ReadWriteColumn,
         DataTypeColumn,
@@ -39,6 +41,9 @@ public:
     void clear() { setLayers({}, false); }
     const std::vector<LayerRow>& layers() const { return layers_; }
     bool isTimed() const { return timed_; }
+    /// Some row has the vendor's perf columns (cycles or MacUsage): a board runtime's report, a vendor log or an
+    /// estimate. Views hide those columns otherwise.
+    bool hasVendorColumns() const;
     /// Row of the layer with this id, -1 when absent.
     int rowOfLayer(int id) const;
 

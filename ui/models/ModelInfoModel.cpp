@@ -93,10 +93,12 @@ void ModelInfoModel::setCompiledModel(const ModelSummary& s, const QString& runt
     const QString path = QString::fromStdString(s.path);
     QStandardItem* model = addSection(tr("Model"));
     addRow(model, tr("File"), QFileInfo(path).fileName(), path);
-    addRow(model, tr("Kind"), QString::fromStdString(s.producer));
+    addRow(model, tr("Kind"), tr("compiled %1 model").arg(QFileInfo(path).suffix().toUpper()),
+           QString::fromStdString(s.producer));
+    addRow(model, tr("Runs on"), tr("the board's %1 runtime").arg(runtime));
     addRow(model, tr("File size"), formatBytes(QFileInfo(path).size()));
     if (report && !report->model.producer.empty())
-        addRow(model, tr("Runtime"), QString::fromStdString(report->model.producer));
+        addRow(model, tr("Runtime version"), QString::fromStdString(report->model.producer));
     const QString notYet = tr("run it on a board: the board's %1 runtime reports them").arg(runtime);
     QStandardItem* inputs = addSection(tr("Inputs"));
     QStandardItem* outputs = addSection(tr("Outputs"));
@@ -121,10 +123,14 @@ void ModelInfoModel::setRunResult(const Report& report, bool fromRuntime) {
     addRow(run, tr("Min / max"),
            QStringLiteral("%1 / %2").arg(formatMicros(report.run.minUs), formatMicros(report.run.maxUs)));
     addRow(run, tr("Runs (warm-up)"), QStringLiteral("%1 (%2)").arg(report.run.runs).arg(report.run.warmup));
-    addRow(run, tr("Backend"), QStringLiteral("%1, %2 thread(s)")
-                                   .arg(QString::fromStdString(report.environment.backend))
-                                   .arg(report.environment.threads));
-    addRow(run, tr("Activation arena"), formatBytes(report.memory.arenaBytes));
+    if (fromRuntime) {
+        addRow(run, tr("Runtime"), tr("%1 (NPU)").arg(QString::fromStdString(report.environment.backend)));
+    } else {
+        addRow(run, tr("Backend"), QStringLiteral("%1, %2 thread(s)")
+                                       .arg(QString::fromStdString(report.environment.backend))
+                                       .arg(report.environment.threads));
+        addRow(run, tr("Activation arena"), formatBytes(report.memory.arenaBytes));
+    }
     if (report.memory.peakRssBytes > 0) addRow(run, tr("Peak RSS"), formatBytes(report.memory.peakRssBytes));
     if (fromRuntime) {  // the runtime's own memory query (RKNN_QUERY_MEM_SIZE); weights are shared by all contexts
         QStandardItem* memory = addSection(kRuntimeMemorySection);

@@ -24,7 +24,9 @@ namespace npuwb::ui {
 namespace {
 const QString kTargetKey = QStringLiteral("run/target");
 
-QString backendText(const Report& report) {
+/// `runtime`: the run went through a whole-model runtime (threads mean nothing there).
+QString backendText(const Report& report, bool runtime = false) {
+    if (runtime) return RunController::tr("%1 NPU runtime").arg(QString::fromStdString(report.environment.backend));
     return RunController::tr("%1, %2 thread(s)")
         .arg(QString::fromStdString(report.environment.backend))
         .arg(report.environment.threads);
@@ -83,7 +85,7 @@ RunController::RunController(Workbench& workbench, QMainWindow* window)
                               .arg(QString::fromStdString(report->environment.device), formatMicros(report->run.medianUs))
                               .arg(report->run.runs)
                               .arg(report->layers.size())
-                              .arg(backendText(*report)));
+                              .arg(backendText(*report, boardRunWasRuntime_)));
     });
     connect(boardJob_, &RemoteRunJob::cancelled, this, &RunController::onCancelled);
     connect(boardJob_, &RemoteRunJob::failed, this, &RunController::onBoardFailed);
@@ -195,6 +197,7 @@ void RunController::startBoardRun() {
     request.options = bar_->options();
     request.options.executor.backend = kAutoBackend;  // the agent picks the board's best backend (plugin names differ per arch)
     request.runtime = workbench_.loadedModel()->runtime;
+    boardRunWasRuntime_ = !request.runtime.isEmpty();
     if (!request.runtime.isEmpty()) {  // a compiled model: the board's NPU runtime, never the CPU backends
         request.modelRun = bar_->modelRunOptions();
         request.options = {};

@@ -75,6 +75,7 @@ private:
     QDockWidget* telemetryDock_;
     int runWarmup_ = 0;  // of the run in flight, to map phase progress onto one bar
     int runCount_ = 0;
+    bool boardRunWasRuntime_ = false;  // the board run in flight is a compiled model on the board's runtime
 };
 
 }  // namespace npuwb::ui

@@ -46,6 +46,9 @@ LayerTableView::LayerTableView(LayerTableModel* model, QWidget* parent)
 }
 
 void LayerTableView::onModelReset() {
+    const bool vendor = model_->hasVendorColumns();
+    table_->setColumnHidden(LayerTableModel::CyclesColumn, !vendor);
+    table_->setColumnHidden(LayerTableModel::MacUsageColumn, !vendor);
     table_->resizeColumnsToContents();
     // Long node names would push every number off screen; the tooltip has the full name.
     const int maxNameWidth = fontMetrics().horizontalAdvance(QLatin1Char('x')) * 36;
