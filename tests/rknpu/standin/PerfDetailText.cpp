@@ -116,7 +116,7 @@ void LayerTimes::kernelTimed(const std::vector<size_t>& steps, double microsecon
     }
 }
 
-std::string LayerTimes::table(const Session& session) const {
+std::string LayerTimes::table(const Session& session, int64_t items) const {
     const Graph& g = session.model().graph;
     const auto& order = session.executionOrder();
     std::vector<std::vector<std::string>> rows{{"ID", "OpType", "DataType", "Target", "InputShape", "OutputShape",
@@ -134,7 +134,7 @@ std::string LayerTimes::table(const Session& session) const {
         const Step& s = steps_[step];
         const Node& node = g.nodes[order[step]];
         const std::string name = oneLine(node.name.empty() && !node.outputs.empty() ? node.outputs[0] : node.name);
-        const double kb = static_cast<double>(s.bytes) / 1024.0;
+        const double kb = static_cast<double>(s.bytes * items) / 1024.0;
         rows.push_back({std::to_string(++id), node.opType, s.dataType.empty() ? "\\" : s.dataType, "CPU",
                         joined(s.inputShapes), joined(s.outputShapes), "\\", fixed(s.us, 1), "\\", "\\",
                         fixed(kb, 0), node.opType + ":" + name});

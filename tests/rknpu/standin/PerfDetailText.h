@@ -15,9 +15,10 @@ class LayerTimes : public ExecutionObserver {
 public:
     /// Clears the times (not the shapes learnt): one rknn_run may execute the model once per batch item.
     void startRun();
-    /// The table of the times since startRun(); Target is CPU (the stand-in computes on the CPU), the NPU-only
-    /// columns (cycles, MAC usage, workload) are "\" as the vendor prints for layers without them.
-    std::string table(const Session& session) const;
+    /// The table of the times since startRun(), for a run of `items` batch items: shapes are one item's, Time(us)
+    /// and RW(KB) cover all items. Target is CPU (the stand-in computes on the CPU); the NPU-only columns (cycles,
+    /// MAC usage, workload) are "\" as the vendor prints for layers without them.
+    std::string table(const Session& session, int64_t items) const;
 
     void runStarted(size_t nodeCount) override;
     void nodeStarted(size_t step, const Node& node) override;

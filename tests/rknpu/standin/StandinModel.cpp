@@ -134,7 +134,8 @@ void Context::run() {
     lastRunUs = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count();
     outputs = std::move(results);
     ran = true;
-    if (layerTimes) perfDetail = layerTimes->table(*session);
+    ++frames;
+    if (layerTimes) perfDetail = layerTimes->table(*session, loaded->batch);
 }
 
 }  // namespace npuwb::standin

@@ -55,6 +55,7 @@ struct Context {
     std::vector<Tensor> outputs;                // of the last run, batched
     std::vector<std::unique_ptr<std::vector<char>>> heldOutputs;  // buffers given out by rknn_outputs_get
     bool ran = false;
+    uint64_t frames = 0;  // runs so far (rknn_run_extend / rknn_output_extend frame_id)
     int64_t lastRunUs = 0;
     std::string perfDetail;  // of the last run (RKNN_QUERY_PERF_DETAIL points into it)
 

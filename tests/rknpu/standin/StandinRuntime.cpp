@@ -340,7 +340,7 @@ __attribute__((visibility("default"))) int rknn_run(rknn_context context, rknn_r
                 return RKNN_ERR_INPUT_INVALID;
             }
         ctx->run();
-        if (extend) extend->frame_id += 1;
+        if (extend) extend->frame_id = ctx->frames;
         return RKNN_SUCC;
     });
 }
@@ -378,7 +378,7 @@ __attribute__((visibility("default"))) int rknn_outputs_get(rknn_context context
             std::memcpy(out.buf, converted.raw(), bytes);
             out.size = static_cast<uint32_t>(bytes);
         }
-        if (extend) extend->frame_id = 0;
+        if (extend) extend->frame_id = ctx->frames;
         return RKNN_SUCC;
     });
 }

@@ -214,6 +214,65 @@ TEST_F(Standin, InitsFromPathWrittenByTheToolAndFromMemory) {
     }
 }
 
+TEST_F(Standin, ToolRefusesUnknownTargetsAndNonOnnxInputsAndWritesTheBatch) {
+    fs::create_directories(STANDIN_WORK_DIR);
+    const std::string dir = STANDIN_WORK_DIR;
+    std::ofstream(dir + "/tool.onnx", std::ios::binary) << onnx;
+    std::ofstream(dir + "/real.rknn", std::ios::binary) << "RKNN" << std::string(16, '\0');
+    const std::string tool = "/usr/bin/python3 " + std::string(NPUWB_SOURCE_DIR) + "/tests/rknpu/standin/make_standin_rknn.py ";
+    const std::string quiet = " 2>/dev/null";
+    EXPECT_NE(std::system((tool + dir + "/tool.onnx --target rk9999 -o " + dir + "/x.rknn" + quiet).c_str()), 0);
+    EXPECT_NE(std::system((tool + dir + "/tool.onnx --target rk3588 --batch 0 -o " + dir + "/x.rknn" + quiet).c_str()), 0);
+    EXPECT_NE(std::system((tool + dir + "/real.rknn --target rk3588 -o " + dir + "/x.rknn" + quiet).c_str()), 0);
+    EXPECT_NE(std::system((tool + dir + "/missing.onnx --target rk3588 -o " + dir + "/x.rknn" + quiet).c_str()), 0);
+    EXPECT_FALSE(fs::exists(dir + "/x.rknn"));
+    const std::string out = dir + "/tool-b2-rk3576.rknn";
+    ASSERT_EQ(std::system((tool + dir + "/tool.onnx --target rk3576 --batch 2 -o " + out).c_str()), 0);
+    rknn_context ctx = 0;
+    ASSERT_EQ(api.init(&ctx, const_cast<char*>(out.c_str()), 0, 0, nullptr), RKNN_SUCC);
+    rknn_tensor_attr a{};
+    ASSERT_EQ(api.query(ctx, RKNN_QUERY_INPUT_ATTR, &a, sizeof a), RKNN_SUCC);
+    EXPECT_EQ(a.dims[0], 2u);
+    EXPECT_EQ(api.setCoreMask(ctx, RKNN_NPU_CORE_0_1), RKNN_SUCC);  // rk3576: two cores
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(api.setCoreMask(ctx, RKNN_NPU_CORE_0_1_2), RKNN_ERR_PARAM_INVALID);
+    testing::internal::GetCapturedStderr();
+    EXPECT_EQ(api.destroy(ctx), RKNN_SUCC);
+}
+
+TEST_F(Standin, RunsARealModelLikeTheEngine) {
+    const std::string path = std::string(NPUWB_SOURCE_DIR) + "/tests/data/models/mobilenet_v2.onnx";
+    if (!fs::exists(path)) GTEST_SKIP() << path << " not fetched (scripts/fetch-models.sh)";
+    std::ifstream in(path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    rknn_context ctx = init(container("rk3588", 1, bytes), RKNN_FLAG_COLLECT_PERF_MASK);
+    rknn_tensor_attr a{};
+    ASSERT_EQ(api.query(ctx, RKNN_QUERY_INPUT_ATTR, &a, sizeof a), RKNN_SUCC);
+    ASSERT_EQ(a.n_dims, 4u);
+    const Shape shape{a.dims[0], a.dims[1], a.dims[2], a.dims[3]};
+    const Tensor x = randomTensor(shape, 11);
+    auto model = std::make_shared<Model>(loadModelFromBytes(bytes, ".", "mobilenet_v2"));
+    SessionOptions options;
+    options.executor.backend = kAutoBackend;
+    Session session(model, options);
+    const std::vector<float> expected = session.runTensors({{a.name, x}}).begin()->second.toFloatVector();
+    const std::vector<float> got = runOnce(ctx, x);
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], expected[i], 1e-4f + 1e-4f * std::fabs(expected[i])) << i;
+    rknn_perf_detail d{};
+    ASSERT_EQ(api.query(ctx, RKNN_QUERY_PERF_DETAIL, &d, sizeof d), RKNN_SUCC);
+    const VendorPerfLog log = parseRknnPerfLog(std::string(d.perf_data, d.data_len), "mobilenet_v2 perf detail");
+    EXPECT_EQ(log.layers.size(), session.executionOrder().size());
+    size_t convsTimed = 0;
+    for (const auto& row : log.layers) convsTimed += row.opType == "Conv" && row.timeUs > 0;
+    EXPECT_GT(convsTimed, 10u);
+    rknn_mem_size m{};
+    ASSERT_EQ(api.query(ctx, RKNN_QUERY_MEM_SIZE, &m, sizeof m), RKNN_SUCC);
+    EXPECT_GT(m.total_weight_size, 10u << 20);  // about 14 MB of float weights
+    EXPECT_GT(m.total_internal_size, 1u << 20);
+    EXPECT_EQ(api.destroy(ctx), RKNN_SUCC);
+}
+
 TEST_F(Standin, RunEqualsTheEnginesRunOfTheEmbeddedModelInEveryInputLayoutAndType) {
     rknn_context ctx = init(container("rk3588", 1, onnx));
     const Tensor x = randomTensor({1, 3, 16, 16}, 7);
