@@ -103,18 +103,19 @@ bool coreMaskValid(int mask, int64_t cores) {
     return cores >= 3 && (mask == RKNN_NPU_CORE_2 || mask == RKNN_NPU_CORE_0_1_2);
 }
 
-/// The caller's buffer converted to the model's type and NCHW order, written into `target` at `item`.
-void convertInput(const rknn_input& in, const IoDesc& d, DType callerType, Tensor& target) {
-    const bool nhwc = in.fmt == RKNN_TENSOR_NHWC && d.shape.size() == 4;
-    const int64_t n = shapeNumel(d.shape);
-    const Shape callerShape = nhwc ? Shape{d.shape[0], d.shape[2], d.shape[3], d.shape[1]} : d.shape;
+/// The caller's buffer converted to the model's type and NCHW order, written into `target` (of the model's type and
+/// NCHW `shape`).
+void convertInput(const rknn_input& in, const Shape& shape, DType callerType, Tensor& target) {
+    const bool nhwc = in.fmt == RKNN_TENSOR_NHWC && shape.size() == 4;
+    const int64_t n = shapeNumel(shape);
+    const Shape callerShape = nhwc ? Shape{shape[0], shape[2], shape[3], shape[1]} : shape;
     const Tensor source = Tensor::view(callerType, callerShape, in.buf);
-    if (!nhwc && callerType == d.dtype) {
-        std::memcpy(target.raw(), in.buf, static_cast<size_t>(n) * dtypeSize(d.dtype));
+    if (!nhwc && callerType == target.dtype()) {
+        std::memcpy(target.raw(), in.buf, static_cast<size_t>(n) * dtypeSize(callerType));
         return;
     }
-    const int64_t c = nhwc ? d.shape[1] : 1, h = nhwc ? d.shape[2] : 1, w = nhwc ? d.shape[3] : 1;
-    visitAny(d.dtype, [&]<typename T>() {
+    const int64_t c = nhwc ? shape[1] : 1, h = nhwc ? shape[2] : 1, w = nhwc ? shape[3] : 1;
+    visitAny(target.dtype(), [&]<typename T>() {
         T* out = target.data<T>();
         for (int64_t i = 0; i < n; ++i) {
             int64_t from = i;
@@ -290,17 +291,23 @@ __attribute__((visibility("default"))) int rknn_inputs_set(rknn_context context,
             }
             const bool knownFormat = in.pass_through || in.fmt == RKNN_TENSOR_NCHW || in.fmt == RKNN_TENSOR_NHWC ||
                                      in.fmt == RKNN_TENSOR_UNDEFINED;
+            // All batch items, or one: the slice a context of the multi-batch scheme reads at its offset (RKNN SDK
+            // user guide V2.5.0, 4.1.4.3: input_size / rknn_batch_size).
             const size_t expected = static_cast<size_t>(shapeNumel(d.shape)) * dtypeSize(*callerType);
-            if (!knownFormat || in.size != expected) {
+            const size_t oneItem = static_cast<size_t>(d.itemElements) * dtypeSize(*callerType);
+            if (!knownFormat || (in.size != expected && in.size != oneItem)) {
                 say("rknn_inputs_set: input " + std::to_string(in.index) + " ('" + d.name + "') needs " +
-                    std::to_string(expected) + " bytes of " + std::string(dtypeName(*callerType)) + " in NCHW or NHWC, got " +
-                    std::to_string(in.size) + " bytes, format " + std::to_string(in.fmt));
+                    std::to_string(expected) + " bytes" +
+                    (oneItem != expected ? " (or " + std::to_string(oneItem) + " for one batch item)" : std::string()) +
+                    " of " + std::string(dtypeName(*callerType)) + " in NCHW or NHWC, got " + std::to_string(in.size) +
+                    " bytes, format " + std::to_string(in.fmt));
                 return RKNN_ERR_INPUT_INVALID;
             }
-            Tensor t = Tensor::uninitialized(d.dtype, d.shape);
+            const Shape& shape = in.size == expected ? d.shape : d.itemShape;
+            Tensor t = Tensor::uninitialized(d.dtype, shape);
             rknn_input copy = in;
             if (in.pass_through) copy.fmt = RKNN_TENSOR_NCHW;
-            convertInput(copy, d, *callerType, t);
+            convertInput(copy, shape, *callerType, t);
             ctx->inputs[in.index] = std::move(t);
         }
         return RKNN_SUCC;
@@ -334,11 +341,12 @@ __attribute__((visibility("default"))) int rknn_run(rknn_context context, rknn_r
     if (!ctx) return RKNN_ERR_CTX_INVALID;
     return guarded("rknn_run", RKNN_ERR_FAIL, [&] {
         std::lock_guard lock(ctx->mutex);
-        for (size_t i = 0; i < ctx->inputs.size(); ++i)
-            if (!ctx->inputs[i]) {
-                say("rknn_run: input " + std::to_string(i) + " was never set (rknn_inputs_set)");
-                return RKNN_ERR_INPUT_INVALID;
-            }
+        try {
+            ctx->itemsSet();
+        } catch (const Error& e) {
+            say(std::string("rknn_run: ") + e.what());
+            return RKNN_ERR_INPUT_INVALID;
+        }
         ctx->run();
         if (extend) extend->frame_id = ctx->frames;
         return RKNN_SUCC;

@@ -423,6 +423,51 @@ TEST_F(Standin, BatchedContainerScalesAttrsAndContextsRunConcurrently) {
     for (rknn_context c : ctx) EXPECT_EQ(api.destroy(c), RKNN_SUCC);
 }
 
+TEST_F(Standin, ContextsOfABatchedModelEachTakeTheirItemAtItsOffset) {
+    // RKNN SDK user guide V2.5.0, 4.1.4.3: context i reads input at i * input_size / batch and writes output at
+    // i * output_size / batch; here three contexts share one batched input and one batched output buffer.
+    const int batch = 3;
+    rknn_context ctx[3] = {init(container("rk3588", batch, onnx)), 0, 0};
+    ASSERT_EQ(api.dup(&ctx[0], &ctx[1]), RKNN_SUCC);
+    ASSERT_EQ(api.dup(&ctx[0], &ctx[2]), RKNN_SUCC);
+    rknn_tensor_attr in{}, out{};
+    ASSERT_EQ(api.query(ctx[0], RKNN_QUERY_INPUT_ATTR, &in, sizeof in), RKNN_SUCC);
+    ASSERT_EQ(api.query(ctx[0], RKNN_QUERY_OUTPUT_ATTR, &out, sizeof out), RKNN_SUCC);
+    const Tensor x = randomTensor({batch, 3, 16, 16}, 21);
+    std::vector<float> y(out.size / 4, -1.0f);
+    std::vector<float> expected;
+    for (int item = 0; item < batch; ++item) {
+        Tensor one(DType::F32, {1, 3, 16, 16});
+        std::memcpy(one.raw(), x.data<float>() + item * 768, 768 * 4);
+        auto e = engineRun(one);
+        expected.insert(expected.end(), e.begin(), e.end());
+    }
+    std::vector<int> rc(3, RKNN_SUCC);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < batch; ++i)
+        threads.emplace_back([&, i] {
+            for (int round = 0; round < 5 && rc[i] == RKNN_SUCC; ++round) {
+                rknn_input input{};
+                input.buf = const_cast<char*>(static_cast<const char*>(x.raw())) + i * (in.size / batch);
+                input.size = in.size / batch;
+                input.type = RKNN_TENSOR_FLOAT32;
+                input.fmt = RKNN_TENSOR_NCHW;
+                rknn_output output{};
+                output.want_float = 1;
+                output.is_prealloc = 1;
+                output.buf = reinterpret_cast<char*>(y.data()) + i * (out.size / batch);
+                output.size = out.size / batch;
+                rc[i] = api.inputsSet(ctx[i], 1, &input);
+                if (rc[i] == RKNN_SUCC) rc[i] = api.run(ctx[i], nullptr);
+                if (rc[i] == RKNN_SUCC) rc[i] = api.outputsGet(ctx[i], 1, &output, nullptr);
+            }
+        });
+    for (auto& t : threads) t.join();
+    for (int i = 0; i < batch; ++i) EXPECT_EQ(rc[i], RKNN_SUCC) << "context " << i;
+    expectNear(y, expected);
+    for (rknn_context c : ctx) EXPECT_EQ(api.destroy(c), RKNN_SUCC);
+}
+
 TEST_F(Standin, CoreMasksFollowTheChipsCoreCount) {
     const int all[] = {RKNN_NPU_CORE_AUTO, RKNN_NPU_CORE_0,     RKNN_NPU_CORE_1,  RKNN_NPU_CORE_2,
                        RKNN_NPU_CORE_0_1,  RKNN_NPU_CORE_0_1_2, RKNN_NPU_CORE_ALL, 5, 6, RKNN_NPU_CORE_UNDEFINED};
