@@ -241,8 +241,8 @@ TEST_F(Standin, ToolRefusesUnknownTargetsAndNonOnnxInputsAndWritesTheBatch) {
 }
 
 TEST_F(Standin, RunsARealModelLikeTheEngine) {
-    const std::string path = std::string(NPUWB_SOURCE_DIR) + "/tests/data/models/mobilenet_v2.onnx";
-    if (!fs::exists(path)) GTEST_SKIP() << path << " not fetched (scripts/fetch-models.sh)";
+    const std::string path = std::string(NPUWB_MODELS_DIR) + "/mobilenet_v2.onnx";  // the fetch_models fixture's
+    ASSERT_TRUE(fs::exists(path)) << path << " not fetched (scripts/fetch-models.sh)";
     std::ifstream in(path, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     rknn_context ctx = init(container("rk3588", 1, bytes), RKNN_FLAG_COLLECT_PERF_MASK);
