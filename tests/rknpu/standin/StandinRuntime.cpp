@@ -149,10 +149,10 @@ extern "C" {
 __attribute__((visibility("default"))) uint64_t npuwb_standin_weight_bytes_allocated(void) { return g_weightBytes.load(); }
 
 __attribute__((visibility("default"))) int rknn_init(rknn_context* context, void* model, uint32_t size, uint32_t flag,
-                                                     rknn_init_extend* extend) {
+                                                     [[maybe_unused]] rknn_init_extend* extend) {
+    // `extend` (weight sharing between inits, zero-copy model buffers) is not implemented: README.md, known limits.
     return guarded("rknn_init", RKNN_ERR_MODEL_INVALID, [&] {
         if (!context || !model) return RKNN_ERR_PARAM_INVALID;
-        if (extend) extend->ctx = 0;
         const std::string label = size == 0 ? std::string(static_cast<const char*>(model)) : "the model buffer";
         const std::string bytes = size == 0 ? readFile(label) : std::string(static_cast<const char*>(model), size);
         if (looksLikeRealRknn(bytes)) {
@@ -169,7 +169,6 @@ __attribute__((visibility("default"))) int rknn_init(rknn_context* context, void
         }
         g_weightBytes += loaded->weightBytes;
         *context = registerContext(std::make_shared<Context>(loaded, flag));
-        if (extend) extend->ctx = *context;
         return RKNN_SUCC;
     });
 }
