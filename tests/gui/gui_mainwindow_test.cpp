@@ -314,6 +314,10 @@ void MainWindowTest::importsAVendorLogAsARun() {
     QVERIFY(layers()->tableModel()->isTimed());
     QCOMPARE(layers()->tableModel()->rowCount(), rows);
     QCOMPARE(layers()->timeChart()->barCount(), rows);
+    // the vendor's perf columns: cycles DDR/NPU/total and MacUsage, shown because the log has them
+    QVERIFY(layers()->tableModel()->hasVendorColumns());
+    QVERIFY(!layers()->tableView()->tableView()->isColumnHidden(LayerTableModel::CyclesColumn));
+    QVERIFY(layers()->tableModel()->index(0, LayerTableModel::CyclesColumn).data().toString().contains(QLatin1Char('/')));
     QVERIFY(lastRunBackend().startsWith(QStringLiteral("rknpu")));
     QVERIFY(window_->files()->exportAction()->isEnabled());
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # npuwb-cli profile MODEL.rknn --board HOST end to end: CLI -> a real sshd on loopback -> npuwb-agent -> the rknpu
-# runtime plugin -> a librknnrt.so test double. A real board has librknnrt.so on its library path; here the "board"
-# (the sshd's sessions) gets NPUWB_RKNNRT_LIBRARY pointing at the double instead, through sshd's SetEnv.
-# usage: cli_board_rknn.sh NPUWB_CLI LIBRKNNRT PERF_DETAIL_LOG
+# runtime plugin -> the stand-in librknnrt.so (tests/rknpu/standin: Rockchip's C API on the engine's CPU backends,
+# running a test container that wraps an ONNX model). A real board has librknnrt.so on its library path; here the
+# "board" (the sshd's sessions) gets NPUWB_RKNNRT_LIBRARY pointing at the stand-in instead, through sshd's SetEnv.
+# usage: cli_board_rknn.sh NPUWB_CLI STANDIN_LIBRKNNRT MAKE_CONTAINER_PY ONNX_MODEL
 set -euo pipefail
-CLI=$1; RKNNRT=$2; PERF_LOG=$3
+CLI=$1; RKNNRT=$2; MAKE_CONTAINER=$3; ONNX=$4
 D=$(mktemp -d "${TMPDIR:-/tmp}/npuwb-cli-rknn-XXXXXX")
 SSHD_PID=""; BARE_PID=""
 cleanup() {
@@ -20,7 +21,10 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 mkdir -p "$D/bare"
 start_loopback_sshd "$D/bare" || fail "cannot start sshd"
 BARE_PORT=$SSHD_PORT; BARE_PID=$SSHD_PID
-SSHD_EXTRA_CONFIG="SetEnv NPUWB_RKNNRT_LIBRARY=$RKNNRT FAKE_RKNNRT_PERF_DETAIL=$PERF_LOG"
+# The stand-in reads the container's target chip from the chip profiles (NPUWB_CHIPS_DIR), which the agent bundle
+# does not carry.
+CHIPS=$(cd "$(dirname "$0")/../../resources/chips" && pwd)
+SSHD_EXTRA_CONFIG="SetEnv NPUWB_RKNNRT_LIBRARY=$RKNNRT NPUWB_CHIPS_DIR=$CHIPS"
 mkdir -p "$D/board"
 start_loopback_sshd "$D/board" || fail "cannot start sshd"
 unset SSHD_EXTRA_CONFIG
@@ -31,26 +35,32 @@ COMMON=(--identity "$D/board/client_key" --ssh-config "$D/empty_config" --known-
         --remote-dir "$REMOTE_DIR" --timeout 120 -q)
 HOST="$USER_NAME@127.0.0.1:$SSHD_PORT"
 mkdir -p "$D/work"; cd "$D/work"
-# The double's model: "RKNN" magic (a real .rknn starts the same way); input images [1,1088,1920,3] uint8.
-printf 'RKNN\0\0\0\0' > model.rknn
-/usr/bin/python3 -c 'import numpy as np; np.save("images.npy", np.random.default_rng(1).integers(0, 255, (1,1088,1920,3), dtype=np.uint8))'
+# The stand-in's container of the sample model (a real .rknn would come from RKNN-Toolkit2), and an input file.
+/usr/bin/python3 "$MAKE_CONTAINER" "$ONNX" --target rk3588 -o model.rknn > /dev/null
+/usr/bin/python3 -c 'import numpy as np; np.save("image.npy", np.random.default_rng(1).standard_normal((1,3,128,128)).astype(np.float32))'
 
-# 1. profile --board with core mask, contexts and an input file: the board's runtime report comes back.
+# 1. profile --board with core mask, contexts and an input file: the board's runtime report comes back, with the
+#    same layers as the same container run by this machine's plugin and stand-in.
 "$CLI" profile model.rknn --board "$HOST" "${COMMON[@]}" --runs 3 --warmup 1 --core-mask 0_1 --contexts 1 \
-  --input images=images.npy --json remote.json > table.txt 2> err.txt || fail "profile --board: $(cat err.txt)"
-/usr/bin/python3 - remote.json <<'PY' || fail "remote report"
+  --input image=image.npy --json remote.json > table.txt 2> err.txt || fail "profile --board: $(cat err.txt)"
+NPUWB_RKNNRT_LIBRARY=$RKNNRT "$CLI" profile model.rknn --runs 3 --warmup 1 -q --json local.json > /dev/null 2> err.txt \
+  || fail "local profile: $(cat err.txt)"
+/usr/bin/python3 - remote.json local.json <<'PY' || fail "remote report"
 import json, sys
-r = json.load(open(sys.argv[1]))
-assert len(r["layers"]) == 108, len(r["layers"])
-assert r["layers"][0]["cycles"]["total"] is not None, r["layers"][0]
+r, l = (json.load(open(p)) for p in sys.argv[1:3])
+key = lambda rep: [(x["fullName"], x["opType"], x["outputShape"]) for x in rep["layers"]]
+assert key(r) == key(l) and len(r["layers"]) > 5, (len(r["layers"]), len(l["layers"]))
+assert r["environment"]["backend"] == "rknpu", r["environment"]
+assert "stand-in" in r["model"]["producer"], r["model"]["producer"]
 assert r["run"]["runs"] == 3 and r["run"]["warmup"] == 1, r["run"]
 assert r["run"]["medianUs"] > 0, r["run"]
-assert r["memory"]["weightBytes"] > 0 and r["memory"]["arenaBytes"] > 0, r["memory"]
+assert r["memory"]["weightBytes"] == l["memory"]["weightBytes"] > 0, r["memory"]  # RKNN_QUERY_MEM_SIZE
+assert r["memory"]["arenaBytes"] > 0, r["memory"]
 assert r["environment"]["device"].startswith("board "), r["environment"]
 assert r["model"]["path"].endswith("model.rknn"), r["model"]
 names = [t["name"] for t in r["model"]["inputs"]]
-assert names == ["images"], r["model"]["inputs"]
-print("ok: %d layers, median %.1f us, weights %d B, internal %d B, inputs %s" % (
+assert names == ["image"], r["model"]["inputs"]
+print("ok: %d layers (as local), median %.1f us, weights %d B, internal %d B, inputs %s" % (
     len(r["layers"]), r["run"]["medianUs"], r["memory"]["weightBytes"], r["memory"]["arenaBytes"], names))
 PY
 grep -q "Cycles(DDR/NPU/Total)" table.txt || fail "no vendor perf table: $(head -5 table.txt)"
