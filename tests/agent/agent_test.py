@@ -195,6 +195,50 @@ def case_run():
           f"median {report['run']['medianUs']:.0f} us, breakdown {b}")
 
 
+def case_run_rknn():
+    """A compiled model through the rknpu runtime plugin and the stand-in librknnrt.so (--rknnrt), on the fake
+    RK3588 tree: the runtime's report, telemetry over exactly that call, the board's environment."""
+    work = fresh_dir("run-rknn")
+    root = fake_board.make_rk3588(os.path.join(work, "root"))
+    rknn = os.path.join(work, "tiny_mobilenet.rknn")
+    subprocess.run(["/usr/bin/python3", os.path.join(ARGS.source_dir, "tests", "rknpu", "standin", "make_standin_rknn.py"),
+                    model_path(), "--target", "rk3588", "-o", rknn], check=True, capture_output=True)
+    job = {"model": rknn, "runtime": "rknpu", "telemetryIntervalMs": 20,
+           "modelRun": {"runs": 5, "warmup": 1, "coreMask": "0_1_2", "contexts": 1, "seed": 7}}
+    with open(os.path.join(work, "job.json"), "w") as f:
+        json.dump(job, f)
+    env = {"NPUWB_SYSFS_ROOT": root, "NPUWB_RKNNRT_LIBRARY": ARGS.rknnrt,
+           "NPUWB_CHIPS_DIR": os.path.join(ARGS.source_dir, "resources", "chips")}  # the stand-in reads its chip
+    events = run_events(os.path.join(work, "job.json"), env=env)
+    kinds = [e["event"] for e in events]
+    check(kinds[-1] == "report" and kinds.count("report") == 1, kinds)
+    progress = [(e["phase"], e["done"], e["total"]) for e in events if e["event"] == "progress"]
+    check(progress == [("run", 0, 6), ("run", 6, 6)], progress)
+    tele = [e for e in events if e["event"] == "telemetry"]
+    check(len(tele) >= 2 and tele[-1]["npuLoad"] == fake_board.NPU_LOAD, tele[-1:])
+    report = events[-1]["report"]
+    path = os.path.join(work, "report.json")
+    with open(path, "w") as f:
+        json.dump(report, f)
+    subprocess.run(["/usr/bin/python3", os.path.join(ARGS.source_dir, "tests", "cli", "validate_report.py"),
+                    os.path.join(ARGS.source_dir, "resources", "schema", "report.schema.json"), path], check=True)
+    check(report["environment"]["backend"] == "rknpu" and "stand-in" in report["model"]["producer"], report["model"])
+    check(report["run"]["runs"] == 5 and report["run"]["medianUs"] > 0, report["run"])
+    check(len(report["layers"]) > 20, len(report["layers"]))
+    check(report["memory"]["weightBytes"] > 0, report["memory"])
+    check([t["name"] for t in report["model"]["inputs"]] == ["image"], report["model"]["inputs"])
+    env_r = report["environment"]
+    check(env_r["arch"] == ARGS.expect_arch and env_r["npuDriver"] == fake_board.NPU_DRIVER_VERSION, env_r)
+    # A runtime that is not there: InvalidInput/Unsupported naming it, exit 1.
+    job["runtime"] = "nosuchruntime"
+    with open(os.path.join(work, "bad.json"), "w") as f:
+        json.dump(job, f)
+    rc, out, err = run_agent("run", os.path.join(work, "bad.json"), env=env)
+    check(rc == 1 and "nosuchruntime" in json_lines(out)[-1]["message"], f"exit {rc}: {out[-500:]}")
+    print(f"run-rknn: {len(events)} events, {len(tele)} telemetry, {len(report['layers'])} layers, "
+          f"median {report['run']['medianUs']:.0f} us, weights {report['memory']['weightBytes']} B")
+
+
 def expect_error(args, kind, needle, env=None, stdin=None):
     rc, out, err = run_agent(*args, env=env, stdin=stdin)
     check(rc == 1, f"{args}: exit {rc}, want 1: {out} {err}")
@@ -384,6 +428,7 @@ def main():
     parser.add_argument("--source-dir", required=True)
     parser.add_argument("--work", required=True)
     parser.add_argument("--backend", default="auto")
+    parser.add_argument("--rknnrt", default="", help="the stand-in librknnrt.so (run-rknn)")
     parser.add_argument("--expect-arch", default=os.uname().machine)
     ARGS = parser.parse_args()
     os.makedirs(ARGS.work, exist_ok=True)
