@@ -8,6 +8,7 @@
 #include <QUrl>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QDir>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
@@ -302,6 +303,16 @@ void MainWindowTest::droppingAModelOpensIt() {
     QVERIFY(loaded.wait(kTimeoutMs));
     QCOMPARE(layers()->tableModel()->rowCount(), kLayers);
     QVERIFY(!layers()->tableModel()->isTimed());  // a fresh model: results of the old one are gone
+
+    // A compiled model (.rknn, claimed by the rknpu runtime plugin) is accepted too; a text file is not.
+    for (const auto& [name, accepted] : {std::pair{"model.rknn", true}, std::pair{"notes.txt", false}}) {
+        QMimeData other;
+        other.setUrls({QUrl::fromLocalFile(QDir::temp().filePath(QString::fromLatin1(name)))});
+        QDragEnterEvent otherEnter(QPoint(10, 10), Qt::CopyAction, &other, Qt::LeftButton, Qt::NoModifier);
+        otherEnter.setAccepted(false);
+        QCoreApplication::sendEvent(window_.get(), &otherEnter);
+        QCOMPARE(otherEnter.isAccepted(), accepted);
+    }
 }
 
 void MainWindowTest::importsAVendorLogAsARun() {
