@@ -2,75 +2,112 @@
 
 #include <sstream>
 
+#include "npuwb/ChipProfile.h"
 #include "npuwb/Error.h"
 
 namespace npuwb::cli {
 
 namespace {
-/// One mask, or a comma-separated mask per context; false for any other text.
-bool parseMaskList(const std::string& text, std::vector<NpuCoreMask>& masks) {
+
+std::vector<std::string> splitList(const std::string& text) {
+    std::vector<std::string> items;
     std::stringstream in(text);
-    for (std::string part; std::getline(in, part, ',');) {
-        NpuCoreMask mask = NpuCoreMask::Auto;
-        if (!parseCoreMask(part, mask)) return false;
-        masks.push_back(mask);
-    }
-    return !masks.empty() && text.back() != ',';
+    for (std::string item; std::getline(in, item, ',');) items.push_back(item);
+    return items;
 }
+
+std::vector<int> parseCounts(const std::string& flag, const std::string& text) {
+    std::vector<int> counts;
+    for (const auto& item : splitList(text)) {
+        size_t used = 0;
+        int value = 0;
+        try {
+            value = std::stoi(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used == 0 || used != item.size() || value < 1 || value > 1024)
+            failInput(flag + " '" + text + "': expected a count from 1 to 1024 or a comma-separated list of them");
+        counts.push_back(value);
+    }
+    if (counts.empty()) failInput(flag + " is empty");
+    return counts;
+}
+
+/// The highest NPU core a mask names (0-based), -1 for auto/all, which every chip accepts.
+int highestCore(NpuCoreMask mask) {
+    switch (mask) {
+    case NpuCoreMask::Core1:
+    case NpuCoreMask::Cores01: return 1;
+    case NpuCoreMask::Core2:
+    case NpuCoreMask::Cores012: return 2;
+    case NpuCoreMask::Core0: return 0;
+    default: return -1;
+    }
+}
+
 }  // namespace
 
-void addModelRunOptions(CLI::App* cmd, ModelRunCliOptions& options) {
-    const auto checkMask = [](const std::string& text) {
-        std::vector<NpuCoreMask> masks;
-        return parseMaskList(text, masks) ? std::string()
-                                          : "'" + text + "' is no core mask: auto, 0, 1, 2, 0_1, 0_1_2 or all, "
-                                                         "or one per context separated by commas (0,1,2)";
-    };
-    cmd->add_option("--core-mask", options.coreMask,
-                    "compiled models: NPU cores per context (auto|0|1|2|0_1|0_1_2|all, or a comma-separated mask per "
-                    "context)")
-        ->capture_default_str()
-        ->check(CLI::Validator(checkMask, "MASK[,MASK...]"));
-    cmd->add_option("--contexts", options.contexts,
-                    "compiled models: contexts run concurrently, sharing weights (0: 1, 2 or 3 from --batch)")
-        ->capture_default_str()
-        ->check(CLI::Range(0, 64));
-    cmd->add_option("--batch", options.batch, "compiled models: samples per run of a multi-batch model")
-        ->capture_default_str()
-        ->check(CLI::Range(1, 1 << 20));
+void addModelRunOptions(CLI::App* cmd, ModelRunCliFlags& flags) {
+    cmd->add_option("--core-mask", flags.coreMask,
+                    ".rknn: NPU cores per context: auto|0|1|2|0_1|0_1_2|all, or one word per context separated by "
+                    "commas (multi-core chips only: RK3588, RK3576)")
+        ->capture_default_str();
+    cmd->add_option("--contexts", flags.contexts,
+                    ".rknn: concurrent contexts sharing weights (rknn_dup_context); default from --batch (1->1, 2->2, "
+                    ">=3->3); a list (1,2,3) sweeps");
+    cmd->add_option("--batch", flags.batch,
+                    ".rknn: samples per pass, slices spread round-robin over the contexts; a list (1,2,4) sweeps")
+        ->capture_default_str();
+    cmd->add_option("--chip", flags.chip, ".rknn: chip profile (rk3588, rk3566, ...) to check --core-mask against");
 }
 
-std::map<std::string, std::string> parseInputFileSpecs(const std::vector<std::string>& specs) {
-    std::map<std::string, std::string> files;
-    for (const auto& spec : specs) {
+std::vector<ModelRunOptions> modelRunOptionsFromCli(const ModelRunCliFlags& flags, const RunOptions& common,
+                                                    const std::vector<std::string>& inputSpecs) {
+    ModelRunOptions base;
+    base.runs = common.runs;
+    base.warmup = common.warmup;
+    base.randomSeed = common.seed;
+    base.perLayer = common.layerTimes;
+    for (const auto& spec : inputSpecs) {
         const auto eq = spec.find('=');
         if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
             failInput("--input '" + spec + "' must be NAME=FILE.npy");
-        if (!files.emplace(spec.substr(0, eq), spec.substr(eq + 1)).second)
-            failInput("--input names '" + spec.substr(0, eq) + "' twice");
+        base.inputFiles[spec.substr(0, eq)] = spec.substr(eq + 1);
     }
-    return files;
-}
-
-ModelRunOptions modelRunOptionsFromCli(const ModelRunCliOptions& options, const RunOptions& run,
-                                       const std::vector<std::string>& inputSpecs) {
-    ModelRunOptions m;
-    m.runs = run.runs;
-    m.warmup = run.warmup;
-    m.randomSeed = run.seed;
-    m.perLayer = run.layerTimes;
-    std::vector<NpuCoreMask> masks;
-    if (!parseMaskList(options.coreMask, masks)) failInput("--core-mask '" + options.coreMask + "' is no core mask");
-    m.contexts = options.contexts;
-    if (masks.size() == 1) {
-        m.coreMask = masks.front();
-    } else {
-        m.contextCoreMasks = masks;
-        if (m.contexts == 0) m.contexts = static_cast<int>(masks.size());  // a mask per context names the count
+    const std::vector<std::string> masks = splitList(flags.coreMask);
+    if (masks.empty()) failInput("--core-mask is empty");
+    std::vector<NpuCoreMask> parsed;
+    for (const auto& word : masks) {
+        NpuCoreMask mask{};
+        if (!parseCoreMask(word, mask))
+            failInput("--core-mask '" + word + "': expected auto, 0, 1, 2, 0_1, 0_1_2 or all");
+        parsed.push_back(mask);
     }
-    m.batch = options.batch;
-    m.inputFiles = parseInputFileSpecs(inputSpecs);
-    return m;
+    if (parsed.size() == 1)
+        base.coreMask = parsed[0];
+    else
+        base.contextCoreMasks = parsed;
+    if (!flags.chip.empty()) {
+        const ChipProfile chip = findChipProfile(flags.chip);
+        for (NpuCoreMask mask : parsed)
+            if (highestCore(mask) >= chip.cores)
+                failInput("--core-mask " + std::string(coreMaskName(mask)) + ": " + chip.name + " has " +
+                          std::to_string(chip.cores) + " NPU core(s), the mask needs " +
+                          std::to_string(highestCore(mask) + 1) +
+                          (chip.cores == 1 ? "; core masks other than auto and 0 need a multi-core chip" : ""));
+    }
+    std::vector<int> contexts = flags.contexts.empty() ? std::vector<int>{0} : parseCounts("--contexts", flags.contexts);
+    std::vector<int> batches = parseCounts("--batch", flags.batch);
+    std::vector<ModelRunOptions> points;
+    for (int batch : batches)
+        for (int n : contexts) {
+            ModelRunOptions o = base;
+            o.batch = batch;
+            o.contexts = n;
+            points.push_back(std::move(o));
+        }
+    return points;
 }
 
 }  // namespace npuwb::cli

@@ -1,9 +1,8 @@
 #pragma once
-// The options of a run through a whole-model runtime (npuwb/sdk/ModelRuntime.h: ModelRunOptions), parsed in this
-// one place for every command that runs a compiled model (`profile MODEL.rknn`, locally or with --board):
-//   --core-mask auto|0|1|2|0_1|0_1_2|all  (or a comma-separated mask per context: --core-mask 0,1,2)
-//   --contexts N  --batch N  and the shared --runs, --warmup, --seed, --input NAME=FILE.npy, --no-layer-times.
-#include <map>
+// The command-line flags of a whole-model runtime run (`profile MODEL.rknn`), kept in one place so every command
+// that runs a .rknn (locally or on a board) parses them the same way into the contract's ModelRunOptions
+// (npuwb/sdk/ModelRuntime.h): --core-mask, --contexts, --batch, --chip and, shared with ONNX runs, --runs, --warmup,
+// --input NAME=FILE.npy, --seed, --no-layer-times.
 #include <string>
 #include <vector>
 
@@ -14,23 +13,22 @@
 
 namespace npuwb::cli {
 
-/// What the runtime-only flags hold until the command runs.
-struct ModelRunCliOptions {
-    std::string coreMask = coreMaskName(NpuCoreMask::Auto);
-    int contexts = 0;  // 0: from the batch, as the vendor does
-    int batch = 1;
+/// The runtime flags as typed. Lists ("1,2,3") in --contexts and --batch make a sweep: one run per combination.
+struct ModelRunCliFlags {
+    std::string coreMask = "auto";  // one word for every context, or a comma-separated word per context
+    std::string contexts;           // "" (derived from the batch), "N" or "N1,N2,..."
+    std::string batch = "1";        // "N" or "N1,N2,..."
+    std::string chip;               // a chip profile to check the core masks against ("" = let the runtime say)
 };
 
-/// --core-mask, --contexts, --batch (checked when parsed: an unknown mask names the choices).
-void addModelRunOptions(CLI::App* cmd, ModelRunCliOptions& options);
+/// Adds --core-mask, --contexts, --batch and --chip to `cmd`.
+void addModelRunOptions(CLI::App* cmd, ModelRunCliFlags& flags);
 
-/// "NAME=FILE.npy" specs (the --input option's values) as {NAME: FILE}. InvalidInput for a spec without a name or
-/// file, or a name given twice.
-std::map<std::string, std::string> parseInputFileSpecs(const std::vector<std::string>& specs);
-
-/// ModelRunOptions from the runtime flags plus what the command shares with ONNX runs: runs, warm-up, seed and
-/// layerTimes (-> perLayer) from `run`, input files from `inputSpecs`.
-ModelRunOptions modelRunOptionsFromCli(const ModelRunCliOptions& options, const RunOptions& run,
-                                       const std::vector<std::string>& inputSpecs);
+/// One ModelRunOptions per sweep point (contexts x batch, in that order), from the runtime flags and the options
+/// shared with ONNX runs (runs, warm-up, seed, per-layer timing from `common`; NAME=FILE.npy specs from `inputSpecs`).
+/// Throws InvalidInput naming the flag for a malformed value, and, with --chip, for a core mask the chip's NPU cannot
+/// honour (naming the chip and its core count).
+std::vector<ModelRunOptions> modelRunOptionsFromCli(const ModelRunCliFlags& flags, const RunOptions& common,
+                                                    const std::vector<std::string>& inputSpecs);
 
 }  // namespace npuwb::cli

@@ -1,22 +1,20 @@
 // `npuwb-cli profile MODEL [--runs N] [--warmup K] [--backend B] [--json OUT]`: per-layer timing table and totals,
-// locally or on a board (--board HOST). A compiled model (MODEL.rknn) runs through the runtime plugin that claims
-// its extension, with the runtime flags of ModelRunOptionsCli.h (--core-mask, --contexts, --batch).
+// locally or on a board (--board HOST). A compiled model a runtime plugin claims (MODEL.rknn) runs through that
+// runtime with the flags of ModelRunOptionsCli.h (ProfileRuntimeModel.h); `run-rknn` is an alias of `profile`.
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 
 #include "BoardProfile.h"
 #include "Commands.h"
 #include "InputShapeOption.h"
-#include "ModelRunOptionsCli.h"
-#include "PerfTable.h"
+#include "ProfileRuntimeModel.h"
 #include "RunOptionsCli.h"
+#include "npuwb/ModelRuntimes.h"
 #include "npuwb/SchemaWarmUp.h"
 #include "npuwb/Profiler.h"
-#include "npuwb/ModelRuntimes.h"
 #include "npuwb/Npy.h"
 
 namespace npuwb::cli {
@@ -31,7 +29,7 @@ struct ProfileCliOptions {
     bool quiet = false;
     int top = 0;
     BoardCliOptions board;  // board.board.host set (--board HOST): run on the board through the agent
-    ModelRunCliOptions compiled;  // compiled models only (.rknn)
+    ModelRunCliFlags runtimeFlags;  // .rknn (runtime plugin) runs
 };
 
 std::string shapesText(const std::vector<std::vector<int64_t>>& shapes) {
@@ -87,7 +85,11 @@ Report profileLocally(const ProfileCliOptions& o, RunOptions run) {
     auto model = loadModelForCommand(o.model);
     const double loadUs =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - loadStart).count();
-    for (const auto& [name, file] : parseInputFileSpecs(o.inputFiles)) run.inputs[name] = readNpy(file);
+    for (const auto& spec : o.inputFiles) {
+        auto eq = spec.find('=');
+        if (eq == std::string::npos || eq == 0) failInput("--input '" + spec + "' must be NAME=FILE.npy");
+        run.inputs[spec.substr(0, eq)] = readNpy(spec.substr(eq + 1));
+    }
     ProfileControl control;
     if (!o.quiet && isatty(STDERR_FILENO))  // a progress line only makes sense on a terminal
         control.progress = [](const std::string& phase, int done, int total) {
@@ -99,38 +101,35 @@ Report profileLocally(const ProfileCliOptions& o, RunOptions run) {
     return report;
 }
 
-/// A compiled model through its runtime plugin, here or on the board; the table in the vendor's perf columns.
-void runCompiledProfile(const ProfileCliOptions& o, const std::string& runtime) {
+/// A model file a runtime plugin claims (MODEL.rknn): run through it, here or (--board) by the board's agent.
+bool profileWithRuntime(const ProfileCliOptions& o) {
+    const std::string runtime = modelRuntimeForFile(o.model);
+    if (runtime.empty()) {
+        const ModelRunCliFlags defaults;
+        if (o.runtimeFlags.coreMask != defaults.coreMask || o.runtimeFlags.contexts != defaults.contexts ||
+            o.runtimeFlags.batch != defaults.batch || o.runtimeFlags.chip != defaults.chip)
+            failInput("--core-mask, --contexts, --batch and --chip apply to compiled models (.rknn); " + o.model +
+                      " runs on the engine's backends");
+        return false;
+    }
     if (!o.inputShapes.empty())
-        failInput(o.model + " is a compiled model: its input shapes are fixed, --input-shape does not apply");
-    const ModelRunOptions options = modelRunOptionsFromCli(o.compiled, o.run, o.inputFiles);
-    for (const auto& [name, file] : options.inputFiles)
-        if (!std::filesystem::is_regular_file(file))
-            failInput("--input " + name + ": file '" + file + "' does not exist");
-    Report report;
-    if (o.board.board.host.empty()) {
-        report = runModelFile(runtime, o.model, options);
-    } else {
-        BoardCliOptions board = o.board;
-        board.quiet = board.quiet || o.quiet;
-        report = profileCompiledOnBoard(o.model, runtime, options, board);
-    }
-    if (!o.jsonPath.empty()) {
-        saveReport(report, o.jsonPath);
-        std::cerr << "report written to " << o.jsonPath << "\n";
-    }
-    char summary[256];
-    std::snprintf(summary, sizeof summary, "Run time (%s, %s): median %.1f us, min %.1f us over %lld runs",
-                  runtime.c_str(), report.environment.device.c_str(), report.run.medianUs, report.run.minUs,
-                  static_cast<long long>(report.run.runs));
-    printPerfDetailTable(report, {o.top, summary});
+        failInput(o.model + ": --input-shape does not apply to a compiled model (its runtime reports the shapes)");
+    RuntimeProfileRequest request;
+    request.model = o.model;
+    request.runtime = runtime;
+    request.flags = o.runtimeFlags;
+    request.common = o.run;
+    request.inputSpecs = o.inputFiles;
+    request.jsonPath = o.jsonPath;
+    request.top = o.top;
+    request.board = o.board;
+    request.board.quiet = request.board.quiet || o.quiet;
+    profileRuntimeModel(request);
+    return true;
 }
 
 void runProfile(const ProfileCliOptions& o) {
-    if (const std::string runtime = modelRuntimeForFile(o.model); !runtime.empty()) return runCompiledProfile(o, runtime);
-    if (o.compiled.coreMask != coreMaskName(NpuCoreMask::Auto) || o.compiled.contexts != 0 || o.compiled.batch != 1)
-        failInput("--core-mask, --contexts and --batch apply to compiled models (.rknn); " + o.model +
-                  " runs on the engine's backends");
+    if (profileWithRuntime(o)) return;
     RunOptions run = o.run;
     run.inputShapes = parseInputShapes(o.inputShapes);
     Report report;
@@ -152,8 +151,10 @@ void runProfile(const ProfileCliOptions& o) {
 
 static void addProfileCommand(CLI::App& app) {
     auto opts = std::make_shared<ProfileCliOptions>();
-    CLI::App* cmd = app.add_subcommand("profile", "Run a model repeatedly and report per-layer time, MACs and memory");
-    cmd->add_option("model", opts->model, "ONNX model file, or a compiled model (.rknn) for a runtime plugin")
+    CLI::App* cmd = app.add_subcommand("profile", "Run a model repeatedly and report per-layer time, MACs and memory "
+                                                  "(ONNX on the CPU backends; .rknn through Rockchip's NPU runtime)");
+    cmd->alias("run-rknn");  // the former .rknn-only command
+    cmd->add_option("model", opts->model, "ONNX model file, or a compiled model a runtime plugin runs (.rknn)")
         ->required();
     RunOptions& run = opts->run;
     cmd->add_option("--runs", run.runs, "timed runs")->capture_default_str()->check(CLI::Range(1, 100000));
@@ -168,11 +169,12 @@ static void addProfileCommand(CLI::App& app) {
     cmd->add_option("--top", opts->top, "show only the N slowest layers");
     cmd->add_flag("-q,--quiet", opts->quiet, "no progress on stderr");
     cmd->add_flag("--no-layer-times{false}", run.layerTimes,
-                  "backends: time whole runs only (what per-layer timing costs: compare the medians)");
+                  "backends: time whole runs only (what per-layer timing costs: compare the medians); .rknn: no "
+                  "per-layer perf pass");
     cmd->add_option("--board", opts->board.board.host,
                     "run on this board over SSH ([user@]host[:port] or ssh config alias)");
     addBoardConnectionOptions(cmd, opts->board);
-    addModelRunOptions(cmd, opts->compiled);
+    addModelRunOptions(cmd, opts->runtimeFlags);
     cmd->callback([opts] { runProfile(*opts); });
 }
 NPUWB_CLI_COMMAND(addProfileCommand);

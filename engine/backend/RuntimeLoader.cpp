@@ -41,15 +41,15 @@ std::unique_ptr<ModelRuntime> loadModelRuntime(const std::string& name) {
 std::vector<std::string> availableModelRuntimes() { return listPlugins(kRuntimePlugin); }
 
 std::string modelRuntimeForFile(const std::string& modelPath) {
-    std::string extension = std::filesystem::path(modelPath).extension().string();
-    std::transform(extension.begin(), extension.end(), extension.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (extension.empty() || extension == ".onnx") return "";
-    for (const std::string& name : availableModelRuntimes()) {
+    std::string ext = std::filesystem::path(modelPath).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (ext.empty()) return "";
+    for (const auto& name : availableModelRuntimes()) {
         try {
-            const std::vector<std::string> claimed = loadModelRuntime(name)->modelExtensions();
-            if (std::find(claimed.begin(), claimed.end(), extension) != claimed.end()) return name;
-        } catch (const std::exception&) {  // a broken plugin claims nothing; running it names the problem
+            const auto extensions = loadModelRuntime(name)->modelExtensions();
+            if (std::find(extensions.begin(), extensions.end(), ext) != extensions.end()) return name;
+        } catch (const std::exception&) {
+            // a plugin that does not load claims nothing
         }
     }
     return "";

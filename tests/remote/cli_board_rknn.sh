@@ -67,20 +67,36 @@ grep -q "Cycles(DDR/NPU/Total)" table.txt || fail "no vendor perf table: $(head 
 ls "$REMOTE_DIR/models/"*.rknn > /dev/null || fail "model not in the board cache as .rknn"
 ls "$REMOTE_DIR/models/"*.npy > /dev/null || fail "input file not uploaded beside the model"
 [ -e "$REMOTE_DIR/agent/$(uname -m)/lib/plugins/libnpuwb-runtime-rknpu.so" ] || fail "runtime plugin not deployed"
-echo "ok 1 profile model.rknn --board: $(grep '^Run time' table.txt)"
+echo "ok 1 profile model.rknn --board: $(grep '^Pass time' table.txt)"
 
-# 2. Per-context masks and contexts 2 and 3 reach the runtime (the job is accepted end to end).
-for ctx in 2 3; do
-  "$CLI" profile model.rknn --board "$HOST" "${COMMON[@]}" --runs 2 --warmup 0 --contexts $ctx --core-mask all \
-    --json ctx$ctx.json > /dev/null 2> err.txt || fail "contexts $ctx: $(cat err.txt)"
-done
-"$CLI" profile model.rknn --board "$HOST" "${COMMON[@]}" --runs 2 --warmup 0 --core-mask 0,1,2 --json masks.json \
-  > /dev/null 2> err.txt || fail "per-context masks: $(cat err.txt)"
-echo "ok 2 contexts 2 and 3, masks all and 0,1,2"
+# 2. Seed 002's multi-batch scheme on the board: a batch-3 container swept over contexts 1, 2, 3 with core mask 0_1,
+#    then one context per core (0,1,2): weights counted once, internal memory per context, throughput per point.
+/usr/bin/python3 "$MAKE_CONTAINER" "$ONNX" --target rk3588 --batch 3 -o model_b3.rknn > /dev/null
+"$CLI" profile model_b3.rknn --board "$HOST" "${COMMON[@]}" --runs 3 --warmup 1 --batch 3 --contexts 1,2,3 \
+  --core-mask 0_1 --json sweep.json > sweep.txt 2> err.txt || fail "contexts sweep: $(cat err.txt)"
+"$CLI" profile model_b3.rknn --board "$HOST" "${COMMON[@]}" --runs 3 --warmup 1 --batch 3 --core-mask 0,1,2 \
+  --json masks.json > /dev/null 2> err.txt || fail "per-context masks: $(cat err.txt)"
+/usr/bin/python3 - sweep.b3.c1.json sweep.b3.c2.json sweep.b3.c3.json masks.json <<'PY' || fail "sweep reports"
+import json, sys
+reps = [json.load(open(p)) for p in sys.argv[1:]]
+rts = [r["runtime"] for r in reps]
+assert [len(rt["contexts"]) for rt in rts] == [1, 2, 3, 3], [len(rt["contexts"]) for rt in rts]
+assert len({rt["weightBytes"] for rt in rts}) == 1 and rts[0]["weightBytes"] > 0, [rt["weightBytes"] for rt in rts]
+for rt in rts:  # weights once, every context's internal memory on top
+    assert rt["totalBytes"] == rt["weightBytes"] + sum(c["internalBytes"] for c in rt["contexts"]), rt
+assert [c["coreMask"] for c in rts[0]["contexts"]] == ["0_1"], rts[0]["contexts"]
+assert [c["coreMask"] for c in rts[3]["contexts"]] == ["0", "1", "2"], rts[3]["contexts"]
+assert all(r["environment"]["device"].startswith("board ") and rt["samplesPerSecond"] > 0 for r, rt in zip(reps, rts))
+for rt in rts[:3]:
+    print("contexts %d: %.1f samples/s, weights %d B once, total %d B" % (
+        len(rt["contexts"]), rt["samplesPerSecond"], rt["weightBytes"], rt["totalBytes"]))
+PY
+grep -q "samples/s" sweep.txt || fail "no throughput table: $(cat sweep.txt)"
+echo "ok 2 batch 3 over contexts 1, 2, 3 (mask 0_1) and masks 0,1,2 on the board"
 
 # 3. Bad flags and files: exit 1 naming the problem, before anything runs.
 if "$CLI" profile model.rknn --board "$HOST" "${COMMON[@]}" --core-mask 3 > out.txt 2> err.txt; then fail "mask 3 accepted"; fi
-grep -q "no core mask" err.txt || fail "bad mask message: $(cat err.txt)"
+grep -q "core-mask .3." err.txt || fail "bad mask message: $(cat err.txt)"
 if "$CLI" profile model.rknn --board "$HOST" "${COMMON[@]}" --input images=missing.npy > out.txt 2> err.txt; then
   fail "missing input accepted"; fi
 grep -q "missing.npy" err.txt || fail "missing input message: $(cat err.txt)"

@@ -1,6 +1,6 @@
 #pragma once
 // Whole-model runtimes (npuwb/sdk/ModelRuntime.h) for callers: which are installed, and running a compiled model
-// file with one of them (`npuwb-cli run-rknn`, `profile MODEL.rknn`, the board agent).
+// file with one of them (`npuwb-cli profile MODEL.rknn`, later the board agent).
 #include <string>
 #include <vector>
 
@@ -12,8 +12,8 @@ namespace npuwb {
 /// Names of the runtime plugins found (libnpuwb-runtime-<name>.so), in the folders backends are searched in:
 /// $NPUWB_PLUGIN_PATH (colon-separated), `plugins` next to the engine library, the build tree.
 std::vector<std::string> availableModelRuntimes();
-/// The runtime whose modelExtensions() claim `modelPath`'s extension (case-insensitive; ".rknn" -> "rknpu"), or ""
-/// when none does (an ONNX model, or no such plugin here). Loads the runtime plugins found; never throws.
+/// The runtime that runs `modelPath`, by its extension (".rknn" -> "rknpu", case-insensitive) among the runtimes
+/// found; empty when none claims it (a plugin that fails to load claims nothing). Never throws.
 std::string modelRuntimeForFile(const std::string& modelPath);
 /// Empty when runtime `name` loads and its vendor library is usable here, else why not. Never throws.
 std::string modelRuntimeUnavailableReason(const std::string& name, const ModelRunOptions& options = {});
