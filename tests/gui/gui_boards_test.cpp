@@ -414,7 +414,7 @@ void BoardsTest::runsCompiledModelOnTheBoardsRuntime() {
     QCOMPARE(info->section(QStringLiteral("Inputs"))->child(0, 0)->text(), QStringLiteral("image"));
     QStandardItem* memory = info->section(QStringLiteral("Runtime memory"));
     QVERIFY(memory);
-    QCOMPARE(memory->child(0, 0)->text(), QStringLiteral("Weights (once, shared)"));
+    QCOMPARE(memory->child(0, 0)->text(), QStringLiteral("Weights (shared)"));
     QCOMPARE(memory->child(1, 0)->text(), QStringLiteral("Context 0 internal"));
     QVERIFY(memory->child(1, 0)->toolTip().contains(QStringLiteral("0_1_2")));  // the core mask it ran with
     // the telemetry of that very run, from the (fake RK3588) board

@@ -69,8 +69,9 @@ ls "$REMOTE_DIR/models/"*.npy > /dev/null || fail "input file not uploaded besid
 [ -e "$REMOTE_DIR/agent/$(uname -m)/lib/plugins/libnpuwb-runtime-rknpu.so" ] || fail "runtime plugin not deployed"
 echo "ok 1 profile model.rknn --board: $(grep '^Pass time' table.txt)"
 
-# 2. Seed 002's multi-batch scheme on the board: a batch-3 container swept over contexts 1, 2, 3 with core mask 0_1,
-#    then one context per core (0,1,2): weights counted once, internal memory per context, throughput per point.
+# 2. Multi-batch with multiple contexts (RKNN SDK user guide V2.5.0, 4.1.4) on the board: a batch-3 container swept
+#    over contexts 1, 2, 3 with core mask 0_1, then one context per core (0,1,2): weights counted once, internal
+#    memory per context, throughput per point.
 /usr/bin/python3 "$MAKE_CONTAINER" "$ONNX" --target rk3588 --batch 3 -o model_b3.rknn > /dev/null
 "$CLI" profile model_b3.rknn --board "$HOST" "${COMMON[@]}" --runs 3 --warmup 1 --batch 3 --contexts 1,2,3 \
   --core-mask 0_1 --json sweep.json > sweep.txt 2> err.txt || fail "contexts sweep: $(cat err.txt)"

@@ -95,7 +95,7 @@ void ModelInfoModel::setCompiledModel(const ModelSummary& s, const QString& runt
     addRow(model, tr("File"), QFileInfo(path).fileName(), path);
     addRow(model, tr("Kind"), tr("compiled %1 model").arg(QFileInfo(path).suffix().toUpper()),
            QString::fromStdString(s.producer));
-    addRow(model, tr("Runs on"), tr("the board's %1 runtime").arg(runtime));
+    addRow(model, tr("Runs on"), tr("%1 runtime (board)").arg(runtime));
     addRow(model, tr("File size"), formatBytes(QFileInfo(path).size()));
     if (report && !report->model.producer.empty())
         addRow(model, tr("Runtime version"), QString::fromStdString(report->model.producer));
@@ -109,7 +109,7 @@ void ModelInfoModel::setCompiledModel(const ModelSummary& s, const QString& runt
             continue;
         }
         for (const auto& t : *tensors) addRow(section, QString::fromStdString(t.name), tensorLine(t));
-        item(section->row(), 1)->setText(tr("from the board's runtime"));
+        item(section->row(), 1)->setText(tr("from the runtime"));
     }
 }
 
@@ -136,7 +136,7 @@ void ModelInfoModel::setRunResult(const Report& report, bool fromRuntime) {
         const RuntimeSection& rt = *report.runtime;
         QStandardItem* memory = addSection(kRuntimeMemorySection);
         item(memory->row(), 1)->setText(formatBytes(rt.totalBytes));
-        addRow(memory, tr("Weights (once, shared)"), formatBytes(rt.weightBytes),
+        addRow(memory, tr("Weights (shared)"), formatBytes(rt.weightBytes),
                QString::number(rt.weightBytes) + tr(" bytes"));
         for (const RuntimeContext& c : rt.contexts)
             addRow(memory, tr("Context %1 internal").arg(c.index), formatBytes(c.internalBytes),
