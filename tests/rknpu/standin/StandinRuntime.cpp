@@ -167,8 +167,9 @@ __attribute__((visibility("default"))) int rknn_init(rknn_context* context, void
             say(std::string("rknn_init: ") + e.what());
             return RKNN_ERR_MODEL_INVALID;
         }
+        auto ctx = std::make_shared<Context>(loaded, flag);
         g_weightBytes += loaded->weightBytes;
-        *context = registerContext(std::make_shared<Context>(loaded, flag));
+        *context = registerContext(std::move(ctx));
         return RKNN_SUCC;
     });
 }
