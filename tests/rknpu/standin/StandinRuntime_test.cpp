@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -466,6 +467,42 @@ TEST_F(Standin, ContextsOfABatchedModelEachTakeTheirItemAtItsOffset) {
     for (int i = 0; i < batch; ++i) EXPECT_EQ(rc[i], RKNN_SUCC) << "context " << i;
     expectNear(y, expected);
     for (rknn_context c : ctx) EXPECT_EQ(api.destroy(c), RKNN_SUCC);
+}
+
+TEST_F(Standin, DestroyingAContextWhileAnotherThreadUsesItNeverCrashes) {
+    rknn_context ctx = init(container("rk3588", 1, onnx));
+    rknn_context copy = 0;
+    ASSERT_EQ(api.dup(&ctx, &copy), RKNN_SUCC);
+    const Tensor x = randomTensor({1, 3, 16, 16}, 31);
+    std::atomic<int> succeeded{0}, refused{0}, other{0};
+    std::thread user([&] {
+        // Preallocated outputs: a buffer the runtime holds would go with the context (as on the board).
+        std::vector<float> y(4);
+        for (int i = 0; i < 200; ++i) {
+            rknn_input in{};
+            in.buf = const_cast<void*>(x.raw());
+            in.size = static_cast<uint32_t>(x.byteSize());
+            in.type = RKNN_TENSOR_FLOAT32;
+            rknn_output out{};
+            out.want_float = 1;
+            out.is_prealloc = 1;
+            out.buf = y.data();
+            out.size = 16;
+            int rc = api.inputsSet(ctx, 1, &in);
+            if (rc == RKNN_SUCC) rc = api.run(ctx, nullptr);
+            if (rc == RKNN_SUCC) rc = api.outputsGet(ctx, 1, &out, nullptr);
+            (rc == RKNN_SUCC ? succeeded : rc == RKNN_ERR_CTX_INVALID ? refused : other)++;
+            if (rc == RKNN_ERR_CTX_INVALID) break;
+        }
+    });
+    while (succeeded == 0 && refused == 0 && other == 0) std::this_thread::yield();
+    EXPECT_EQ(api.destroy(ctx), RKNN_SUCC);
+    user.join();
+    EXPECT_GT(succeeded.load(), 0);
+    EXPECT_EQ(other.load(), 0);
+    // The copy shares the model and still runs after the original is gone.
+    expectNear(runOnce(copy, x), engineRun(x));
+    EXPECT_EQ(api.destroy(copy), RKNN_SUCC);
 }
 
 TEST_F(Standin, CoreMasksFollowTheChipsCoreCount) {
