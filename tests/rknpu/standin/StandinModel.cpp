@@ -55,7 +55,9 @@ std::shared_ptr<const LoadedModel> loadModel(const std::string& containerBytes, 
     auto loaded = std::make_shared<LoadedModel>();
     loaded->targetPlatform = c.targetPlatform;
     loaded->batch = c.batch;
-    loaded->npuCores = findChipProfile(c.targetPlatform).cores;
+    // The container's own figure (hosts without the chip profiles, e.g. a board the agent was deployed to), else the
+    // chip profile's.
+    loaded->npuCores = c.npuCores > 0 ? c.npuCores : findChipProfile(c.targetPlatform).cores;
     auto model = std::make_shared<Model>(loadModelFromBytes(c.onnx, ".", label));
     const Graph& g = model->graph;
     std::vector<const ValueInfo*> required;

@@ -528,6 +528,13 @@ TEST_F(Standin, CoreMasksFollowTheChipsCoreCount) {
         runOnce(ctx, randomTensor({1, 3, 16, 16}, 5));  // still runs after a refused mask
         EXPECT_EQ(api.destroy(ctx), RKNN_SUCC);
     }
+    // A container that carries its core count needs no chip profile (a board without them).
+    std::string carried = container("rk9999", 1, onnx);
+    carried.replace(carried.find("\"batch\""), 0, "\"npu_cores\":2,");
+    rknn_context ctx = init(carried);
+    EXPECT_EQ(api.setCoreMask(ctx, RKNN_NPU_CORE_0_1), RKNN_SUCC);
+    EXPECT_EQ(api.setCoreMask(ctx, RKNN_NPU_CORE_2), RKNN_ERR_PARAM_INVALID);
+    EXPECT_EQ(api.destroy(ctx), RKNN_SUCC);
 }
 
 TEST_F(Standin, RefusesARealRknnFileSayingItIsTheStandin) {
@@ -547,7 +554,8 @@ TEST_F(Standin, BadCallsReturnTheVendorsErrorCodes) {
     EXPECT_EQ(api.init(nullptr, good.data(), static_cast<uint32_t>(good.size()), 0, nullptr), RKNN_ERR_PARAM_INVALID);
     EXPECT_EQ(api.init(&ctx, nullptr, 10, 0, nullptr), RKNN_ERR_PARAM_INVALID);
     for (std::string bad : {std::string("garbage"), good.substr(0, good.size() - 10), container("rk9999", 1, onnx),
-                            container("rk3588", 0, onnx), container("rk3588", 1, "not onnx")}) {
+                            container("rk3588", 0, onnx), container("rk3588", 1, "not onnx"),
+                            std::string(good).replace(good.find("\"batch\""), 0, "\"npu_cores\":0,")}) {
         testing::internal::CaptureStderr();
         EXPECT_EQ(api.init(&ctx, bad.data(), static_cast<uint32_t>(bad.size()), 0, nullptr), RKNN_ERR_MODEL_INVALID);
         EXPECT_FALSE(testing::internal::GetCapturedStderr().empty());
