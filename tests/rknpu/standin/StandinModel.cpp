@@ -84,10 +84,10 @@ std::shared_ptr<const LoadedModel> loadModel(const std::string& containerBytes, 
     for (const auto& [name, info] : g.valueInfo) {
         if (io.count(name) || g.initializers.count(name) || info.type.kind != ValueType::Kind::Tensor || !info.type.shape)
             continue;
-        int64_t n = 1;
-        for (const Dim& d : *info.type.shape) n *= d.known() ? d.value : 1;
-        if (info.type.dtype != DType::String && info.type.dtype != DType::Undefined)
-            loaded->internalBytes += static_cast<uint64_t>(n) * dtypeSize(info.type.dtype);
+        Shape shape;
+        for (const Dim& d : *info.type.shape) shape.push_back(d.known() ? d.value : 1);
+        if (info.type.dtype != DType::String && info.type.dtype != DType::Undefined)  // shapeNumel refuses overflow
+            loaded->internalBytes += static_cast<uint64_t>(shapeNumel(shape)) * dtypeSize(info.type.dtype);
     }
     loaded->model = std::move(model);
     return loaded;
