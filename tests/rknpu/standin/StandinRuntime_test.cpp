@@ -548,6 +548,28 @@ TEST_F(Standin, RefusesARealRknnFileSayingItIsTheStandin) {
     EXPECT_NE(said.find("runs only"), std::string::npos) << said;
 }
 
+TEST_F(Standin, DamagedContainersAreRefusedNeverCrash) {
+    const std::string good = container("rk3588", 1, onnx);
+    std::mt19937 rng(2026);
+    int refused = 0;
+    testing::internal::CaptureStderr();
+    for (int i = 0; i < 80; ++i) {
+        std::string bad = good;
+        if (i % 2 == 0) {  // a byte of the magic or header changed
+            bad[rng() % 90] = static_cast<char>(rng() & 0xff);
+        } else {  // cut anywhere
+            bad.resize(rng() % good.size());
+        }
+        rknn_context ctx = 0;
+        const int rc = api.init(&ctx, bad.data(), static_cast<uint32_t>(bad.size()), 0, nullptr);
+        EXPECT_TRUE(rc == RKNN_SUCC || rc == RKNN_ERR_MODEL_INVALID || rc == RKNN_ERR_PARAM_INVALID) << "rc " << rc;
+        if (rc == RKNN_SUCC) EXPECT_EQ(api.destroy(ctx), RKNN_SUCC);  // a change the format tolerates (a space)
+        else ++refused;
+    }
+    testing::internal::GetCapturedStderr();
+    EXPECT_GT(refused, 60);
+}
+
 TEST_F(Standin, BadCallsReturnTheVendorsErrorCodes) {
     rknn_context ctx = 0;
     std::string good = container("rk3588", 1, onnx);
