@@ -1,6 +1,5 @@
 #include "StandinModel.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -106,25 +105,13 @@ Context::Context(std::shared_ptr<const LoadedModel> model, uint32_t initFlags) :
 
 Context::~Context() = default;
 
-int64_t Context::itemsSet() const {
-    int64_t items = 0;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-        if (!inputs[i]) failInput("input " + std::to_string(i) + " ('" + loaded->inputs[i].name + "') was not set");
-        const int64_t n = inputs[i]->numel() / std::max<int64_t>(1, loaded->inputs[i].itemElements);
-        if (items && n != items)
-            failInput("input " + std::to_string(i) + " ('" + loaded->inputs[i].name + "') holds " + std::to_string(n) +
-                      " batch item(s), input 0 holds " + std::to_string(items) + ": set all inputs alike");
-        items = n;
-    }
-    return items;
-}
-
 void Context::run() {
-    const int64_t items = itemsSet();
+    for (size_t i = 0; i < inputs.size(); ++i)
+        if (!inputs[i]) failInput("input " + std::to_string(i) + " ('" + loaded->inputs[i].name + "') was not set");
+    const int64_t items = loaded->batch;
     const auto started = std::chrono::steady_clock::now();
     std::vector<Tensor> results;
-    for (const auto& out : loaded->outputs)
-        results.emplace_back(Tensor::uninitialized(out.dtype, items == loaded->batch ? out.shape : out.itemShape));
+    for (const auto& out : loaded->outputs) results.emplace_back(Tensor::uninitialized(out.dtype, out.shape));
     if (layerTimes) layerTimes->startRun();
     for (int64_t item = 0; item < items; ++item) {
         std::map<std::string, Value> feed;

@@ -424,20 +424,21 @@ TEST_F(Standin, BatchedContainerScalesAttrsAndContextsRunConcurrently) {
     for (rknn_context c : ctx) EXPECT_EQ(api.destroy(c), RKNN_SUCC);
 }
 
-TEST_F(Standin, ContextsOfABatchedModelEachTakeTheirItemAtItsOffset) {
-    // RKNN SDK user guide V2.5.0, 4.1.4.3: context i reads input at i * input_size / batch and writes output at
-    // i * output_size / batch; here three contexts share one batched input and one batched output buffer.
-    const int batch = 3;
-    rknn_context ctx[3] = {init(container("rk3588", batch, onnx)), 0, 0};
+TEST_F(Standin, ContextsTakeTheirSliceOfSharedBatchBuffersAtTheirOffsets) {
+    // RKNN SDK user guide V2.5.0, 4.1.4.3, as a runner does it with rknn_dup_context: slice i of a batch buffer is read
+    // at i * input_size and written at i * output_size by context i; here three contexts share one input and one
+    // output buffer of three slices and run at once.
+    const int slices = 3;
+    rknn_context ctx[3] = {init(container("rk3588", 1, onnx)), 0, 0};
     ASSERT_EQ(api.dup(&ctx[0], &ctx[1]), RKNN_SUCC);
     ASSERT_EQ(api.dup(&ctx[0], &ctx[2]), RKNN_SUCC);
     rknn_tensor_attr in{}, out{};
     ASSERT_EQ(api.query(ctx[0], RKNN_QUERY_INPUT_ATTR, &in, sizeof in), RKNN_SUCC);
     ASSERT_EQ(api.query(ctx[0], RKNN_QUERY_OUTPUT_ATTR, &out, sizeof out), RKNN_SUCC);
-    const Tensor x = randomTensor({batch, 3, 16, 16}, 21);
-    std::vector<float> y(out.size / 4, -1.0f);
+    const Tensor x = randomTensor({slices, 3, 16, 16}, 21);
+    std::vector<float> y(slices * out.size / 4, -1.0f);
     std::vector<float> expected;
-    for (int item = 0; item < batch; ++item) {
+    for (int item = 0; item < slices; ++item) {
         Tensor one(DType::F32, {1, 3, 16, 16});
         std::memcpy(one.raw(), x.data<float>() + item * 768, 768 * 4);
         auto e = engineRun(one);
@@ -445,28 +446,41 @@ TEST_F(Standin, ContextsOfABatchedModelEachTakeTheirItemAtItsOffset) {
     }
     std::vector<int> rc(3, RKNN_SUCC);
     std::vector<std::thread> threads;
-    for (int i = 0; i < batch; ++i)
+    for (int i = 0; i < slices; ++i)
         threads.emplace_back([&, i] {
             for (int round = 0; round < 5 && rc[i] == RKNN_SUCC; ++round) {
                 rknn_input input{};
-                input.buf = const_cast<char*>(static_cast<const char*>(x.raw())) + i * (in.size / batch);
-                input.size = in.size / batch;
+                input.buf = const_cast<char*>(static_cast<const char*>(x.raw())) + i * in.size;
+                input.size = in.size;
                 input.type = RKNN_TENSOR_FLOAT32;
                 input.fmt = RKNN_TENSOR_NCHW;
                 rknn_output output{};
                 output.want_float = 1;
                 output.is_prealloc = 1;
-                output.buf = reinterpret_cast<char*>(y.data()) + i * (out.size / batch);
-                output.size = out.size / batch;
+                output.buf = reinterpret_cast<char*>(y.data()) + i * out.size;
+                output.size = out.size;
                 rc[i] = api.inputsSet(ctx[i], 1, &input);
                 if (rc[i] == RKNN_SUCC) rc[i] = api.run(ctx[i], nullptr);
                 if (rc[i] == RKNN_SUCC) rc[i] = api.outputsGet(ctx[i], 1, &output, nullptr);
             }
         });
     for (auto& t : threads) t.join();
-    for (int i = 0; i < batch; ++i) EXPECT_EQ(rc[i], RKNN_SUCC) << "context " << i;
+    for (int i = 0; i < slices; ++i) EXPECT_EQ(rc[i], RKNN_SUCC) << "context " << i;
     expectNear(y, expected);
     for (rknn_context c : ctx) EXPECT_EQ(api.destroy(c), RKNN_SUCC);
+
+    // A batch-3 model splits its run itself: its contexts take the whole batch, one item's buffer is refused.
+    rknn_context batched = init(container("rk3588", 3, onnx));
+    rknn_input one{};
+    one.buf = const_cast<void*>(x.raw());
+    one.size = in.size;
+    one.type = RKNN_TENSOR_FLOAT32;
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(api.inputsSet(batched, 1, &one), RKNN_ERR_INPUT_INVALID);
+    testing::internal::GetCapturedStderr();
+    one.size = 3 * in.size;
+    EXPECT_EQ(api.inputsSet(batched, 1, &one), RKNN_SUCC);
+    EXPECT_EQ(api.destroy(batched), RKNN_SUCC);
 }
 
 TEST_F(Standin, DestroyingAContextWhileAnotherThreadUsesItNeverCrashes) {
