@@ -54,7 +54,9 @@ std::shared_ptr<const LoadedModel> loadModel(const std::string& containerBytes, 
     auto loaded = std::make_shared<LoadedModel>();
     loaded->targetPlatform = c.targetPlatform;
     loaded->batch = c.batch;
-    loaded->npuCores = findChipProfile(c.targetPlatform).cores;
+    // The container's own figure (hosts without the chip profiles, e.g. a board the agent was deployed to), else the
+    // chip profile's.
+    loaded->npuCores = c.npuCores > 0 ? c.npuCores : findChipProfile(c.targetPlatform).cores;
     auto model = std::make_shared<Model>(loadModelFromBytes(c.onnx, ".", label));
     const Graph& g = model->graph;
     std::vector<const ValueInfo*> required;
@@ -81,10 +83,10 @@ std::shared_ptr<const LoadedModel> loadModel(const std::string& containerBytes, 
     for (const auto& [name, info] : g.valueInfo) {
         if (io.count(name) || g.initializers.count(name) || info.type.kind != ValueType::Kind::Tensor || !info.type.shape)
             continue;
-        int64_t n = 1;
-        for (const Dim& d : *info.type.shape) n *= d.known() ? d.value : 1;
-        if (info.type.dtype != DType::String && info.type.dtype != DType::Undefined)
-            loaded->internalBytes += static_cast<uint64_t>(n) * dtypeSize(info.type.dtype);
+        Shape shape;
+        for (const Dim& d : *info.type.shape) shape.push_back(d.known() ? d.value : 1);
+        if (info.type.dtype != DType::String && info.type.dtype != DType::Undefined)  // shapeNumel refuses overflow
+            loaded->internalBytes += static_cast<uint64_t>(shapeNumel(shape)) * dtypeSize(info.type.dtype);
     }
     loaded->model = std::move(model);
     return loaded;
@@ -106,11 +108,12 @@ Context::~Context() = default;
 void Context::run() {
     for (size_t i = 0; i < inputs.size(); ++i)
         if (!inputs[i]) failInput("input " + std::to_string(i) + " ('" + loaded->inputs[i].name + "') was not set");
+    const int64_t items = loaded->batch;
     const auto started = std::chrono::steady_clock::now();
     std::vector<Tensor> results;
     for (const auto& out : loaded->outputs) results.emplace_back(Tensor::uninitialized(out.dtype, out.shape));
     if (layerTimes) layerTimes->startRun();
-    for (int64_t item = 0; item < loaded->batch; ++item) {
+    for (int64_t item = 0; item < items; ++item) {
         std::map<std::string, Value> feed;
         for (size_t i = 0; i < inputs.size(); ++i) {
             const IoDesc& d = loaded->inputs[i];
@@ -135,7 +138,7 @@ void Context::run() {
     outputs = std::move(results);
     ran = true;
     ++frames;
-    if (layerTimes) perfDetail = layerTimes->table(*session, loaded->batch);
+    if (layerTimes) perfDetail = layerTimes->table(*session, items);
 }
 
 }  // namespace npuwb::standin

@@ -51,8 +51,8 @@ struct Context {
     int batchCoreNum = 1;
 
     std::mutex mutex;  // one call at a time per context; different contexts run concurrently
-    std::vector<std::optional<Tensor>> inputs;  // batched, the model's dtype and NCHW order
-    std::vector<Tensor> outputs;                // of the last run, batched
+    std::vector<std::optional<Tensor>> inputs;  // all batch items, the model's dtype and NCHW order
+    std::vector<Tensor> outputs;                // of the last run, all batch items
     std::vector<std::unique_ptr<std::vector<char>>> heldOutputs;  // buffers given out by rknn_outputs_get
     bool ran = false;
     uint64_t frames = 0;  // runs so far (rknn_run_extend / rknn_output_extend frame_id)

@@ -103,18 +103,19 @@ bool coreMaskValid(int mask, int64_t cores) {
     return cores >= 3 && (mask == RKNN_NPU_CORE_2 || mask == RKNN_NPU_CORE_0_1_2);
 }
 
-/// The caller's buffer converted to the model's type and NCHW order, written into `target` at `item`.
-void convertInput(const rknn_input& in, const IoDesc& d, DType callerType, Tensor& target) {
-    const bool nhwc = in.fmt == RKNN_TENSOR_NHWC && d.shape.size() == 4;
-    const int64_t n = shapeNumel(d.shape);
-    const Shape callerShape = nhwc ? Shape{d.shape[0], d.shape[2], d.shape[3], d.shape[1]} : d.shape;
+/// The caller's buffer converted to the model's type and NCHW order, written into `target` (of the model's type and
+/// NCHW `shape`).
+void convertInput(const rknn_input& in, const Shape& shape, DType callerType, Tensor& target) {
+    const bool nhwc = in.fmt == RKNN_TENSOR_NHWC && shape.size() == 4;
+    const int64_t n = shapeNumel(shape);
+    const Shape callerShape = nhwc ? Shape{shape[0], shape[2], shape[3], shape[1]} : shape;
     const Tensor source = Tensor::view(callerType, callerShape, in.buf);
-    if (!nhwc && callerType == d.dtype) {
-        std::memcpy(target.raw(), in.buf, static_cast<size_t>(n) * dtypeSize(d.dtype));
+    if (!nhwc && callerType == target.dtype()) {
+        std::memcpy(target.raw(), in.buf, static_cast<size_t>(n) * dtypeSize(callerType));
         return;
     }
-    const int64_t c = nhwc ? d.shape[1] : 1, h = nhwc ? d.shape[2] : 1, w = nhwc ? d.shape[3] : 1;
-    visitAny(d.dtype, [&]<typename T>() {
+    const int64_t c = nhwc ? shape[1] : 1, h = nhwc ? shape[2] : 1, w = nhwc ? shape[3] : 1;
+    visitAny(target.dtype(), [&]<typename T>() {
         T* out = target.data<T>();
         for (int64_t i = 0; i < n; ++i) {
             int64_t from = i;
@@ -148,10 +149,10 @@ extern "C" {
 __attribute__((visibility("default"))) uint64_t npuwb_standin_weight_bytes_allocated(void) { return g_weightBytes.load(); }
 
 __attribute__((visibility("default"))) int rknn_init(rknn_context* context, void* model, uint32_t size, uint32_t flag,
-                                                     rknn_init_extend* extend) {
+                                                     [[maybe_unused]] rknn_init_extend* extend) {
+    // `extend` (weight sharing between inits, zero-copy model buffers) is not implemented: README.md, known limits.
     return guarded("rknn_init", RKNN_ERR_MODEL_INVALID, [&] {
         if (!context || !model) return RKNN_ERR_PARAM_INVALID;
-        if (extend) extend->ctx = 0;
         const std::string label = size == 0 ? std::string(static_cast<const char*>(model)) : "the model buffer";
         const std::string bytes = size == 0 ? readFile(label) : std::string(static_cast<const char*>(model), size);
         if (looksLikeRealRknn(bytes)) {
@@ -166,9 +167,9 @@ __attribute__((visibility("default"))) int rknn_init(rknn_context* context, void
             say(std::string("rknn_init: ") + e.what());
             return RKNN_ERR_MODEL_INVALID;
         }
+        auto ctx = std::make_shared<Context>(loaded, flag);
         g_weightBytes += loaded->weightBytes;
-        *context = registerContext(std::make_shared<Context>(loaded, flag));
-        if (extend) extend->ctx = *context;
+        *context = registerContext(std::move(ctx));
         return RKNN_SUCC;
     });
 }
@@ -290,17 +291,18 @@ __attribute__((visibility("default"))) int rknn_inputs_set(rknn_context context,
             }
             const bool knownFormat = in.pass_through || in.fmt == RKNN_TENSOR_NCHW || in.fmt == RKNN_TENSOR_NHWC ||
                                      in.fmt == RKNN_TENSOR_UNDEFINED;
+            // The whole batch, as the size query reports it (a batch-N model's buffer holds all N items).
             const size_t expected = static_cast<size_t>(shapeNumel(d.shape)) * dtypeSize(*callerType);
             if (!knownFormat || in.size != expected) {
                 say("rknn_inputs_set: input " + std::to_string(in.index) + " ('" + d.name + "') needs " +
-                    std::to_string(expected) + " bytes of " + std::string(dtypeName(*callerType)) + " in NCHW or NHWC, got " +
-                    std::to_string(in.size) + " bytes, format " + std::to_string(in.fmt));
+                    std::to_string(expected) + " bytes of " + std::string(dtypeName(*callerType)) +
+                    " in NCHW or NHWC, got " + std::to_string(in.size) + " bytes, format " + std::to_string(in.fmt));
                 return RKNN_ERR_INPUT_INVALID;
             }
             Tensor t = Tensor::uninitialized(d.dtype, d.shape);
             rknn_input copy = in;
             if (in.pass_through) copy.fmt = RKNN_TENSOR_NCHW;
-            convertInput(copy, d, *callerType, t);
+            convertInput(copy, d.shape, *callerType, t);
             ctx->inputs[in.index] = std::move(t);
         }
         return RKNN_SUCC;
