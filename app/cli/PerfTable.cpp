@@ -60,8 +60,10 @@ void printPerfDetailTable(const Report& r, const PerfTableOptions& options) {
         (onNpu ? op.npuUs : op.cpuUs) += l.timeUs;
         op.totalUs += l.timeUs;
     }
-    std::printf("\nTotal Operator Elapsed Per Frame Time(us): %.1f   (NPU %.1f, CPU %.1f)\n", r.run.medianUs, npuUs,
-                cpuUs);
+    // An imported log's run is its printed total; a runtime run's totals come from other passes than the layer rows
+    // (npuwb/Report.h RuntimeSection), so there the rows' own sum is the per-frame total of the table.
+    const double total = r.runtime ? npuUs + cpuUs : r.run.medianUs;
+    std::printf("\nTotal Operator Elapsed Per Frame Time(us): %.1f   (NPU %.1f, CPU %.1f)\n", total, npuUs, cpuUs);
     std::printf("Total Memory Read/Write Per Frame Size(KB): %.1f\n", rwKB);
     if (!options.summaryLine.empty()) std::printf("%s\n", options.summaryLine.c_str());
     std::printf("\n%-26s %10s %12s %12s %14s %12s\n", "OpType", "CallNumber", "CPUTime(us)", "NPUTime(us)",
@@ -71,7 +73,7 @@ void printPerfDetailTable(const Report& r, const PerfTableOptions& options) {
                      [](const auto& a, const auto& b) { return a.second.totalUs > b.second.totalUs; });
     for (const auto& [op, v] : ranking)
         std::printf("%-26s %10d %12.1f %12.1f %14.1f %12.2f\n", op.c_str(), v.calls, v.cpuUs, v.npuUs, v.totalUs,
-                    r.run.medianUs > 0 ? 100.0 * v.totalUs / r.run.medianUs : 0.0);
+                    total > 0 ? 100.0 * v.totalUs / total : 0.0);
 }
 
 }  // namespace npuwb::cli

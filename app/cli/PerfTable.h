@@ -1,6 +1,6 @@
 #pragma once
 // The per-layer table with the columns of RKNN's perf-detail output (cycles, MacUsage), its totals and the
-// op-type ranking; shared by `estimate`, `import-log` and `run-rknn`.
+// op-type ranking; shared by `estimate`, `import-log` and `profile MODEL.rknn`.
 #include <string>
 
 #include "npuwb/Report.h"

@@ -1,5 +1,6 @@
 // `npuwb-cli profile MODEL [--runs N] [--warmup K] [--backend B] [--json OUT]`: per-layer timing table and totals,
-// locally or on a board (--board HOST).
+// locally or on a board (--board HOST). A compiled model a runtime plugin claims (MODEL.rknn) runs through that
+// runtime with the flags of ModelRunOptionsCli.h (ProfileRuntimeModel.h); `run-rknn` is an alias of `profile`.
 #include <unistd.h>
 
 #include <chrono>
@@ -9,7 +10,9 @@
 #include "BoardProfile.h"
 #include "Commands.h"
 #include "InputShapeOption.h"
+#include "ProfileRuntimeModel.h"
 #include "RunOptionsCli.h"
+#include "npuwb/ModelRuntimes.h"
 #include "npuwb/SchemaWarmUp.h"
 #include "npuwb/Profiler.h"
 #include "npuwb/Npy.h"
@@ -26,6 +29,7 @@ struct ProfileCliOptions {
     bool quiet = false;
     int top = 0;
     BoardCliOptions board;  // board.board.host set (--board HOST): run on the board through the agent
+    ModelRunCliFlags runtimeFlags;  // .rknn (runtime plugin) runs
 };
 
 std::string shapesText(const std::vector<std::vector<int64_t>>& shapes) {
@@ -97,7 +101,28 @@ Report profileLocally(const ProfileCliOptions& o, RunOptions run) {
     return report;
 }
 
+/// A model file a runtime plugin claims (MODEL.rknn): run through it, locally.
+bool profileWithRuntime(const ProfileCliOptions& o) {
+    const std::string runtime = modelRuntimeForFile(o.model);
+    if (runtime.empty()) return false;
+    if (!o.board.board.host.empty())
+        failUnsupported(o.model + ": profile --board for " + runtime + " models is not available in this build");
+    if (!o.inputShapes.empty())
+        failInput(o.model + ": --input-shape does not apply to a compiled model (its runtime reports the shapes)");
+    RuntimeProfileRequest request;
+    request.model = o.model;
+    request.runtime = runtime;
+    request.flags = o.runtimeFlags;
+    request.common = o.run;
+    request.inputSpecs = o.inputFiles;
+    request.jsonPath = o.jsonPath;
+    request.top = o.top;
+    profileRuntimeModel(request);
+    return true;
+}
+
 void runProfile(const ProfileCliOptions& o) {
+    if (profileWithRuntime(o)) return;
     RunOptions run = o.run;
     run.inputShapes = parseInputShapes(o.inputShapes);
     Report report;
@@ -119,8 +144,11 @@ void runProfile(const ProfileCliOptions& o) {
 
 static void addProfileCommand(CLI::App& app) {
     auto opts = std::make_shared<ProfileCliOptions>();
-    CLI::App* cmd = app.add_subcommand("profile", "Run a model repeatedly and report per-layer time, MACs and memory");
-    cmd->add_option("model", opts->model, "ONNX model file")->required();
+    CLI::App* cmd = app.add_subcommand("profile", "Run a model repeatedly and report per-layer time, MACs and memory "
+                                                  "(ONNX on the CPU backends; .rknn through Rockchip's NPU runtime)");
+    cmd->alias("run-rknn");  // the former .rknn-only command
+    cmd->add_option("model", opts->model, "ONNX model file, or a compiled model a runtime plugin runs (.rknn)")
+        ->required();
     RunOptions& run = opts->run;
     cmd->add_option("--runs", run.runs, "timed runs")->capture_default_str()->check(CLI::Range(1, 100000));
     cmd->add_option("--warmup", run.warmup, "untimed warm-up runs")
@@ -134,10 +162,12 @@ static void addProfileCommand(CLI::App& app) {
     cmd->add_option("--top", opts->top, "show only the N slowest layers");
     cmd->add_flag("-q,--quiet", opts->quiet, "no progress on stderr");
     cmd->add_flag("--no-layer-times{false}", run.layerTimes,
-                  "backends: time whole runs only (what per-layer timing costs: compare the medians)");
+                  "backends: time whole runs only (what per-layer timing costs: compare the medians); .rknn: no "
+                  "per-layer perf pass");
     cmd->add_option("--board", opts->board.board.host,
                     "run on this board over SSH ([user@]host[:port] or ssh config alias)");
     addBoardConnectionOptions(cmd, opts->board);
+    addModelRunOptions(cmd, opts->runtimeFlags);
     cmd->callback([opts] { runProfile(*opts); });
 }
 NPUWB_CLI_COMMAND(addProfileCommand);

@@ -2,6 +2,9 @@
 // model files with them (npuwb/ModelRuntimes.h).
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <memory>
 
 #include "backend/PluginFolders.h"
@@ -36,6 +39,21 @@ std::unique_ptr<ModelRuntime> loadModelRuntime(const std::string& name) {
 }  // namespace
 
 std::vector<std::string> availableModelRuntimes() { return listPlugins(kRuntimePlugin); }
+
+std::string modelRuntimeForFile(const std::string& modelPath) {
+    std::string ext = std::filesystem::path(modelPath).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (ext.empty()) return "";
+    for (const auto& name : availableModelRuntimes()) {
+        try {
+            const auto extensions = loadModelRuntime(name)->modelExtensions();
+            if (std::find(extensions.begin(), extensions.end(), ext) != extensions.end()) return name;
+        } catch (const std::exception&) {
+            // a plugin that does not load claims nothing
+        }
+    }
+    return "";
+}
 
 std::string modelRuntimeUnavailableReason(const std::string& name, const ModelRunOptions& options) {
     try {

@@ -7,6 +7,7 @@
 
 #include "npuwb/AtomicFile.h"
 #include "npuwb/Error.h"
+#include "report/RuntimeJson.h"
 #include "report/TraceJson.h"
 #include "util/JsonText.h"
 
@@ -204,6 +205,7 @@ json toJson(const Report& r) {
     if (r.accuracy) out["accuracy"] = accuracyJson(*r.accuracy);
     if (r.partition) out["partition"] = partitionJson(*r.partition);
     if (!r.traces.empty()) out["traces"] = tracesJson(r.traces);
+    if (r.runtime) out["runtime"] = runtimeJson(*r.runtime);
     return out;
 }
 
@@ -295,6 +297,7 @@ Report reportFromJson(const json& j) {
         if (j.contains("accuracy") && !j.at("accuracy").is_null()) r.accuracy = accuracyFrom(j.at("accuracy"));
         if (j.contains("partition") && !j.at("partition").is_null()) r.partition = partitionFrom(j.at("partition"));
         if (j.contains("traces")) r.traces = tracesFrom(j.at("traces"));
+        if (j.contains("runtime") && !j.at("runtime").is_null()) r.runtime = runtimeFrom(j.at("runtime"));
         return r;
     } catch (const json::exception& e) {
         failInput(std::string("invalid report: ") + e.what());

@@ -1,11 +1,18 @@
-// Loading librknnrt.so and running a model with perf collection (see RknnRunner.h).
-#include <dlfcn.h>
-
+// Profiling a .rknn model: the per-layer pass and the timed passes over concurrent contexts (see RknnRunner.h).
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <tuple>
 
-#include "RknnApi.h"
+#include "RknnInputs.h"
+#include "RknnLibrary.h"
 #include "RknnRunner.h"
 #include "npuwb/AtomicFile.h"
 #include "npuwb/Error.h"
@@ -14,84 +21,61 @@ namespace npuwb::rknpu {
 
 namespace {
 
-/// The runtime's entry points, resolved once per load. The handle is never closed: the runtime keeps driver
-/// threads and atexit handlers that may outlive one profiling session.
-struct RknnLibrary {
-    rknn::InitFn init = nullptr;
-    rknn::DestroyFn destroy = nullptr;
-    rknn::QueryFn query = nullptr;
-    rknn::InputsSetFn inputsSet = nullptr;
-    rknn::RunFn run = nullptr;
-    rknn::OutputsGetFn outputsGet = nullptr;
-    rknn::OutputsReleaseFn outputsRelease = nullptr;
-};
+using Clock = std::chrono::steady_clock;
 
-/// Loads the library; on failure returns the reason instead.
-std::unique_ptr<RknnLibrary> loadLibrary(const std::string& path, std::string& why) {
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-        const char* err = dlerror();
-        why = "librknnrt.so not available on this board: cannot load '" + path + "' (" + (err ? err : "unknown") +
-              "); install Rockchip's RKNPU2 runtime or set NPUWB_RKNNRT_LIBRARY to its path";
-        return nullptr;
-    }
-    auto lib = std::make_unique<RknnLibrary>();
-    std::string missing;
-    auto resolve = [&](auto& fn, const char* name) {
-        fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(handle, name));
-        if (!fn) missing += (missing.empty() ? "" : ", ") + std::string(name);
-    };
-    resolve(lib->init, "rknn_init");
-    resolve(lib->destroy, "rknn_destroy");
-    resolve(lib->query, "rknn_query");
-    resolve(lib->inputsSet, "rknn_inputs_set");
-    resolve(lib->run, "rknn_run");
-    resolve(lib->outputsGet, "rknn_outputs_get");
-    resolve(lib->outputsRelease, "rknn_outputs_release");
-    if (!missing.empty()) {
-        why = "librknnrt.so not usable on this board: '" + path + "' lacks " + missing;
-        return nullptr;
-    }
-    return lib;
+double microsBetween(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double, std::micro>(b - a).count();
 }
 
-const char* tensorTypeName(int32_t type) {
-    static const char* const names[] = {"float32", "float16", "int8",  "uint8", "int16", "uint16",
-                                        "int32",   "uint32",  "int64", "bool",  "int4",  "bfloat16"};
-    return type >= 0 && type < 12 ? names[type] : "undefined";
+int32_t rknnCoreMask(NpuCoreMask mask) {
+    switch (mask) {
+    case NpuCoreMask::Auto: return rknn::kCoreAuto;
+    case NpuCoreMask::Core0: return rknn::kCore0;
+    case NpuCoreMask::Core1: return rknn::kCore1;
+    case NpuCoreMask::Core2: return rknn::kCore2;
+    case NpuCoreMask::Cores01: return rknn::kCore01;
+    case NpuCoreMask::Cores012: return rknn::kCore012;
+    case NpuCoreMask::All: return rknn::kCoreAll;
+    }
+    return rknn::kCoreAuto;
 }
 
 TensorDesc describe(const rknn::TensorAttr& a) {
     TensorDesc d;
     d.name = std::string(a.name, strnlen(a.name, sizeof a.name));
-    d.dataType = tensorTypeName(a.type);
+    d.dataType = rknnTypeName(a.type);
     for (uint32_t i = 0; i < a.n_dims && i < rknn::kMaxDims; ++i) d.shape.push_back(std::to_string(a.dims[i]));
     return d;
 }
 
-/// Owns an initialized context; destroys it on every path out.
-class Session {
+/// Owns one context; destroys it on every path out.
+class Context {
 public:
-    Session(const RknnLibrary& lib, const std::string& modelPath) : lib_(lib), model_(modelPath) {
-        std::string blob = readFile(modelPath);
-        if (blob.empty()) failInput(modelPath + ": the .rknn model file is empty");
-        check(lib_.init(&ctx_, blob.data(), static_cast<uint32_t>(blob.size()), rknn::kFlagCollectPerfMask, nullptr),
-              "rknn_init (is this a .rknn model for this chip and runtime version?)");
-        live_ = true;
-    }
-    ~Session() {
+    Context(const RknnLibrary& lib, std::string model) : lib_(lib), model_(std::move(model)) {}
+    ~Context() {
         if (live_) lib_.destroy(ctx_);
     }
-    Session(const Session&) = delete;
-    Session& operator=(const Session&) = delete;
+    Context(const Context&) = delete;
+    Context& operator=(const Context&) = delete;
 
-    void check(int rc, const char* call) const {
-        if (rc != 0) failInput(model_ + ": " + call + " failed with RKNN error " + std::to_string(rc));
+    /// rknn_init on the model bytes; returns the runtime's error code (0 on success).
+    int init(std::string& blob, uint32_t flags) {
+        const int rc = lib_.init(&ctx_, blob.data(), static_cast<uint32_t>(blob.size()), flags, nullptr);
+        live_ = rc == rknn::kSucc;
+        return rc;
     }
-    template <class T> bool query(rknn::QueryCmd cmd, T& info) const {
-        return lib_.query(ctx_, cmd, &info, sizeof info) == 0;
+    /// A copy sharing `from`'s weights (rknn_dup_context).
+    void dupFrom(Context& from) {
+        check(lib_.dupContext(&from.ctx_, &ctx_), "rknn_dup_context");
+        live_ = true;
     }
-    rknn::Context ctx() const { return ctx_; }
+    void check(int rc, const std::string& call) const {
+        if (rc != rknn::kSucc) failInput(model_ + ": " + call + " failed with RKNN error " + std::to_string(rc));
+    }
+    template <class T> int query(rknn::QueryCmd cmd, T& info) const {
+        return lib_.query(ctx_, cmd, &info, sizeof info);
+    }
+    rknn::Context handle() const { return ctx_; }
 
 private:
     const RknnLibrary& lib_;
@@ -100,9 +84,110 @@ private:
     bool live_ = false;
 };
 
+/// The contexts of a run; copies are destroyed before the context whose weights they share.
+struct ContextList {
+    std::vector<std::unique_ptr<Context>> list;
+    ContextList() = default;
+    ContextList(const ContextList&) = delete;
+    ContextList& operator=(const ContextList&) = delete;
+    ~ContextList() {
+        while (!list.empty()) list.pop_back();
+    }
+    Context& operator[](size_t i) { return *list[i]; }
+};
+
+struct OutputBuffer {
+    rknn::TensorAttr attr{};
+    std::vector<uint8_t> data;  // batch x attr.size
+};
+
+/// Runs batch slice `slice` on `ctx`: inputs from their slice offsets, outputs into theirs. `whileHeld` runs between
+/// rknn_outputs_get and rknn_outputs_release, where the perf queries are valid. Returns the timings.
+RknnSliceRun runSlice(const RknnLibrary& lib, const Context& ctx, std::vector<RknnInputBuffer>& inputs,
+                      std::vector<OutputBuffer>& outputs, int slice, Clock::time_point origin,
+                      const std::function<void()>& whileHeld = {}) {
+    std::vector<rknn::Input> in(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        RknnInputBuffer& b = inputs[i];
+        in[i] = rknn::Input{static_cast<uint32_t>(i), b.data.data() + size_t(slice) * b.sliceBytes, b.sliceBytes, 0,
+                            b.type, b.attr.fmt};
+    }
+    std::vector<rknn::Output> out(outputs.size());
+    for (size_t k = 0; k < outputs.size(); ++k) {
+        out[k].index = static_cast<uint32_t>(k);
+        out[k].is_prealloc = 1;
+        out[k].buf = outputs[k].data.data() + size_t(slice) * outputs[k].attr.size;
+        out[k].size = outputs[k].attr.size;
+    }
+    RknnSliceRun r;
+    r.slice = slice;
+    const auto t0 = Clock::now();
+    ctx.check(lib.inputsSet(ctx.handle(), static_cast<uint32_t>(in.size()), in.data()),
+              "rknn_inputs_set (batch slice " + std::to_string(slice) + ")");
+    const auto t1 = Clock::now();
+    ctx.check(lib.run(ctx.handle(), nullptr), "rknn_run (batch slice " + std::to_string(slice) + ")");
+    const auto t2 = Clock::now();
+    ctx.check(lib.outputsGet(ctx.handle(), static_cast<uint32_t>(out.size()), out.data(), nullptr),
+              "rknn_outputs_get (batch slice " + std::to_string(slice) + ")");
+    const auto t3 = Clock::now();
+    rknn::PerfRun perf{};
+    if (ctx.query(rknn::kQueryPerfRun, perf) == rknn::kSucc && perf.run_duration >= 0)
+        r.perfRunUs = static_cast<double>(perf.run_duration);  // valid until rknn_outputs_release
+    if (whileHeld) whileHeld();
+    lib.outputsRelease(ctx.handle(), static_cast<uint32_t>(out.size()), out.data());
+    r.startUs = microsBetween(origin, t0);
+    r.endUs = microsBetween(origin, t3);
+    r.inputsSetUs = microsBetween(t0, t1);
+    r.runUs = microsBetween(t1, t2);
+    r.outputsGetUs = microsBetween(t2, t3);
+    return r;
+}
+
+/// The per-layer pass: its own context with perf collection runs slice 0 `warmup` + 1 times and keeps the last run's
+/// perf-detail text, or why there is none.
+void perLayerPass(const RknnLibrary& lib, const std::string& model, std::string& blob, NpuCoreMask mask, int warmup,
+                  std::vector<RknnInputBuffer>& inputs, std::vector<OutputBuffer> outputs, RknnRunResult& result) {
+    result.perLayerAsked = true;
+    if (lib.mini) {
+        result.noPerfDetail = std::string("no per-layer rows: ") + kMiniRuntimeLacks;
+        return;
+    }
+    Context ctx(lib, model);
+    if (const int rc = ctx.init(blob, rknn::kFlagCollectPerfMask); rc != rknn::kSucc) {
+        result.noPerfDetail = "no per-layer rows: rknn_init with RKNN_FLAG_COLLECT_PERF_MASK failed with RKNN error " +
+                              std::to_string(rc);
+        return;
+    }
+    if (mask != NpuCoreMask::Auto && lib.setCoreMask)
+        ctx.check(lib.setCoreMask(ctx.handle(), rknnCoreMask(mask)),
+                  std::string("rknn_set_core_mask(") + coreMaskName(mask) + ") on the per-layer context");
+    // Slice 0 from the same inputs as the timed passes (its outputs go to this pass's own copies), after the same
+    // number of warm-up runs, so the rows are not those of a cold first run.
+    for (int w = 0; w < warmup; ++w) runSlice(lib, ctx, inputs, outputs, 0, Clock::now());
+    int rc = rknn::kSucc;
+    rknn::PerfDetail detail{};
+    runSlice(lib, ctx, inputs, outputs, 0, Clock::now(), [&] {
+        rc = ctx.query(rknn::kQueryPerfDetail, detail);
+        if (rc == rknn::kSucc && detail.perf_data)
+            result.perfDetail.assign(detail.perf_data,
+                                     strnlen(detail.perf_data, detail.data_len ? detail.data_len : size_t{1} << 26));
+    });
+    if (rc != rknn::kSucc)
+        result.noPerfDetail = "no per-layer rows: RKNN_QUERY_PERF_DETAIL failed with RKNN error " + std::to_string(rc);
+    else if (result.perfDetail.empty())
+        result.noPerfDetail = "no per-layer rows: the runtime answered RKNN_QUERY_PERF_DETAIL with an empty text";
+}
+
+NpuCoreMask contextMask(const ModelRunOptions& options, int context) {
+    return static_cast<size_t>(context) < options.contextCoreMasks.size() ? options.contextCoreMasks[context]
+                                                                            : options.coreMask;
+}
+
 }  // namespace
 
 std::string rknnRuntimeLibrary(const std::string& library) {
+    std::string why;
+    if (auto lib = loadRknnLibrary(library, why)) return lib->path;
     if (!library.empty()) return library;
     if (const char* env = std::getenv("NPUWB_RKNNRT_LIBRARY"); env && *env) return env;
     return "librknnrt.so";
@@ -110,65 +195,167 @@ std::string rknnRuntimeLibrary(const std::string& library) {
 
 std::string rknnRuntimeUnavailableReason(const std::string& library) {
     std::string why;
-    return loadLibrary(rknnRuntimeLibrary(library), why) ? std::string() : why;
+    return loadRknnLibrary(library, why) ? std::string() : why;
+}
+
+int rknnContextCount(const ModelRunOptions& options) {
+    if (options.batch < 1) failInput("--batch must be at least 1 (got " + std::to_string(options.batch) + ")");
+    if (options.contexts < 0) failInput("--contexts must be at least 1 (got " + std::to_string(options.contexts) + ")");
+    const int contexts = options.contexts > 0 ? options.contexts : std::min(options.batch, 3);
+    if (contexts > options.batch)
+        failInput(std::to_string(contexts) + " contexts for a batch of " + std::to_string(options.batch) +
+                  ": each context runs whole batch slices, so use at most --contexts " + std::to_string(options.batch) +
+                  " or a larger --batch");
+    if (options.contextCoreMasks.size() > static_cast<size_t>(contexts))
+        failInput(std::to_string(options.contextCoreMasks.size()) + " per-context core masks for " +
+                  std::to_string(contexts) + " context(s)");
+    return contexts;
 }
 
 RknnRunResult runRknnModel(const std::string& modelPath, const ModelRunOptions& options) {
-    if (options.runs < 1) failInput("run-rknn: --runs must be at least 1");
+    if (options.runs < 1) failInput("--runs must be at least 1");
+    if (options.warmup < 0) failInput("--warmup must not be negative");
+    const int contexts = rknnContextCount(options);
     std::string why;
-    auto lib = loadLibrary(rknnRuntimeLibrary(options.library), why);
+    auto lib = loadRknnLibrary(options.library, why);
     if (!lib) failUnsupported(why);
-    Session session(*lib, modelPath);
     RknnRunResult result;
     result.modelPath = modelPath;
+    result.library = lib->path;
+    result.miniRuntime = lib->mini;
     result.warmup = options.warmup;
+    result.runs = options.runs;
+    result.batch = options.batch;
+    if (lib->mini) result.notes.push_back(kMiniRuntimeLacks);
+    if (contexts > 1 && !lib->dupContext)
+        failUnsupported(modelPath + ": " + std::to_string(contexts) + " contexts need rknn_dup_context, which '" +
+                        lib->path + "' lacks" + (lib->mini ? std::string(" (") + kMiniRuntimeLacks + ")" : ""));
+    for (int c = 0; c < contexts; ++c)
+        if (contextMask(options, c) != NpuCoreMask::Auto && !lib->setCoreMask)
+            failUnsupported(modelPath + ": core mask '" + coreMaskName(contextMask(options, c)) +
+                            "' needs rknn_set_core_mask, which '" + lib->path + "' lacks" +
+                            (lib->mini ? std::string(" (") + kMiniRuntimeLacks + ")" : ""));
+
+    std::string blob = readFile(modelPath);
+    if (blob.empty()) failInput(modelPath + ": the .rknn model file is empty");
+    ContextList ctxs;
+    ctxs.list.push_back(std::make_unique<Context>(*lib, modelPath));
+    ctxs[0].check(ctxs[0].init(blob, 0), "rknn_init (is this a .rknn model for this chip and runtime version?)");
     rknn::SdkVersion version{};
-    if (session.query(rknn::kQuerySdkVersion, version)) {
+    if (ctxs[0].query(rknn::kQuerySdkVersion, version) == rknn::kSucc) {
         result.apiVersion = std::string(version.api_version, strnlen(version.api_version, sizeof version.api_version));
         result.driverVersion = std::string(version.drv_version, strnlen(version.drv_version, sizeof version.drv_version));
     }
     rknn::InputOutputNum io{};
-    if (!session.query(rknn::kQueryInOutNum, io)) failInput(modelPath + ": rknn_query(IN_OUT_NUM) failed");
-    std::vector<rknn::Input> inputs(io.n_input);
-    std::vector<std::vector<uint8_t>> buffers(io.n_input);
+    ctxs[0].check(ctxs[0].query(rknn::kQueryInOutNum, io), "rknn_query(RKNN_QUERY_IN_OUT_NUM)");
+    std::vector<RknnInputBuffer> inputs(io.n_input);
     for (uint32_t i = 0; i < io.n_input; ++i) {
-        rknn::TensorAttr attr{};
-        attr.index = i;
-        if (!session.query(rknn::kQueryInputAttr, attr)) failInput(modelPath + ": rknn_query(INPUT_ATTR) failed");
-        result.inputs.push_back(describe(attr));
-        buffers[i].assign(attr.size, 0);  // zeros: timing does not depend on values for these graphs
-        inputs[i] = rknn::Input{i, buffers[i].data(), attr.size, 0, attr.type, attr.fmt};
+        inputs[i].attr.index = i;
+        ctxs[0].check(ctxs[0].query(rknn::kQueryInputAttr, inputs[i].attr),
+                       "rknn_query(RKNN_QUERY_INPUT_ATTR, " + std::to_string(i) + ")");
+        result.inputs.push_back(describe(inputs[i].attr));
+        inputs[i].name = result.inputs.back().name;
     }
-    for (uint32_t i = 0; i < io.n_output; ++i) {
-        rknn::TensorAttr attr{};
-        attr.index = i;
-        if (session.query(rknn::kQueryOutputAttr, attr)) result.outputs.push_back(describe(attr));
+    std::vector<OutputBuffer> outputs(io.n_output);
+    for (uint32_t k = 0; k < io.n_output; ++k) {
+        outputs[k].attr.index = k;
+        ctxs[0].check(ctxs[0].query(rknn::kQueryOutputAttr, outputs[k].attr),
+                       "rknn_query(RKNN_QUERY_OUTPUT_ATTR, " + std::to_string(k) + ")");
+        outputs[k].data.assign(size_t(options.batch) * outputs[k].attr.size, 0);
+        result.outputs.push_back(describe(outputs[k].attr));
     }
-    for (int r = 0; r < options.warmup + options.runs; ++r) {
-        session.check(lib->inputsSet(session.ctx(), io.n_input, inputs.data()), "rknn_inputs_set");
-        session.check(lib->run(session.ctx(), nullptr), "rknn_run");
-        std::vector<rknn::Output> outputs(io.n_output);
-        for (uint32_t i = 0; i < io.n_output; ++i) outputs[i].index = i;
-        session.check(lib->outputsGet(session.ctx(), io.n_output, outputs.data(), nullptr), "rknn_outputs_get");
-        // Both perf queries are valid only between rknn_outputs_get and rknn_outputs_release.
-        rknn::PerfRun perf{};
-        const bool timed = session.query(rknn::kQueryPerfRun, perf);
-        if (r >= options.warmup && timed && perf.run_duration >= 0)
-            result.runDurationsUs.push_back(static_cast<double>(perf.run_duration));
-        rknn::PerfDetail detail{};
-        if (r + 1 == options.warmup + options.runs && session.query(rknn::kQueryPerfDetail, detail) && detail.perf_data)
-            result.perfDetail.assign(detail.perf_data, strnlen(detail.perf_data, detail.data_len ? detail.data_len : 1 << 26));
-        lib->outputsRelease(session.ctx(), io.n_output, outputs.data());
+    prepareInputs(inputs, options, modelPath);
+
+    // The timed contexts: copies share the first one's weights; each gets its core mask.
+    for (int c = 1; c < contexts; ++c) {
+        ctxs.list.push_back(std::make_unique<Context>(*lib, modelPath));
+        ctxs[c].dupFrom(ctxs[0]);
     }
-    rknn::MemSize mem{};
-    if (session.query(rknn::kQueryMemSize, mem)) {
-        result.haveMemSize = true;
-        result.weightBytes = mem.total_weight_size;
-        result.internalBytes = mem.total_internal_size;
-        result.dmaBytes = static_cast<int64_t>(mem.total_dma_allocated_size);
-        result.sramTotalBytes = mem.total_sram_size;
-        result.sramFreeBytes = mem.free_sram_size;
+    result.contexts.resize(contexts);
+    for (int c = 0; c < contexts; ++c) {
+        RknnContextInfo& info = result.contexts[c];
+        info.coreMask = contextMask(options, c);
+        for (int j = c; j < options.batch; j += contexts) ++info.slicesPerPass;
+        if (info.coreMask != NpuCoreMask::Auto)
+            if (const int rc = lib->setCoreMask(ctxs[c].handle(), rknnCoreMask(info.coreMask)); rc != rknn::kSucc)
+                failInput(modelPath + ": rknn_set_core_mask(context " + std::to_string(c) + ", '" +
+                          coreMaskName(info.coreMask) + "') failed with RKNN error " + std::to_string(rc) +
+                          ": core masks other than auto need a multi-core NPU (RK3588: cores 0-2, RK3576: cores 0-1)");
+        rknn::MemSize mem{};
+        if (ctxs[c].query(rknn::kQueryMemSize, mem) == rknn::kSucc) {
+            info.internalBytes = mem.total_internal_size;
+            if (c == 0) {
+                result.haveMemSize = true;
+                result.weightBytes = mem.total_weight_size;  // once: the copies share these
+                result.dmaBytes = static_cast<int64_t>(mem.total_dma_allocated_size);
+                result.sramTotalBytes = mem.total_sram_size;
+                result.sramFreeBytes = mem.free_sram_size;
+            }
+        }
     }
+    if (!result.haveMemSize) result.notes.push_back("no memory figures: the runtime did not answer RKNN_QUERY_MEM_SIZE");
+
+    // The per-layer pass, once the timed contexts (and their core masks) are known to be accepted.
+    if (options.perLayer) perLayerPass(*lib, modelPath, blob, contextMask(options, 0), options.warmup, inputs, outputs,
+                                       result);
+    if (!result.noPerfDetail.empty()) result.notes.push_back(result.noPerfDetail);
+
+    // The passes: one thread per context, all starting each pass together (a pass = one batch).
+    const int passes = options.warmup + options.runs;
+    std::vector<std::vector<RknnSliceRun>> perContext(contexts);
+    std::barrier sync(contexts);
+    std::atomic<bool> failed{false};
+    std::exception_ptr firstError;
+    std::mutex errorMutex;
+    Clock::time_point origin{};
+    auto worker = [&](int c) {
+        int pass = 0;
+        try {
+            for (; pass < passes; ++pass) {
+                sync.arrive_and_wait();
+                if (pass == options.warmup && c == 0) origin = Clock::now();
+                sync.arrive_and_wait();  // every context sees the origin before the first timed slice
+                if (failed) continue;
+                for (int j = c; j < options.batch; j += contexts) {
+                    RknnSliceRun run = runSlice(*lib, ctxs[c], inputs, outputs, j, origin);
+                    run.context = c;
+                    run.pass = pass - options.warmup;
+                    if (pass >= options.warmup) perContext[c].push_back(run);
+                }
+            }
+        } catch (...) {
+            {
+                std::lock_guard lock(errorMutex);
+                if (!firstError) firstError = std::current_exception();
+            }
+            failed = true;
+            // Leave the barrier (arrive at the current phase, expected no more) so no context waits for this one.
+            sync.arrive_and_drop();
+        }
+    };
+    std::vector<std::thread> threads;
+    for (int c = 1; c < contexts; ++c) threads.emplace_back(worker, c);
+    worker(0);
+    for (auto& t : threads) t.join();
+    if (firstError) std::rethrow_exception(firstError);
+
+    for (auto& runs : perContext) result.sliceRuns.insert(result.sliceRuns.end(), runs.begin(), runs.end());
+    std::sort(result.sliceRuns.begin(), result.sliceRuns.end(), [](const auto& a, const auto& b) {
+        return std::tie(a.pass, a.slice) < std::tie(b.pass, b.slice);
+    });
+    for (int p = 0; p < options.runs; ++p) {
+        double start = 0, end = 0;
+        bool any = false;
+        for (const auto& r : result.sliceRuns)
+            if (r.pass == p) {
+                start = any ? std::min(start, r.startUs) : r.startUs;
+                end = any ? std::max(end, r.endUs) : r.endUs;
+                any = true;
+            }
+        result.passWallUs.push_back(end - start);
+    }
+    for (const auto& in : inputs) result.inputData.push_back(in.data);
+    for (const auto& out : outputs) result.outputData.push_back(out.data);
     return result;
 }
 

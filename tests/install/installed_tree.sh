@@ -95,12 +95,12 @@ for backend in "${plugins[@]}"; do
 done
 echo "ok 4 profile on ${plugins[*]}: valid reports naming their backend"
 
-# 4b. The model-runtime plugin loads from the installed folder: without Rockchip's runtime, run-rknn says so (exit 1).
+# 4b. The model-runtime plugin loads from the installed folder: without Rockchip's runtime, profile MODEL.rknn says so (exit 1).
 : > "$D/work/empty.rknn"
 status=0
-run "$P/bin/npuwb-cli" run-rknn "$D/work/empty.rknn" > /dev/null 2> "$D/err.txt" || status=$?
+run "$P/bin/npuwb-cli" profile "$D/work/empty.rknn" > /dev/null 2> "$D/err.txt" || status=$?
 [ "$status" = 1 ] && grep -q "librknnrt.so not available" "$D/err.txt" ||
-  fail "run-rknn without librknnrt: exit $status: $(cat "$D/err.txt")"
+  fail "profile .rknn without librknnrt: exit $status: $(cat "$D/err.txt")"
 echo "ok 4b the rknpu model runtime loads: $(head -c 120 "$D/err.txt")"
 
 # 5. The installed agent runs a job on a plugin backend (the engine next to it finds lib/npuwb/plugins).

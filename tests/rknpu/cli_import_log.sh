@@ -1,9 +1,9 @@
 #!/bin/bash
 # npuwb-cli import-log on real published RKNN logs (table, --top, JSON that validates against the schema), clear
-# errors on damaged logs, and run-rknn: "not available" without librknnrt.so, a full run against the test double.
-# usage: cli_import_log.sh NPUWB_CLI WORK_DIR SOURCE_DIR [FAKE_LIBRKNNRT]
+# errors on damaged logs (`profile MODEL.rknn` is cli_profile_rknn.sh).
+# usage: cli_import_log.sh NPUWB_CLI WORK_DIR SOURCE_DIR
 set -u
-cli=$1 work=$2 src=$3 fake=${4:-}
+cli=$1 work=$2 src=$3
 logs=$src/tests/data/rknn-logs
 schema=$src/resources/schema/report.schema.json
 validate="/usr/bin/python3 $src/tests/cli/validate_report.py $schema"
@@ -51,19 +51,6 @@ check "no table exits 1" test $? -eq 1
 check "no table said" grep -q "nolog.txt: no RKNN per-layer perf table found" "$work/nolog.err"
 "$cli" import-log "$work/missing.txt" >/dev/null 2>&1
 check "missing file exits 1" test $? -eq 1
-
-# run-rknn: without the runtime, a clear answer and exit 1.
-printf 'RKNN\0\0\0\0' >"$work/model.rknn"
-env -u NPUWB_RKNNRT_LIBRARY "$cli" run-rknn "$work/model.rknn" >/dev/null 2>"$work/norknn.err"
-check "run-rknn without runtime exits 1" test $? -eq 1
-check "run-rknn says not available" grep -q "librknnrt.so not available on this board" "$work/norknn.err"
-if [ -n "$fake" ]; then
-    NPUWB_RKNNRT_LIBRARY=$fake FAKE_RKNNRT_PERF_DETAIL=$logs/rk3588-yolov8n-1920x1088-perf-detail.txt \
-        "$cli" run-rknn "$work/model.rknn" --runs 3 --warmup 1 --json "$work/run.json" >"$work/run.out" 2>"$work/run.err"
-    check "run-rknn with the runtime double exits 0" test $? -eq 0
-    check "run-rknn report validates" $validate "$work/run.json"
-    check "run-rknn run time from perf-run" grep -q 'median 96300.0 us, min 96200.0 us over 3 runs' "$work/run.out"
-fi
 
 echo "$passes passed, $fails failed"
 test "$fails" -eq 0

@@ -275,6 +275,32 @@ struct PartitionSection {
     std::vector<std::string> notes;
 };
 
+/// One context of a whole-model runtime run. Copies made with rknn_dup_context share the first context's weights
+/// and own only their internal memory (RKNN SDK user guide V2.5.0, 4.1.4).
+struct RuntimeContext {
+    int64_t index = 0;
+    std::string coreMask = "auto";  // the CLI's --core-mask word (npuwb/sdk/ModelRuntime.h coreMaskName)
+    int64_t internalBytes = 0;      // the runtime's memory query for this context (inputs/outputs excluded)
+    int64_t slicesPerPass = 0;      // batch slices it ran in each pass
+};
+
+/// How a whole-model runtime (npuwb/sdk/ModelRuntime.h, e.g. rknpu on a .rknn) ran the model: what each figure of
+/// the report measures, the contexts and their memory, and what the runtime or the chip lacks. Absent otherwise.
+struct RuntimeSection {
+    std::string runtime;  // plugin name ("rknpu")
+    std::string library;  // the vendor library loaded
+    std::string apiVersion, driverVersion;
+    std::string timing;       // what run.* measures (and under which settings)
+    std::string layerTiming;  // where layers[] come from; empty when there are no rows
+    int64_t batch = 1;        // samples per pass
+    std::vector<RuntimeContext> contexts;
+    int64_t weightBytes = 0;  // counted once: every context shares them
+    int64_t totalBytes = 0;   // weightBytes + every context's internalBytes
+    double samplesPerSecond = 0.0;          // batch x timed passes / their summed wall time
+    std::optional<double> perfRunMedianUs;  // the runtime's own time per slice run (RKNN_QUERY_PERF_RUN), median
+    std::vector<std::string> notes;         // what the runtime or chip lacks, said plainly
+};
+
 struct Report {
     std::string kind = "profile";  // profile | estimate | info | accuracy | partition
     std::string tool = "npuwb";
@@ -290,6 +316,7 @@ struct Report {
     std::optional<AccuracySection> accuracy;  // quantization analysis (kind "accuracy")
     std::optional<PartitionSection> partition;  // heterogeneous partition and its schedules (kind "partition")
     std::vector<Trace> traces;                  // timelines (absent from the JSON when empty)
+    std::optional<RuntimeSection> runtime;      // whole-model runtime runs (absent otherwise)
 };
 
 nlohmann::json toJson(const Report& report);
