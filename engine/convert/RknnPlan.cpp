@@ -71,7 +71,10 @@ void addAccuracyLayers(QuantizationFacts& f, const AccuracySection& a, quant::Sc
     std::set<std::string> listed;
     for (const auto& l : f.keptLayers) listed.insert(l.node);
     for (const auto& l : a.layers) {
-        const bool kept = !l.precision.empty() && keptAbove(l.precision, scheme);
+        // "float" there also marks ops the quantizer leaves alone (activations, pooling): only a raised precision
+        // (fp16, int16) is a choice to keep a layer out of int8.
+        const bool kept = !l.precision.empty() && l.precision != quant::precisionName(quant::Precision::Float) &&
+                          keptAbove(l.precision, scheme);
         if ((!kept && !l.lowSnr) || listed.count(l.fullName)) continue;
         std::string reason;
         if (kept) reason = l.precision + " in the quantized model";

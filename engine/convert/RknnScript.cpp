@@ -154,7 +154,7 @@ std::string toolkitProbeSource() {
            "    from importlib.metadata import version\n"
            "    print(version('rknn-toolkit2'))\n"
            "except Exception:\n"
-           "    print('unknown version')\n";
+           "    print('version unknown')\n";
 }
 
 std::string renderScript(const ConversionPlan& plan) {

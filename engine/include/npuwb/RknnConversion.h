@@ -29,7 +29,8 @@ struct HybridLayer {
 };
 
 /// What a quantization report (`quantize --json`) or an accuracy report (`accuracy --json`) says about how to
-/// quantize: scheme, observer, the layers kept above int8, and the data set and preprocessing it ran on.
+/// quantize: scheme, observer, the layers kept above the scheme's precision (a quantize report's precision map; an
+/// accuracy report's fp16/int16 layers and those below its SNR threshold), and the data set and preprocessing.
 struct QuantizationFacts {
     std::string source;  // the report file
     std::optional<quant::Scheme> scheme;
