@@ -175,7 +175,10 @@ TEST(RknnConversion, HybridLayersFromAnAccuracyReport) {
     fine.value = "z";
     fine.lowSnr = false;
     fine.singleSnrDb = 30.0;
-    a.layers = {low, fine};
+    AccuracyLayer passThrough = fine;  // an op the quantizer leaves in float: not a choice to keep it there
+    passThrough.fullName = "head";
+    passThrough.precision = "float";
+    a.layers = {low, fine, passThrough};
     r.accuracy = a;
     const std::string path = (dir / "accuracy.json").string();
     saveReport(r, path);
