@@ -48,9 +48,9 @@ struct ChildResult {
     std::string output;    // only when captured
 };
 
-// Runs argv with stdout+stderr on one pipe; each line goes to `onLine`. SIGINT (Ctrl+C reaches the child as well,
-// it shares the terminal's process group) and the timeout stop the child: SIGINT first (the script cleans up),
-// SIGKILL 10 s later.
+// Runs argv with stdout+stderr on one pipe; each line goes to `onLine`. The child has its own process group, so
+// Ctrl+C (SIGINT), SIGTERM or SIGHUP reach only this process, which stops the child once like the timeout does:
+// SIGINT first (the script removes its temporary output), SIGKILL 10 s later.
 ChildResult runChild(const std::vector<std::string>& argv, double timeoutSeconds,
                      const std::function<void(const std::string&)>& onLine) {
     int fds[2];
@@ -60,15 +60,19 @@ ChildResult runChild(const std::vector<std::string>& argv, double timeoutSeconds
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
-    struct sigaction handler {}, oldInt {};
+    constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction handler {}, old[3] {};
     handler.sa_handler = onInterrupt;
     sigemptyset(&handler.sa_mask);
     interrupted = 0;
-    sigaction(SIGINT, &handler, &oldInt);
+    for (int i = 0; i < 3; ++i) sigaction(kStopSignals[i], &handler, &old[i]);
+    const auto restoreHandlers = [&] {
+        for (int i = 0; i < 3; ++i) sigaction(kStopSignals[i], &old[i], nullptr);
+    };
     const pid_t pid = ::fork();
     if (pid == 0) {
-        sigaction(SIGINT, &oldInt, nullptr);
-        signal(SIGINT, SIG_DFL);
+        ::setpgid(0, 0);
+        for (int s : kStopSignals) signal(s, SIG_DFL);
         ::dup2(fds[1], STDOUT_FILENO);
         ::dup2(fds[1], STDERR_FILENO);
         ::execvp(args[0], args.data());
@@ -80,7 +84,7 @@ ChildResult runChild(const std::vector<std::string>& argv, double timeoutSeconds
     ::close(execPipe[1]);
     ChildResult result;
     if (pid < 0) {
-        sigaction(SIGINT, &oldInt, nullptr);
+        restoreHandlers();
         ::close(fds[0]);
         ::close(execPipe[0]);
         fail(ErrorKind::Internal, std::string("fork: ") + std::strerror(errno));
@@ -122,7 +126,7 @@ ChildResult runChild(const std::vector<std::string>& argv, double timeoutSeconds
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    sigaction(SIGINT, &oldInt, nullptr);
+    restoreHandlers();
     result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return result;
 }

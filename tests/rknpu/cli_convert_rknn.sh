@@ -122,6 +122,18 @@ grep -q "stopped after the --timeout" slow.err || fail "timeout not reported: $(
 grep -q "\[npuwb\] cancelled" slow.out || fail "the script did not see the cancel"
 [ "$elapsed" -lt 30 ] || fail "cancel took ${elapsed}s"
 [ ! -e out/slow.rknn ] && [ ! -e out/slow.rknn.npuwb-tmp ] || fail "output left after cancel"
+# Ctrl+C (SIGINT to the CLI): the CLI stops the script once, which removes its temporary output; exit 1.
+RKNN_STANDIN_SLEEP=60 "$cli" convert-rknn "$model" --target rk3588 --dataset dataset.txt --preprocess pre.json \
+  --python $py -o out/int.rknn > int.out 2> int.err &
+cli_pid=$!
+for _ in $(seq 100); do grep -q "step 3/4" int.out && break; sleep 0.2; done
+grep -q "step 3/4" int.out || fail "the script never reached build()"
+kill -INT $cli_pid
+set +e; wait $cli_pid; rc=$?; set -e
+[ $rc -eq 1 ] || fail "exit $rc after SIGINT (want 1)"
+grep -q "conversion cancelled" int.err || fail "cancel not reported: $(cat int.err)"
+grep -q "\[npuwb\] cancelled" int.out || fail "the script did not see the cancel"
+[ ! -e out/int.rknn ] && [ ! -e out/int.rknn.npuwb-tmp ] || fail "output left after SIGINT"
 
 # 5. Bad input: exit 1 naming what is wrong.
 expect_error() {  # expect_error PATTERN ARGS...
