@@ -105,7 +105,7 @@ RknnConvertDialog::RknnConvertDialog(std::shared_ptr<const Model> model, const Q
         status_->setText(tr("Cancelled; nothing written"));
     });
     refresh();
-    job_->probe(python_->text());
+    probeToolkit();
 }
 
 RknnConvertDialog::~RknnConvertDialog() { saveSettings(); }
@@ -209,7 +209,7 @@ void RknnConvertDialog::buildUi() {
         connect(field, &QLineEdit::textChanged, refreshTimer_, qOverload<>(&QTimer::start));
     connect(python_, &QLineEdit::editingFinished, this, [this] {
         refresh();
-        job_->probe(python_->text());
+        probeToolkit();
     });
     connect(target_, &QComboBox::currentTextChanged, refreshTimer_, qOverload<>(&QTimer::start));
     connect(source_, &QComboBox::currentIndexChanged, this, [this] {
@@ -254,7 +254,14 @@ void RknnConvertDialog::setOutput(const QString& path) {
 void RknnConvertDialog::setPython(const QString& python) {
     python_->setText(python);
     refresh();
-    job_->probe(python);
+    probeToolkit();
+}
+
+void RknnConvertDialog::probeToolkit() {
+    toolkitAvailable_ = false;
+    run_->setEnabled(false);
+    toolkit_->setText(tr("Checking whether %1 imports rknn.api …").arg(python_->text()));
+    job_->probe(python_->text());
 }
 void RknnConvertDialog::setTarget(const QString& chip) {
     const int index = target_->findText(chip.toLower());

@@ -62,6 +62,7 @@ private:
     void restoreSettings();
     void saveSettings() const;
     void setRunning(bool running);
+    void probeToolkit();
     void onProbed(bool available, const QString& detail);
 
     std::shared_ptr<const Model> model_;
