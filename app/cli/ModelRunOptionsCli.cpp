@@ -1,5 +1,7 @@
 #include "ModelRunOptionsCli.h"
 
+#include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "npuwb/ChipProfile.h"
@@ -62,8 +64,9 @@ void addModelRunOptions(CLI::App* cmd, ModelRunCliFlags& flags) {
     cmd->add_option("--chip", flags.chip, ".rknn: chip profile (rk3588, rk3566, ...) to check --core-mask against");
 }
 
-std::vector<ModelRunOptions> modelRunOptionsFromCli(const ModelRunCliFlags& flags, const RunOptions& common,
-                                                    const std::vector<std::string>& inputSpecs) {
+ModelRunPlan modelRunOptionsFromCli(const ModelRunCliFlags& flags, const RunOptions& common,
+                                    const std::vector<std::string>& inputSpecs) {
+    ModelRunPlan plan;
     ModelRunOptions base;
     base.runs = common.runs;
     base.warmup = common.warmup;
@@ -88,26 +91,37 @@ std::vector<ModelRunOptions> modelRunOptionsFromCli(const ModelRunCliFlags& flag
         base.coreMask = parsed[0];
     else
         base.contextCoreMasks = parsed;
-    if (!flags.chip.empty()) {
-        const ChipProfile chip = findChipProfile(flags.chip);
+    std::optional<ChipProfile> chip;
+    if (!flags.chip.empty()) chip = findChipProfile(flags.chip);
+    if (chip) {
         for (NpuCoreMask mask : parsed)
-            if (highestCore(mask) >= chip.cores)
-                failInput("--core-mask " + std::string(coreMaskName(mask)) + ": " + chip.name + " has " +
-                          std::to_string(chip.cores) + " NPU core(s), the mask needs " +
+            if (highestCore(mask) >= chip->cores)
+                failInput("--core-mask " + std::string(coreMaskName(mask)) + ": " + chip->name + " has " +
+                          std::to_string(chip->cores) + " NPU core(s), the mask needs " +
                           std::to_string(highestCore(mask) + 1) +
-                          (chip.cores == 1 ? "; core masks other than auto and 0 need a multi-core chip" : ""));
+                          (chip->cores == 1 ? "; core masks other than auto and 0 need a multi-core chip" : ""));
+        if (base.perLayer && !chip->runtime.perfDetail) {
+            base.perLayer = false;
+            plan.notes.push_back(chip->name + "'s runtime (" + chip->runtime.library +
+                                 ") has no per-layer perf detail (RKNN_QUERY_PERF_DETAIL): totals only");
+        }
     }
     std::vector<int> contexts = flags.contexts.empty() ? std::vector<int>{0} : parseCounts("--contexts", flags.contexts);
     std::vector<int> batches = parseCounts("--batch", flags.batch);
-    std::vector<ModelRunOptions> points;
     for (int batch : batches)
         for (int n : contexts) {
             ModelRunOptions o = base;
             o.batch = batch;
             o.contexts = n;
-            points.push_back(std::move(o));
+            const int used = n > 0 ? n : std::min(batch, 3);  // the plugin's default: 1 -> 1, 2 -> 2, >= 3 -> 3
+            if (chip && used > 1 && !chip->runtime.dupContext)
+                failUnsupported(chip->name + "'s runtime (" + chip->runtime.library + ") has no rknn_dup_context: " +
+                                std::to_string(used) + " contexts (--batch " + std::to_string(batch) +
+                                (n > 0 ? ", --contexts " + std::to_string(n) : std::string()) +
+                                ") cannot run there; use --contexts 1");
+            plan.points.push_back(std::move(o));
         }
-    return points;
+    return plan;
 }
 
 }  // namespace npuwb::cli

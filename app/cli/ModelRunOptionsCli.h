@@ -24,11 +24,18 @@ struct ModelRunCliFlags {
 /// Adds --core-mask, --contexts, --batch and --chip to `cmd`.
 void addModelRunOptions(CLI::App* cmd, ModelRunCliFlags& flags);
 
-/// One ModelRunOptions per sweep point (contexts x batch, in that order), from the runtime flags and the options
-/// shared with ONNX runs (runs, warm-up, seed, per-layer timing from `common`; NAME=FILE.npy specs from `inputSpecs`).
-/// Throws InvalidInput naming the flag for a malformed value, and, with --chip, for a core mask the chip's NPU cannot
-/// honour (naming the chip and its core count).
-std::vector<ModelRunOptions> modelRunOptionsFromCli(const ModelRunCliFlags& flags, const RunOptions& common,
-                                                    const std::vector<std::string>& inputSpecs);
+/// What the flags ask for: one ModelRunOptions per sweep point, and what the chip (--chip) lacks, said plainly.
+struct ModelRunPlan {
+    std::vector<ModelRunOptions> points;  // batch x contexts, batch outermost
+    std::vector<std::string> notes;       // e.g. "RV1106's runtime (librknnmrt.so) has no per-layer perf detail ..."
+};
+
+/// The plan from the runtime flags and the options shared with ONNX runs (runs, warm-up, seed, per-layer timing from
+/// `common`; NAME=FILE.npy specs from `inputSpecs`). Throws InvalidInput naming the flag for a malformed value. With
+/// --chip, the chip profile's facts apply before anything runs: a core mask its NPU cannot honour is InvalidInput
+/// (naming the chip and its core count), more than one context on a runtime without rknn_dup_context is Unsupported,
+/// and a runtime without per-layer perf detail turns the per-layer pass off with a note.
+ModelRunPlan modelRunOptionsFromCli(const ModelRunCliFlags& flags, const RunOptions& common,
+                                    const std::vector<std::string>& inputSpecs);
 
 }  // namespace npuwb::cli

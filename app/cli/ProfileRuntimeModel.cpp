@@ -39,7 +39,9 @@ void printRuntimeSummary(const Report& r) {
 }  // namespace
 
 void profileRuntimeModel(const RuntimeProfileRequest& request) {
-    const std::vector<ModelRunOptions> points = modelRunOptionsFromCli(request.flags, request.common, request.inputSpecs);
+    const ModelRunPlan plan = modelRunOptionsFromCli(request.flags, request.common, request.inputSpecs);
+    for (const auto& note : plan.notes) std::cerr << "note: " << note << "\n";
+    const std::vector<ModelRunOptions>& points = plan.points;
     std::vector<Report> reports;
     for (const ModelRunOptions& options : points) {
         for (const auto& [name, file] : options.inputFiles)

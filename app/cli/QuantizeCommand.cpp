@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -43,6 +44,9 @@ nlohmann::json resultJson(const quant::QuantizeResult& r, const QuantizeCliOptio
                         {"datasetHash", r.calibration.datasetHash},
                         {"calibrationSeconds", r.calibration.seconds},
                         {"backend", r.calibration.backend}};
+    // What `convert-rknn --from-quantization` reuses for the vendor converter: the same data set and preprocessing.
+    j["dataset"] = std::filesystem::absolute(o.dataset).lexically_normal().string();
+    if (!o.preprocess.empty()) j["preprocess"] = std::filesystem::absolute(o.preprocess).lexically_normal().string();
     nlohmann::json ranges = nlohmann::json::object();
     for (const auto& [v, a] : r.calibration.ranges)
         ranges[v] = {{"observedMin", a.observedMin}, {"observedMax", a.observedMax}, {"min", a.min}, {"max", a.max}};

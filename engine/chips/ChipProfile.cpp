@@ -158,6 +158,12 @@ ChipProfile chipProfileFromJson(const nlohmann::json& j, const std::string& labe
     parseOps(p, root.object("ops"));
     if (root.has("matmul")) p.matmul = parseMatmulProfile(root.object("matmul"));
     if (root.has("notes")) p.notes = root.strings("notes");
+    if (root.has("runtime")) {
+        ProfileFields runtime = root.object("runtime");
+        if (runtime.has("library")) p.runtime.library = runtime.string("library");
+        if (runtime.has("perfDetail")) p.runtime.perfDetail = runtime.boolean("perfDetail");
+        if (runtime.has("dupContext")) p.runtime.dupContext = runtime.boolean("dupContext");
+    }
     if (root.has("costModel")) {
         ProfileFields costModel = root.object("costModel");
         parseCoefficients(p.coefficients, costModel);

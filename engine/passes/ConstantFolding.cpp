@@ -33,8 +33,10 @@ public:
     }
 
     std::vector<Match> findMatches(const Graph& graph) const override {
+        return findMatchesIndexed(graph, GraphIndex(graph));
+    }
+    std::vector<Match> findMatchesIndexed(const Graph& graph, const GraphIndex& index) const override {
         // Walk in order and treat outputs of foldable nodes as constants, so a whole chain folds in one round.
-        GraphIndex index(graph);
         std::set<std::string> willBeConstant;
         std::vector<Match> out;
         for (const auto& n : graph.nodes) {

@@ -17,8 +17,10 @@ public:
     }
 
     std::vector<Match> findMatches(const Graph& graph) const override {
+        return findMatchesIndexed(graph, GraphIndex(graph));
+    }
+    std::vector<Match> findMatchesIndexed(const Graph& graph, const GraphIndex& index) const override {
         // Walk backwards and count reads from nodes already known dead as absent, so a dead chain goes at once.
-        GraphIndex index(graph);
         std::set<std::string> dead;
         std::vector<Match> out;
         for (auto it = graph.nodes.rbegin(); it != graph.nodes.rend(); ++it)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -94,8 +95,9 @@ std::map<std::string, int> opHistogram(const Graph& graph) {
 
 InputSets proofInputs(const Model& model, const ProofOptions& options) {
     auto shared = std::make_shared<const Model>(model);
-    SessionOptions inputsOnly;  // only makes inputs: no backend plugin to load
+    SessionOptions inputsOnly;  // only makes inputs: no backend plugin to load, no rewrites to run
     inputsOnly.executor.backend = kReferenceBackend;
+    inputsOnly.exactRewrites = false;
     Session session(shared, inputsOnly);
     InputSets sets;
     for (int k = 0; k < options.randomInputSets; ++k) {
@@ -188,6 +190,16 @@ OptimizeResult optimize(const Model& model, const OptimizerOptions& options) {
     OptimizeResult r;
     Model cur = model;
     nameAllNodes(cur.graph);
+    // cur's index, shared by the passes until a rewrite replaces cur (it points into cur's nodes).
+    std::optional<GraphIndex> curIndex;
+    auto indexOfCur = [&]() -> const GraphIndex& {
+        if (!curIndex) curIndex.emplace(cur.graph);
+        return *curIndex;
+    };
+    auto replaceCur = [&](Model&& next) {
+        curIndex.reset();
+        cur = std::move(next);
+    };
     r.nodesBefore = cur.graph.nodes.size();
     r.opsBefore = opHistogram(cur.graph);
     InputSets sets = proofInputs(cur, options.proof);
@@ -224,7 +236,7 @@ OptimizeResult optimize(const Model& model, const OptimizerOptions& options) {
     auto runPass = [&](const Pass& pass) -> bool {
         bool changed = false;
         std::vector<Match> matches;
-        for (auto& m : pass.findMatches(cur.graph))
+        for (auto& m : pass.findMatchesIndexed(cur.graph, indexOfCur()))
             if (m.applicable() && !rejected.count(matchKey(pass.name(), m))) matches.push_back(std::move(m));
         if (matches.empty()) return false;
         Model next;
@@ -237,7 +249,7 @@ OptimizeResult optimize(const Model& model, const OptimizerOptions& options) {
                 r.applied.push_back({pass.name(), pass.guideSection(), m, p, static_cast<int>(done.size()), ""});
             say(options, pass.name() + ": " + std::to_string(done.size()) + " rewrite(s), max abs diff " +
                              std::to_string(p.maxAbsDiff));
-            cur = std::move(next);
+            replaceCur(std::move(next));
             refCur = std::move(outputs);
             return true;
         }
@@ -248,7 +260,7 @@ OptimizeResult optimize(const Model& model, const OptimizerOptions& options) {
             if (done.empty()) continue;
             if (one.passed) {
                 r.applied.push_back({pass.name(), pass.guideSection(), m, one, 1, ""});
-                cur = std::move(next);
+                replaceCur(std::move(next));
                 refCur = std::move(outputs);
                 changed = true;
             } else {
@@ -275,9 +287,10 @@ OptimizeResult optimize(const Model& model, const OptimizerOptions& options) {
         if (!changed) break;
     }
     for (const auto& pass : passes)
-        for (auto& m : pass->findMatches(cur.graph))
+        for (auto& m : pass->findMatchesIndexed(cur.graph, indexOfCur()))
             if (!m.applicable()) r.nearMisses.push_back({pass->name(), std::move(m)});
-    r.endToEnd = compareOutputs(original, runOnSets(cur, sets, options.proof.executor), options.proof.tolerance);
+    // refCur holds cur's outputs on the proof inputs (each accepted rewrite replaced both together).
+    r.endToEnd = compareOutputs(original, refCur, options.proof.tolerance);
     r.nodesAfter = cur.graph.nodes.size();
     r.opsAfter = opHistogram(cur.graph);
     r.model = std::move(cur);

@@ -16,6 +16,8 @@
 
 namespace npuwb::passes {
 
+class GraphIndex;
+
 class Pass {
 public:
     virtual ~Pass() = default;
@@ -28,6 +30,12 @@ public:
     virtual void configure(const PassConfig& /*config*/) {}
     /// Every match and near miss in the graph. Near misses carry the reason they do not match.
     virtual std::vector<Match> findMatches(const Graph& graph) const = 0;
+    /// The same, given `graph`'s index: the optimizer shares one index between the passes of a round while the
+    /// graph does not change (an index per pass was most of a 100,000-node optimize). Passes that build an index
+    /// override it.
+    virtual std::vector<Match> findMatchesIndexed(const Graph& graph, const GraphIndex& /*index*/) const {
+        return findMatches(graph);
+    }
     /// Rewrites one match. Returns false (graph untouched) when the match no longer holds, e.g. because an
     /// earlier rewrite in the same round changed its nodes.
     virtual bool apply(Graph& graph, const Match& match) const = 0;

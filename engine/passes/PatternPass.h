@@ -11,7 +11,9 @@ namespace npuwb::passes {
 class PatternPass : public Pass {
 public:
     std::vector<Match> findMatches(const Graph& graph) const override {
-        GraphIndex index(graph);
+        return findMatchesIndexed(graph, GraphIndex(graph));
+    }
+    std::vector<Match> findMatchesIndexed(const Graph& graph, const GraphIndex& index) const override {
         std::vector<Match> out;
         for (const auto& n : graph.nodes)
             if (auto m = matchAt(graph, index, n)) out.push_back(std::move(*m));

@@ -96,6 +96,12 @@ std::shared_ptr<const Model> rewriteForExecution(std::shared_ptr<const Model> mo
             return false;
         }
     };
+    // The graph's index, shared by the passes until a rewrite changes the graph (it points into its nodes).
+    std::optional<passes::GraphIndex> index;
+    auto indexNow = [&]() -> const passes::GraphIndex& {
+        if (!index) index.emplace(graphNow());
+        return *index;
+    };
     for (int round = 0, progress = 1; progress && round < 32; ++round) {
         progress = 0;
         for (size_t p = 0; p < pipeline.size(); ++p) {
@@ -103,18 +109,16 @@ std::shared_ptr<const Model> rewriteForExecution(std::shared_ptr<const Model> mo
             // Matches that would rewrite a kept value's producer go one by one, undone if the value is lost; the
             // rest go as one batch (applyAll: one walk over the graph for the clean-ups).
             std::vector<passes::Match> batch, guarded;
-            {
-                passes::GraphIndex index(g);
-                for (auto& m : pipeline[p]->findMatches(g)) {
-                    if (!m.applicable() || !kExactPasses[p].exact(g, index, m)) continue;
-                    bool producesKept = false;
-                    for (const auto& name : m.nodes)
-                        if (const Node* n = index.node(name))
-                            for (const auto& o : n->outputs) producesKept = producesKept || keep.count(o) > 0;
-                    (producesKept ? guarded : batch).push_back(std::move(m));
-                }
+            for (auto& m : pipeline[p]->findMatchesIndexed(g, indexNow())) {
+                if (!m.applicable() || !kExactPasses[p].exact(g, indexNow(), m)) continue;
+                bool producesKept = false;
+                for (const auto& name : m.nodes)
+                    if (const Node* n = indexNow().node(name))
+                        for (const auto& o : n->outputs) producesKept = producesKept || keep.count(o) > 0;
+                (producesKept ? guarded : batch).push_back(std::move(m));
             }
             if (!batch.empty()) {
+                index.reset();
                 std::optional<Graph> before;
                 if (std::string_view(kExactPasses[p].name) == "constant_folding") before = g;
                 std::vector<passes::Match> done;
@@ -132,17 +136,15 @@ std::shared_ptr<const Model> rewriteForExecution(std::shared_ptr<const Model> mo
             }
             for (const auto& m : guarded) {
                 std::vector<std::string> kept;
-                {
-                    passes::GraphIndex index(g);
-                    for (const auto& name : m.nodes)
-                        if (const Node* n = index.node(name))
-                            for (const auto& o : n->outputs)
-                                if (keep.count(o)) kept.push_back(o);
-                }
+                for (const auto& name : m.nodes)
+                    if (const Node* n = indexNow().node(name))
+                        for (const auto& o : n->outputs)
+                            if (keep.count(o)) kept.push_back(o);
                 Graph before = g;
                 if (!applyOne(p, g, m)) continue;
-                passes::GraphIndex index(g);
-                if (!std::all_of(kept.begin(), kept.end(), [&](const std::string& v) { return index.producer(v); })) {
+                index.reset();
+                if (!std::all_of(kept.begin(), kept.end(), [&](const std::string& v) { return indexNow().producer(v); })) {
+                    index.reset();
                     g = std::move(before);
                     continue;
                 }

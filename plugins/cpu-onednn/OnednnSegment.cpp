@@ -14,7 +14,13 @@ void OnednnSegment::run(const std::vector<const Tensor*>& inputs, std::vector<Te
     std::lock_guard lock(runMutex_);  // the arena is shared state: one run at a time per segment
     KernelTimingSink* timing = hooks.timing;
     values = hooks.values;
-    omp_set_num_threads(threads_);  // the ICV is per calling thread; runs may come from any thread
+    // The ICV is per calling thread (runs may come from any thread), and set per kernel: tiny ones run serially.
+    int activeThreads = threads_;
+    omp_set_num_threads(activeThreads);
+    auto useThreadsFor = [&](const Kernel& k) {
+        const int want = k.serial ? 1 : threads_;
+        if (want != activeThreads) omp_set_num_threads(activeThreads = want);
+    };
     if (inputs.size() != inputMemories.size()) fail(ErrorKind::Internal, "cpu-onednn: wrong input count");
     for (size_t i = 0; i < inputs.size(); ++i) {
         if (inputs[i]->dtype() != inputTypes[i])
@@ -30,6 +36,7 @@ void OnednnSegment::run(const std::vector<const Tensor*>& inputs, std::vector<Te
     }
     using Clock = std::chrono::steady_clock;
     for (auto& k : kernels) {
+        useThreadsFor(k);
         if (!timing || !k.timed) {
             k.run(stream_);
             continue;

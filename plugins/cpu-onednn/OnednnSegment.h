@@ -23,7 +23,13 @@ struct Kernel {
     std::function<void(dnnl::stream&)> run;
     std::vector<std::string> nodes;  // ONNX nodes it covers (for profiling)
     bool timed = true;               // zero-copy views take no time worth a clock read
+    /// Touches so few bytes that waking the other threads costs more than the work: runs on the calling thread.
+    bool serial = false;
 };
+
+/// Below this many bytes of arguments a primitive runs on one thread (a chain of tiny ops otherwise spends its time
+/// in OpenMP fork/join and spinning workers).
+inline constexpr size_t kSerialKernelBytes = 64 * 1024;
 
 class OnednnSegment : public PreparedSegment {
 public:

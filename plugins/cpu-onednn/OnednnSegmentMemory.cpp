@@ -29,14 +29,19 @@ void Builder::used(const memory& m, int64_t step) {
 void Builder::addKernel(std::function<void(dnnl::stream&)> fn, std::vector<std::string> names, std::vector<memory> uses,
                         bool timed) {
     const auto step = static_cast<int64_t>(seg.kernels.size());
-    seg.kernels.push_back({std::move(fn), std::move(names), timed});
+    seg.kernels.push_back(Kernel{.run = std::move(fn), .nodes = std::move(names), .timed = timed, .serial = false});
     for (const memory& m : uses) used(m, step);
 }
 
 void Builder::addPrimitive(dnnl::primitive p, std::unordered_map<int, memory> args, std::vector<std::string> names) {
     std::vector<memory> uses;
-    for (const auto& [arg, m] : args) uses.push_back(m);
+    size_t bytes = 0;
+    for (const auto& [arg, m] : args) {
+        uses.push_back(m);
+        bytes += m.get_desc().get_size();
+    }
     addKernel([p, args](dnnl::stream& s) { p.execute(s, args); }, std::move(names), std::move(uses));
+    seg.kernels.back().serial = bytes < kSerialKernelBytes;
 }
 
 void Builder::addPrimitive(const dnnl::primitive_desc_base& pd, std::unordered_map<int, memory> args,

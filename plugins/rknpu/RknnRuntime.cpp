@@ -84,6 +84,18 @@ private:
     bool live_ = false;
 };
 
+/// The contexts of a run; copies are destroyed before the context whose weights they share.
+struct ContextList {
+    std::vector<std::unique_ptr<Context>> list;
+    ContextList() = default;
+    ContextList(const ContextList&) = delete;
+    ContextList& operator=(const ContextList&) = delete;
+    ~ContextList() {
+        while (!list.empty()) list.pop_back();
+    }
+    Context& operator[](size_t i) { return *list[i]; }
+};
+
 struct OutputBuffer {
     rknn::TensorAttr attr{};
     std::vector<uint8_t> data;  // batch x attr.size
@@ -226,20 +238,20 @@ RknnRunResult runRknnModel(const std::string& modelPath, const ModelRunOptions& 
 
     std::string blob = readFile(modelPath);
     if (blob.empty()) failInput(modelPath + ": the .rknn model file is empty");
-    std::vector<std::unique_ptr<Context>> ctxs;
-    ctxs.push_back(std::make_unique<Context>(*lib, modelPath));
-    ctxs[0]->check(ctxs[0]->init(blob, 0), "rknn_init (is this a .rknn model for this chip and runtime version?)");
+    ContextList ctxs;
+    ctxs.list.push_back(std::make_unique<Context>(*lib, modelPath));
+    ctxs[0].check(ctxs[0].init(blob, 0), "rknn_init (is this a .rknn model for this chip and runtime version?)");
     rknn::SdkVersion version{};
-    if (ctxs[0]->query(rknn::kQuerySdkVersion, version) == rknn::kSucc) {
+    if (ctxs[0].query(rknn::kQuerySdkVersion, version) == rknn::kSucc) {
         result.apiVersion = std::string(version.api_version, strnlen(version.api_version, sizeof version.api_version));
         result.driverVersion = std::string(version.drv_version, strnlen(version.drv_version, sizeof version.drv_version));
     }
     rknn::InputOutputNum io{};
-    ctxs[0]->check(ctxs[0]->query(rknn::kQueryInOutNum, io), "rknn_query(RKNN_QUERY_IN_OUT_NUM)");
+    ctxs[0].check(ctxs[0].query(rknn::kQueryInOutNum, io), "rknn_query(RKNN_QUERY_IN_OUT_NUM)");
     std::vector<RknnInputBuffer> inputs(io.n_input);
     for (uint32_t i = 0; i < io.n_input; ++i) {
         inputs[i].attr.index = i;
-        ctxs[0]->check(ctxs[0]->query(rknn::kQueryInputAttr, inputs[i].attr),
+        ctxs[0].check(ctxs[0].query(rknn::kQueryInputAttr, inputs[i].attr),
                        "rknn_query(RKNN_QUERY_INPUT_ATTR, " + std::to_string(i) + ")");
         result.inputs.push_back(describe(inputs[i].attr));
         inputs[i].name = result.inputs.back().name;
@@ -247,7 +259,7 @@ RknnRunResult runRknnModel(const std::string& modelPath, const ModelRunOptions& 
     std::vector<OutputBuffer> outputs(io.n_output);
     for (uint32_t k = 0; k < io.n_output; ++k) {
         outputs[k].attr.index = k;
-        ctxs[0]->check(ctxs[0]->query(rknn::kQueryOutputAttr, outputs[k].attr),
+        ctxs[0].check(ctxs[0].query(rknn::kQueryOutputAttr, outputs[k].attr),
                        "rknn_query(RKNN_QUERY_OUTPUT_ATTR, " + std::to_string(k) + ")");
         outputs[k].data.assign(size_t(options.batch) * outputs[k].attr.size, 0);
         result.outputs.push_back(describe(outputs[k].attr));
@@ -256,8 +268,8 @@ RknnRunResult runRknnModel(const std::string& modelPath, const ModelRunOptions& 
 
     // The timed contexts: copies share the first one's weights; each gets its core mask.
     for (int c = 1; c < contexts; ++c) {
-        ctxs.push_back(std::make_unique<Context>(*lib, modelPath));
-        ctxs[c]->dupFrom(*ctxs[0]);
+        ctxs.list.push_back(std::make_unique<Context>(*lib, modelPath));
+        ctxs[c].dupFrom(ctxs[0]);
     }
     result.contexts.resize(contexts);
     for (int c = 0; c < contexts; ++c) {
@@ -265,12 +277,12 @@ RknnRunResult runRknnModel(const std::string& modelPath, const ModelRunOptions& 
         info.coreMask = contextMask(options, c);
         for (int j = c; j < options.batch; j += contexts) ++info.slicesPerPass;
         if (info.coreMask != NpuCoreMask::Auto)
-            if (const int rc = lib->setCoreMask(ctxs[c]->handle(), rknnCoreMask(info.coreMask)); rc != rknn::kSucc)
+            if (const int rc = lib->setCoreMask(ctxs[c].handle(), rknnCoreMask(info.coreMask)); rc != rknn::kSucc)
                 failInput(modelPath + ": rknn_set_core_mask(context " + std::to_string(c) + ", '" +
                           coreMaskName(info.coreMask) + "') failed with RKNN error " + std::to_string(rc) +
                           ": core masks other than auto need a multi-core NPU (RK3588: cores 0-2, RK3576: cores 0-1)");
         rknn::MemSize mem{};
-        if (ctxs[c]->query(rknn::kQueryMemSize, mem) == rknn::kSucc) {
+        if (ctxs[c].query(rknn::kQueryMemSize, mem) == rknn::kSucc) {
             info.internalBytes = mem.total_internal_size;
             if (c == 0) {
                 result.haveMemSize = true;
@@ -305,7 +317,7 @@ RknnRunResult runRknnModel(const std::string& modelPath, const ModelRunOptions& 
                 sync.arrive_and_wait();  // every context sees the origin before the first timed slice
                 if (failed) continue;
                 for (int j = c; j < options.batch; j += contexts) {
-                    RknnSliceRun run = runSlice(*lib, *ctxs[c], inputs, outputs, j, origin);
+                    RknnSliceRun run = runSlice(*lib, ctxs[c], inputs, outputs, j, origin);
                     run.context = c;
                     run.pass = pass - options.warmup;
                     if (pass >= options.warmup) perContext[c].push_back(run);

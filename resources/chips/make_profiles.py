@@ -99,6 +99,8 @@ HARDWARE = {
                     [LAYOUT_NOTE, "like RK3576 for matmul; no multi-core",
                      "ASSUMPTION: clock 1 GHz; the layout gives 2 TOPS, the vendor says 3 TOPS (unresolved)"]),
 }
+# The mini runtime of RV1106/RV1103: no per-layer perf detail, no rknn_dup_context (RKNN SDK user guide V2.5.0).
+HARDWARE["rv1106"]["runtime"] = {"library": "librknnmrt.so", "perfDetail": False, "dupContext": False}
 HARDWARE["rk3568"] = dict(HARDWARE["rk3566"], name="RK3568",
                           npu=dict(HARDWARE["rk3566"]["npu"], peakTopsInt8=1.0),
                           notes=[LAYOUT_NOTE, "ASSUMPTION: 256 KB NPU buffer (not in the facts)"])

@@ -110,6 +110,12 @@ void QuantizeGuiTest::quantizesAndShowsAccuracy() {
     QVERIFY(!dialog->quantizeButton()->isEnabled());
     QVERIFY(done.wait(kTimeoutMs));
     QVERIFY(dialog->outcome());
+    // The Workbench remembers it for Convert to RKNN: scheme, observer and data set of this run.
+    const auto facts = window_->workbench()->lastQuantization();
+    QVERIFY(facts);
+    QVERIFY(facts->scheme == dialog->outcome()->request.options.scheme);
+    QVERIFY(facts->observer == dialog->outcome()->request.options.observer);
+    QCOMPARE(QString::fromStdString(facts->datasetPath), dialog->outcome()->request.dataset);
     dialog->close();
     AccuracyModel* model = accuracy()->model();
     QVERIFY(model->rowCount() >= 5);

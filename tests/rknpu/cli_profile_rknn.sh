@@ -69,6 +69,14 @@ check "mask refusal said" grep -q "rknn_set_core_mask(context 0, '1') failed wit
 "$cli" profile "$work/rk3566.rknn" --chip rk3566 --core-mask 0_1 --runs 1 >/dev/null 2>"$work/chip.err"
 check "--chip refusal exits 1" test $? -eq 1
 check "--chip refusal names the chip" grep -q "RK3566 has 1 NPU core(s), the mask needs 2" "$work/chip.err"
+# What RV1106's mini runtime lacks, from its chip profile, before anything runs.
+"$cli" profile "$work/rk3588.rknn" --chip rv1106 --batch 2 >/dev/null 2>"$work/dup.err"
+check "--chip rv1106 refuses 2 contexts" test $? -eq 1
+check "--chip rv1106 says no dup_context" grep -q "RV1106's runtime (librknnmrt.so) has no rknn_dup_context: 2 contexts" "$work/dup.err"
+"$cli" profile "$work/rk3588.rknn" --chip rv1106 --runs 1 --json "$work/rv.json" >/dev/null 2>"$work/rv.err"
+check "--chip rv1106 runs one context" test $? -eq 0
+check "--chip rv1106 says no perf detail" grep -q "note: RV1106's runtime (librknnmrt.so) has no per-layer perf detail" "$work/rv.err"
+check "--chip rv1106: no layer rows" $py -c "import json; assert json.load(open('$work/rv.json'))['layers'] == []"
 "$cli" profile "$work/rk3588.rknn" --core-mask 3 >/dev/null 2>"$work/word.err"
 check "unknown mask word exits 1" test $? -eq 1
 check "unknown mask word said" grep -q "expected auto, 0, 1, 2, 0_1, 0_1_2 or all" "$work/word.err"

@@ -84,6 +84,7 @@ void Workbench::setModel(std::shared_ptr<const LoadedModel> model) {
 void Workbench::onLoaded(std::shared_ptr<const LoadedModel> model) {
     hideProgress();
     editor_->undoStack()->clear();  // undo never crosses into another file
+    quantization_.reset();
     setModel(std::move(model));
     const ModelSummary& summary = loaded_->summary;
     const QString macs = macsUnknown(summary) ? tr("MACs unknown (symbolic input dims)")

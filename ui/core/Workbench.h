@@ -13,6 +13,7 @@
 #include "jobs/EstimateJob.h"
 #include "jobs/ModelLoadJob.h"
 #include "npuwb/Report.h"
+#include "npuwb/RknnConversion.h"
 
 class QSettings;
 class QUndoStack;
@@ -47,6 +48,11 @@ public:
     // The last run (local, on a board, or an imported vendor log)
     const Report* lastReport() const { return report_.get(); }
     void showReport(std::shared_ptr<const Report> report);
+
+    // The last quantization of this session (scheme, observer, layers kept in float, data set, preprocessing): what
+    // Convert to RKNN starts from. Cleared when another model is loaded.
+    std::shared_ptr<const rknn::QuantizationFacts> lastQuantization() const { return quantization_; }
+    void setLastQuantization(std::shared_ptr<const rknn::QuantizationFacts> facts) { quantization_ = std::move(facts); }
 
     LayerSelection* selection() const { return selection_; }
     BoardListModel* boards() const { return boards_; }
@@ -106,6 +112,7 @@ private:
     std::vector<QPointer<Job>> jobs_;
     std::shared_ptr<const LoadedModel> loaded_;
     std::shared_ptr<const Report> report_;
+    std::shared_ptr<const rknn::QuantizationFacts> quantization_;
     TargetOptions target_;
 };
 

@@ -11,6 +11,7 @@
 #include <exception>
 
 #include "core/Workbench.h"
+#include "dialogs/RknnConvertDialog.h"
 #include "models/Format.h"
 #include "npuwb/ModelIO.h"
 #include "npuwb/VendorPerfLog.h"
@@ -40,6 +41,9 @@ FileActions::FileActions(Workbench& workbench, QMainWindow* window, QMenu* menu,
                                     &FileActions::exportReportDialog);
     exportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     importLogAction_ = menu->addAction(tr("&Import Vendor Perf Log…"), this, &FileActions::importVendorLogDialog);
+    convertRknnAction_ = menu->addAction(tr("Convert to &RKNN…"), this, [this] { openConvertRknnDialog(); });
+    convertRknnAction_->setToolTip(tr("Write an RKNN-Toolkit2 conversion script from this model, the target chip and "
+                                      "the last quantization, and run it when the toolkit is installed"));
     menu->addSeparator();
     QAction* quit = menu->addAction(tr("&Quit"), window, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -60,6 +64,19 @@ void FileActions::updateActions() {
     saveModelAction_->setEnabled(workbench_.hasModel() && !busy);
     exportAction_->setEnabled(workbench_.lastReport() && !busy);
     importLogAction_->setEnabled(!busy);
+    convertRknnAction_->setEnabled(workbench_.hasModel() && !busy);
+}
+
+RknnConvertDialog* FileActions::openConvertRknnDialog() {
+    if (!workbench_.hasModel()) return nullptr;
+    auto* dialog = new RknnConvertDialog(workbench_.currentModel(), workbench_.loadedModel()->path,
+                                         workbench_.target().chip, workbench_.lastQuantization(), window_);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &RknnConvertDialog::converted, this, [this](const QString& path) {
+        workbench_.showMessage(tr("Converted to %1").arg(QDir::toNativeSeparators(path)));
+    });
+    dialog->show();
+    return dialog;
 }
 
 void FileActions::openFileDialog() {

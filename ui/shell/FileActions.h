@@ -1,6 +1,6 @@
 #pragma once
 // The File menu and toolbar: open a model (dialog, recent files), save the (possibly optimized) model, export the
-// last report, import a Rockchip vendor perf log as a run, quit. Files are written atomically.
+// last report, import a Rockchip vendor perf log as a run, convert the model to .rknn with RKNN-Toolkit2, quit. Files are written atomically.
 #include <QObject>
 
 class QAction;
@@ -11,6 +11,7 @@ class QToolBar;
 namespace npuwb::ui {
 
 class RecentFiles;
+class RknnConvertDialog;
 class Workbench;
 
 class FileActions : public QObject {
@@ -30,6 +31,9 @@ public:
     RecentFiles* recentFiles() const { return recent_; }
     QAction* openAction() const { return openAction_; }
     QAction* exportAction() const { return exportAction_; }
+    QAction* convertRknnAction() const { return convertRknnAction_; }
+    /// Opens the Convert to RKNN dialog for the current model (non-modal), or null without a model.
+    RknnConvertDialog* openConvertRknnDialog();
 
 private:
     void openFileDialog();
@@ -45,6 +49,7 @@ private:
     QAction* saveModelAction_;
     QAction* exportAction_;
     QAction* importLogAction_;
+    QAction* convertRknnAction_;
 };
 
 }  // namespace npuwb::ui

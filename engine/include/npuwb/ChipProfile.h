@@ -112,6 +112,15 @@ struct MatmulChipProfile {
     int64_t kSegment = 0;  // B's native layout splits K into segments of this many rows (0: never)
 };
 
+/// What the chip's NPU runtime offers (the profile's optional "runtime" object; absent: the full librknnrt.so with
+/// everything below). RV1106/RV1103 ship the mini runtime librknnmrt.so without per-layer perf detail or
+/// rknn_dup_context.
+struct RuntimeProfile {
+    std::string library = "librknnrt.so";
+    bool perfDetail = true;  // RKNN_QUERY_PERF_DETAIL
+    bool dupContext = true;  // rknn_dup_context: more than one context sharing weights
+};
+
 struct ChipProfile {
     std::string name;        // "RK3588"
     std::string sourcePath;  // file it was loaded from
@@ -133,6 +142,7 @@ struct ChipProfile {
     std::vector<std::string> cpuOps;
     std::optional<MatmulChipProfile> matmul;  // absent: the chip has no matmul API
     std::vector<std::string> notes;
+    RuntimeProfile runtime;
     CostCoefficients coefficients;
     EstimateValidation validation;  // "costModel.validation"
 

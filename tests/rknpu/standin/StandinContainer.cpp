@@ -31,6 +31,12 @@ Container parseContainer(const std::string& bytes, const std::string& label) {
         failInput(label + ": 'target_platform' must be a chip name such as \"rk3588\"");
     c.targetPlatform = field("target_platform").get<std::string>();
     for (auto& ch : c.targetPlatform) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (header.contains("npu_cores")) {
+        const auto& cores = header["npu_cores"];
+        if (!cores.is_number_integer() || cores.get<int64_t>() < 1 || cores.get<int64_t>() > 16)
+            failInput(label + ": 'npu_cores' must be an integer from 1 to 16");
+        c.npuCores = cores.get<int64_t>();
+    }
     if (header.contains("batch")) {
         if (!header["batch"].is_number_integer() || header["batch"].get<int64_t>() < 1 || header["batch"].get<int64_t>() > 64)
             failInput(label + ": 'batch' must be an integer from 1 to 64");

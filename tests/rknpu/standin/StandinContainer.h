@@ -9,6 +9,7 @@ inline constexpr const char* kContainerMagic = "NPUWB-STANDIN-RKNN 1\n";
 
 struct Container {
     std::string targetPlatform;  // lower case, e.g. "rk3588"
+    int64_t npuCores = 0;        // 0: not given, take the chip profile's
     int64_t batch = 1;           // rknn_batch_size: inputs and outputs are this many times the ONNX model's
     std::string onnx;            // the embedded ONNX model, byte for byte
 };

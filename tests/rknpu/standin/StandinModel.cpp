@@ -1,6 +1,5 @@
 #include "StandinModel.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -55,7 +54,9 @@ std::shared_ptr<const LoadedModel> loadModel(const std::string& containerBytes, 
     auto loaded = std::make_shared<LoadedModel>();
     loaded->targetPlatform = c.targetPlatform;
     loaded->batch = c.batch;
-    loaded->npuCores = findChipProfile(c.targetPlatform).cores;
+    // The container's own figure (hosts without the chip profiles, e.g. a board the agent was deployed to), else the
+    // chip profile's.
+    loaded->npuCores = c.npuCores > 0 ? c.npuCores : findChipProfile(c.targetPlatform).cores;
     auto model = std::make_shared<Model>(loadModelFromBytes(c.onnx, ".", label));
     const Graph& g = model->graph;
     std::vector<const ValueInfo*> required;
@@ -82,10 +83,10 @@ std::shared_ptr<const LoadedModel> loadModel(const std::string& containerBytes, 
     for (const auto& [name, info] : g.valueInfo) {
         if (io.count(name) || g.initializers.count(name) || info.type.kind != ValueType::Kind::Tensor || !info.type.shape)
             continue;
-        int64_t n = 1;
-        for (const Dim& d : *info.type.shape) n *= d.known() ? d.value : 1;
-        if (info.type.dtype != DType::String && info.type.dtype != DType::Undefined)
-            loaded->internalBytes += static_cast<uint64_t>(n) * dtypeSize(info.type.dtype);
+        Shape shape;
+        for (const Dim& d : *info.type.shape) shape.push_back(d.known() ? d.value : 1);
+        if (info.type.dtype != DType::String && info.type.dtype != DType::Undefined)  // shapeNumel refuses overflow
+            loaded->internalBytes += static_cast<uint64_t>(shapeNumel(shape)) * dtypeSize(info.type.dtype);
     }
     loaded->model = std::move(model);
     return loaded;
@@ -104,25 +105,13 @@ Context::Context(std::shared_ptr<const LoadedModel> model, uint32_t initFlags) :
 
 Context::~Context() = default;
 
-int64_t Context::itemsSet() const {
-    int64_t items = 0;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-        if (!inputs[i]) failInput("input " + std::to_string(i) + " ('" + loaded->inputs[i].name + "') was not set");
-        const int64_t n = inputs[i]->numel() / std::max<int64_t>(1, loaded->inputs[i].itemElements);
-        if (items && n != items)
-            failInput("input " + std::to_string(i) + " ('" + loaded->inputs[i].name + "') holds " + std::to_string(n) +
-                      " batch item(s), input 0 holds " + std::to_string(items) + ": set all inputs alike");
-        items = n;
-    }
-    return items;
-}
-
 void Context::run() {
-    const int64_t items = itemsSet();
+    for (size_t i = 0; i < inputs.size(); ++i)
+        if (!inputs[i]) failInput("input " + std::to_string(i) + " ('" + loaded->inputs[i].name + "') was not set");
+    const int64_t items = loaded->batch;
     const auto started = std::chrono::steady_clock::now();
     std::vector<Tensor> results;
-    for (const auto& out : loaded->outputs)
-        results.emplace_back(Tensor::uninitialized(out.dtype, items == loaded->batch ? out.shape : out.itemShape));
+    for (const auto& out : loaded->outputs) results.emplace_back(Tensor::uninitialized(out.dtype, out.shape));
     if (layerTimes) layerTimes->startRun();
     for (int64_t item = 0; item < items; ++item) {
         std::map<std::string, Value> feed;

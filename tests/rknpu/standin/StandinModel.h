@@ -51,8 +51,8 @@ struct Context {
     int batchCoreNum = 1;
 
     std::mutex mutex;  // one call at a time per context; different contexts run concurrently
-    std::vector<std::optional<Tensor>> inputs;  // all batch items or one, the model's dtype and NCHW order
-    std::vector<Tensor> outputs;                // of the last run, as many items as its inputs
+    std::vector<std::optional<Tensor>> inputs;  // all batch items, the model's dtype and NCHW order
+    std::vector<Tensor> outputs;                // of the last run, all batch items
     std::vector<std::unique_ptr<std::vector<char>>> heldOutputs;  // buffers given out by rknn_outputs_get
     bool ran = false;
     uint64_t frames = 0;  // runs so far (rknn_run_extend / rknn_output_extend frame_id)
@@ -61,10 +61,7 @@ struct Context {
 
     Context(std::shared_ptr<const LoadedModel> model, uint32_t initFlags);
     ~Context();
-    /// Batch items the inputs hold: the container's batch, or 1 when every input was set with one item (the
-    /// per-context slice of the multi-batch scheme). Throws naming an input that is missing or differs.
-    int64_t itemsSet() const;
-    /// Runs the model once per item set; fills outputs, lastRunUs and (with perf collection) perfDetail.
+    /// Runs the model once per batch item; fills outputs, lastRunUs and (with perf collection) perfDetail.
     void run();
 };
 

@@ -167,8 +167,9 @@ __attribute__((visibility("default"))) int rknn_init(rknn_context* context, void
             say(std::string("rknn_init: ") + e.what());
             return RKNN_ERR_MODEL_INVALID;
         }
+        auto ctx = std::make_shared<Context>(loaded, flag);
         g_weightBytes += loaded->weightBytes;
-        *context = registerContext(std::make_shared<Context>(loaded, flag));
+        *context = registerContext(std::move(ctx));
         return RKNN_SUCC;
     });
 }
@@ -290,23 +291,18 @@ __attribute__((visibility("default"))) int rknn_inputs_set(rknn_context context,
             }
             const bool knownFormat = in.pass_through || in.fmt == RKNN_TENSOR_NCHW || in.fmt == RKNN_TENSOR_NHWC ||
                                      in.fmt == RKNN_TENSOR_UNDEFINED;
-            // All batch items, or one: the slice a context of the multi-batch scheme reads at its offset (RKNN SDK
-            // user guide V2.5.0, 4.1.4.3: input_size / rknn_batch_size).
+            // The whole batch, as the size query reports it (a batch-N model's buffer holds all N items).
             const size_t expected = static_cast<size_t>(shapeNumel(d.shape)) * dtypeSize(*callerType);
-            const size_t oneItem = static_cast<size_t>(d.itemElements) * dtypeSize(*callerType);
-            if (!knownFormat || (in.size != expected && in.size != oneItem)) {
+            if (!knownFormat || in.size != expected) {
                 say("rknn_inputs_set: input " + std::to_string(in.index) + " ('" + d.name + "') needs " +
-                    std::to_string(expected) + " bytes" +
-                    (oneItem != expected ? " (or " + std::to_string(oneItem) + " for one batch item)" : std::string()) +
-                    " of " + std::string(dtypeName(*callerType)) + " in NCHW or NHWC, got " + std::to_string(in.size) +
-                    " bytes, format " + std::to_string(in.fmt));
+                    std::to_string(expected) + " bytes of " + std::string(dtypeName(*callerType)) +
+                    " in NCHW or NHWC, got " + std::to_string(in.size) + " bytes, format " + std::to_string(in.fmt));
                 return RKNN_ERR_INPUT_INVALID;
             }
-            const Shape& shape = in.size == expected ? d.shape : d.itemShape;
-            Tensor t = Tensor::uninitialized(d.dtype, shape);
+            Tensor t = Tensor::uninitialized(d.dtype, d.shape);
             rknn_input copy = in;
             if (in.pass_through) copy.fmt = RKNN_TENSOR_NCHW;
-            convertInput(copy, shape, *callerType, t);
+            convertInput(copy, d.shape, *callerType, t);
             ctx->inputs[in.index] = std::move(t);
         }
         return RKNN_SUCC;
@@ -340,12 +336,11 @@ __attribute__((visibility("default"))) int rknn_run(rknn_context context, rknn_r
     if (!ctx) return RKNN_ERR_CTX_INVALID;
     return guarded("rknn_run", RKNN_ERR_FAIL, [&] {
         std::lock_guard lock(ctx->mutex);
-        try {
-            ctx->itemsSet();
-        } catch (const Error& e) {
-            say(std::string("rknn_run: ") + e.what());
-            return RKNN_ERR_INPUT_INVALID;
-        }
+        for (size_t i = 0; i < ctx->inputs.size(); ++i)
+            if (!ctx->inputs[i]) {
+                say("rknn_run: input " + std::to_string(i) + " was never set (rknn_inputs_set)");
+                return RKNN_ERR_INPUT_INVALID;
+            }
         ctx->run();
         if (extend) extend->frame_id = ctx->frames;
         return RKNN_SUCC;

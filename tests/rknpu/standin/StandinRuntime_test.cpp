@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -423,20 +424,21 @@ TEST_F(Standin, BatchedContainerScalesAttrsAndContextsRunConcurrently) {
     for (rknn_context c : ctx) EXPECT_EQ(api.destroy(c), RKNN_SUCC);
 }
 
-TEST_F(Standin, ContextsOfABatchedModelEachTakeTheirItemAtItsOffset) {
-    // RKNN SDK user guide V2.5.0, 4.1.4.3: context i reads input at i * input_size / batch and writes output at
-    // i * output_size / batch; here three contexts share one batched input and one batched output buffer.
-    const int batch = 3;
-    rknn_context ctx[3] = {init(container("rk3588", batch, onnx)), 0, 0};
+TEST_F(Standin, ContextsTakeTheirSliceOfSharedBatchBuffersAtTheirOffsets) {
+    // RKNN SDK user guide V2.5.0, 4.1.4.3, as a runner does it with rknn_dup_context: slice i of a batch buffer is read
+    // at i * input_size and written at i * output_size by context i; here three contexts share one input and one
+    // output buffer of three slices and run at once.
+    const int slices = 3;
+    rknn_context ctx[3] = {init(container("rk3588", 1, onnx)), 0, 0};
     ASSERT_EQ(api.dup(&ctx[0], &ctx[1]), RKNN_SUCC);
     ASSERT_EQ(api.dup(&ctx[0], &ctx[2]), RKNN_SUCC);
     rknn_tensor_attr in{}, out{};
     ASSERT_EQ(api.query(ctx[0], RKNN_QUERY_INPUT_ATTR, &in, sizeof in), RKNN_SUCC);
     ASSERT_EQ(api.query(ctx[0], RKNN_QUERY_OUTPUT_ATTR, &out, sizeof out), RKNN_SUCC);
-    const Tensor x = randomTensor({batch, 3, 16, 16}, 21);
-    std::vector<float> y(out.size / 4, -1.0f);
+    const Tensor x = randomTensor({slices, 3, 16, 16}, 21);
+    std::vector<float> y(slices * out.size / 4, -1.0f);
     std::vector<float> expected;
-    for (int item = 0; item < batch; ++item) {
+    for (int item = 0; item < slices; ++item) {
         Tensor one(DType::F32, {1, 3, 16, 16});
         std::memcpy(one.raw(), x.data<float>() + item * 768, 768 * 4);
         auto e = engineRun(one);
@@ -444,28 +446,77 @@ TEST_F(Standin, ContextsOfABatchedModelEachTakeTheirItemAtItsOffset) {
     }
     std::vector<int> rc(3, RKNN_SUCC);
     std::vector<std::thread> threads;
-    for (int i = 0; i < batch; ++i)
+    for (int i = 0; i < slices; ++i)
         threads.emplace_back([&, i] {
             for (int round = 0; round < 5 && rc[i] == RKNN_SUCC; ++round) {
                 rknn_input input{};
-                input.buf = const_cast<char*>(static_cast<const char*>(x.raw())) + i * (in.size / batch);
-                input.size = in.size / batch;
+                input.buf = const_cast<char*>(static_cast<const char*>(x.raw())) + i * in.size;
+                input.size = in.size;
                 input.type = RKNN_TENSOR_FLOAT32;
                 input.fmt = RKNN_TENSOR_NCHW;
                 rknn_output output{};
                 output.want_float = 1;
                 output.is_prealloc = 1;
-                output.buf = reinterpret_cast<char*>(y.data()) + i * (out.size / batch);
-                output.size = out.size / batch;
+                output.buf = reinterpret_cast<char*>(y.data()) + i * out.size;
+                output.size = out.size;
                 rc[i] = api.inputsSet(ctx[i], 1, &input);
                 if (rc[i] == RKNN_SUCC) rc[i] = api.run(ctx[i], nullptr);
                 if (rc[i] == RKNN_SUCC) rc[i] = api.outputsGet(ctx[i], 1, &output, nullptr);
             }
         });
     for (auto& t : threads) t.join();
-    for (int i = 0; i < batch; ++i) EXPECT_EQ(rc[i], RKNN_SUCC) << "context " << i;
+    for (int i = 0; i < slices; ++i) EXPECT_EQ(rc[i], RKNN_SUCC) << "context " << i;
     expectNear(y, expected);
     for (rknn_context c : ctx) EXPECT_EQ(api.destroy(c), RKNN_SUCC);
+
+    // A batch-3 model splits its run itself: its contexts take the whole batch, one item's buffer is refused.
+    rknn_context batched = init(container("rk3588", 3, onnx));
+    rknn_input one{};
+    one.buf = const_cast<void*>(x.raw());
+    one.size = in.size;
+    one.type = RKNN_TENSOR_FLOAT32;
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(api.inputsSet(batched, 1, &one), RKNN_ERR_INPUT_INVALID);
+    testing::internal::GetCapturedStderr();
+    one.size = 3 * in.size;
+    EXPECT_EQ(api.inputsSet(batched, 1, &one), RKNN_SUCC);
+    EXPECT_EQ(api.destroy(batched), RKNN_SUCC);
+}
+
+TEST_F(Standin, DestroyingAContextWhileAnotherThreadUsesItNeverCrashes) {
+    rknn_context ctx = init(container("rk3588", 1, onnx));
+    rknn_context copy = 0;
+    ASSERT_EQ(api.dup(&ctx, &copy), RKNN_SUCC);
+    const Tensor x = randomTensor({1, 3, 16, 16}, 31);
+    std::atomic<int> succeeded{0}, refused{0}, other{0};
+    std::thread user([&] {
+        // Preallocated outputs: a buffer the runtime holds would go with the context (as on the board).
+        std::vector<float> y(4);
+        for (int i = 0; i < 200; ++i) {
+            rknn_input in{};
+            in.buf = const_cast<void*>(x.raw());
+            in.size = static_cast<uint32_t>(x.byteSize());
+            in.type = RKNN_TENSOR_FLOAT32;
+            rknn_output out{};
+            out.want_float = 1;
+            out.is_prealloc = 1;
+            out.buf = y.data();
+            out.size = 16;
+            int rc = api.inputsSet(ctx, 1, &in);
+            if (rc == RKNN_SUCC) rc = api.run(ctx, nullptr);
+            if (rc == RKNN_SUCC) rc = api.outputsGet(ctx, 1, &out, nullptr);
+            (rc == RKNN_SUCC ? succeeded : rc == RKNN_ERR_CTX_INVALID ? refused : other)++;
+            if (rc == RKNN_ERR_CTX_INVALID) break;
+        }
+    });
+    while (succeeded == 0 && refused == 0 && other == 0) std::this_thread::yield();
+    EXPECT_EQ(api.destroy(ctx), RKNN_SUCC);
+    user.join();
+    EXPECT_GT(succeeded.load(), 0);
+    EXPECT_EQ(other.load(), 0);
+    // The copy shares the model and still runs after the original is gone.
+    expectNear(runOnce(copy, x), engineRun(x));
+    EXPECT_EQ(api.destroy(copy), RKNN_SUCC);
 }
 
 TEST_F(Standin, CoreMasksFollowTheChipsCoreCount) {
@@ -491,6 +542,13 @@ TEST_F(Standin, CoreMasksFollowTheChipsCoreCount) {
         runOnce(ctx, randomTensor({1, 3, 16, 16}, 5));  // still runs after a refused mask
         EXPECT_EQ(api.destroy(ctx), RKNN_SUCC);
     }
+    // A container that carries its core count needs no chip profile (a board without them).
+    std::string carried = container("rk9999", 1, onnx);
+    carried.replace(carried.find("\"batch\""), 0, "\"npu_cores\":2,");
+    rknn_context ctx = init(carried);
+    EXPECT_EQ(api.setCoreMask(ctx, RKNN_NPU_CORE_0_1), RKNN_SUCC);
+    EXPECT_EQ(api.setCoreMask(ctx, RKNN_NPU_CORE_2), RKNN_ERR_PARAM_INVALID);
+    EXPECT_EQ(api.destroy(ctx), RKNN_SUCC);
 }
 
 TEST_F(Standin, RefusesARealRknnFileSayingItIsTheStandin) {
@@ -504,13 +562,36 @@ TEST_F(Standin, RefusesARealRknnFileSayingItIsTheStandin) {
     EXPECT_NE(said.find("runs only"), std::string::npos) << said;
 }
 
+TEST_F(Standin, DamagedContainersAreRefusedNeverCrash) {
+    const std::string good = container("rk3588", 1, onnx);
+    std::mt19937 rng(2026);
+    int refused = 0;
+    testing::internal::CaptureStderr();
+    for (int i = 0; i < 80; ++i) {
+        std::string bad = good;
+        if (i % 2 == 0) {  // a byte of the magic or header changed
+            bad[rng() % 90] = static_cast<char>(rng() & 0xff);
+        } else {  // cut anywhere
+            bad.resize(rng() % good.size());
+        }
+        rknn_context ctx = 0;
+        const int rc = api.init(&ctx, bad.data(), static_cast<uint32_t>(bad.size()), 0, nullptr);
+        EXPECT_TRUE(rc == RKNN_SUCC || rc == RKNN_ERR_MODEL_INVALID || rc == RKNN_ERR_PARAM_INVALID) << "rc " << rc;
+        if (rc == RKNN_SUCC) EXPECT_EQ(api.destroy(ctx), RKNN_SUCC);  // a change the format tolerates (a space)
+        else ++refused;
+    }
+    testing::internal::GetCapturedStderr();
+    EXPECT_GT(refused, 60);
+}
+
 TEST_F(Standin, BadCallsReturnTheVendorsErrorCodes) {
     rknn_context ctx = 0;
     std::string good = container("rk3588", 1, onnx);
     EXPECT_EQ(api.init(nullptr, good.data(), static_cast<uint32_t>(good.size()), 0, nullptr), RKNN_ERR_PARAM_INVALID);
     EXPECT_EQ(api.init(&ctx, nullptr, 10, 0, nullptr), RKNN_ERR_PARAM_INVALID);
     for (std::string bad : {std::string("garbage"), good.substr(0, good.size() - 10), container("rk9999", 1, onnx),
-                            container("rk3588", 0, onnx), container("rk3588", 1, "not onnx")}) {
+                            container("rk3588", 0, onnx), container("rk3588", 1, "not onnx"),
+                            std::string(good).replace(good.find("\"batch\""), 0, "\"npu_cores\":0,")}) {
         testing::internal::CaptureStderr();
         EXPECT_EQ(api.init(&ctx, bad.data(), static_cast<uint32_t>(bad.size()), 0, nullptr), RKNN_ERR_MODEL_INVALID);
         EXPECT_FALSE(testing::internal::GetCapturedStderr().empty());

@@ -21,6 +21,12 @@ def known_targets():
         return []
 
 
+def npu_cores(target):
+    """The chip profile's NPU core count, so the container carries it to hosts without the profiles."""
+    with open(os.path.join(CHIPS_DIR, target + ".json"), encoding="utf-8") as f:
+        return int(json.load(f)["npu"]["cores"])
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     p.add_argument("model", help="the ONNX model to embed")
@@ -30,8 +36,8 @@ def main(argv):
     a = p.parse_args(argv)
     target = a.target.lower()
     targets = known_targets()
-    if targets and target not in targets:
-        p.error("unknown target '%s' (chip profiles: %s)" % (a.target, ", ".join(targets)))
+    if target not in targets:
+        p.error("unknown target '%s' (chip profiles in %s: %s)" % (a.target, CHIPS_DIR, ", ".join(targets) or "none"))
     if not 1 <= a.batch <= 64:
         p.error("--batch must be from 1 to 64")
     try:
@@ -44,7 +50,7 @@ def main(argv):
         print("make_standin_rknn: %s is already an .rknn file or a container, not an ONNX model" % a.model,
               file=sys.stderr)
         return 1
-    header = {"target_platform": target, "batch": a.batch, "onnx_bytes": len(onnx),
+    header = {"target_platform": target, "npu_cores": npu_cores(target), "batch": a.batch, "onnx_bytes": len(onnx),
               "source": os.path.basename(a.model)}
     data = MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + onnx
     folder = os.path.dirname(os.path.abspath(a.output))

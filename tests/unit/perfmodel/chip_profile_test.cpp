@@ -70,6 +70,25 @@ TEST(ChipProfile, Rv1106HasNoFp16Rates) {
     EXPECT_NE(msg.find("fp16"), std::string::npos) << msg;
 }
 
+TEST(ChipProfile, RuntimeFactsSayWhatTheMiniRuntimeLacks) {
+    for (const char* chip : {"rv1106", "rv1103"}) {
+        const ChipProfile p = loadChipProfile((kChipsDir / (std::string(chip) + ".json")).string());
+        EXPECT_EQ(p.runtime.library, "librknnmrt.so") << chip;
+        EXPECT_FALSE(p.runtime.perfDetail) << chip;
+        EXPECT_FALSE(p.runtime.dupContext) << chip;
+    }
+    const ChipProfile full = loadChipProfile((kChipsDir / "rk3588.json").string());  // no "runtime": the defaults
+    EXPECT_EQ(full.runtime.library, "librknnrt.so");
+    EXPECT_TRUE(full.runtime.perfDetail);
+    EXPECT_TRUE(full.runtime.dupContext);
+    nlohmann::json j = rk3588Json();
+    j["runtime"] = {{"dupContext", "no"}};
+    const std::string path = writeProfile("runtime.json", j.dump());
+    const std::string msg = errorOf([&] { loadChipProfile(path); });
+    EXPECT_NE(msg.find("'runtime.dupContext'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("expected true or false"), std::string::npos) << msg;
+}
+
 TEST(ChipProfile, MalformedJsonNamesTheFile) {
     std::string path = writeProfile("broken.json", "{ \"name\": \"X\", ");
     std::string msg = errorOf([&] { loadChipProfile(path); });

@@ -21,6 +21,7 @@
 #include "core/Workbench.h"
 #include "dialogs/QuantizeDialog.h"
 #include "jobs/QuantizeJob.h"
+#include "npuwb/RknnConversion.h"
 #include "models/AccuracyModel.h"
 #include "models/LayerSelection.h"
 #include "npuwb/Error.h"
@@ -210,6 +211,10 @@ void AccuracyView::quantizeWithDataset(const QString& dataset) {
 
 void AccuracyView::showQuantization(std::shared_ptr<const QuantizeOutcome> outcome) {
     outcome_ = std::move(outcome);
+    const QuantizeRequest& request = outcome_->request;
+    workbench().setLastQuantization(std::make_shared<const rknn::QuantizationFacts>(rknn::quantizationFactsFromRun(
+        request.options, outcome_->precisions, &outcome_->accuracy, request.dataset.toStdString(),
+        request.preprocessing)));
     setAccuracy(outcome_->accuracy, summaryOf(*outcome_));
     highlightNodes(workbench().selection()->selectedNodes());
     bringToFront();

@@ -21,7 +21,7 @@
 
 namespace npuwb {
 
-inline constexpr int kModelRuntimeApiVersion = 2;
+inline constexpr int kModelRuntimeApiVersion = 3;  // 3: Report gained its runtime section
 
 /// NPU cores a context may run on (Rockchip's rknn_core_mask). Auto lets the runtime pick; multi-core masks split
 /// the ops that support it across the cores. Chips with one NPU core accept only Auto and Core0.
