@@ -88,7 +88,8 @@ std::string describeFileType(mode_t mode) {
 }
 
 /// Refuses a target that must not be replaced: not a regular file, or (guard on) an input or an earlier output.
-void checkTarget(const std::string& path) {
+/// `updatingInput`: the file is read and rewritten on purpose (updateFileAtomically).
+void checkTarget(const std::string& path, bool updatingInput) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) return;  // a new file (or a dangling link, which rename replaces)
     if (!S_ISREG(st.st_mode))
@@ -97,7 +98,7 @@ void checkTarget(const std::string& path) {
     if (!guardOn.load(std::memory_order_relaxed)) return;
     std::lock_guard lock(guardMutex);
     const FileIdentity id{st.st_dev, st.st_ino};
-    if (auto it = inputsRead.find(id); it != inputsRead.end())
+    if (auto it = inputsRead.find(id); it != inputsRead.end() && !updatingInput)
         failInput("cannot write '" + path + "': it is an input of this command ('" + it->second +
                   "'); writing it would destroy that input, choose another output");
     if (auto it = outputsWritten.find(id); it != outputsWritten.end())
@@ -122,8 +123,9 @@ void rememberInputFile(const std::string& path) {
     if (::stat(path.c_str(), &st) == 0) remember(st, path);
 }
 
-void writeFileAtomically(const std::string& path, std::string_view contents) {
-    checkTarget(path);
+namespace {
+void writeAtomically(const std::string& path, std::string_view contents, bool updatingInput) {
+    checkTarget(path, updatingInput);
     std::filesystem::path target(path);
     std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
     std::string tmpName = ".";  // built by appending: GCC 12 warns falsely (-Wrestrict) on "." + std::string
@@ -163,6 +165,15 @@ void writeFileAtomically(const std::string& path, std::string_view contents) {
     if (::rename(tmpl.c_str(), path.c_str()) != 0) failAndClean("cannot replace", errno);
     forgetTemporary(slot);
     rememberOutput(path);
+}
+}  // namespace
+
+void writeFileAtomically(const std::string& path, std::string_view contents) {
+    writeAtomically(path, contents, false);
+}
+
+void updateFileAtomically(const std::string& path, std::string_view contents) {
+    writeAtomically(path, contents, true);
 }
 
 int openRegularFile(const std::string& path, uint64_t& size) {

@@ -30,7 +30,7 @@ void appendKnownHostsLine(const std::string& path, const std::string& line) {
     if (existed) contents = readFile(path);
     if (!contents.empty() && contents.back() != '\n') contents += '\n';
     contents += line + "\n";
-    writeFileAtomically(path, contents);
+    updateFileAtomically(path, contents);
     // the atomic write creates a new inode: keep the old mode (known_hosts is usually 0644 or 0600)
     ::chmod(path.c_str(), existed ? (st.st_mode & 07777) : 0600);
 }

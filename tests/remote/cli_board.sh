@@ -39,6 +39,15 @@ ssh-keygen -F "[127.0.0.1]:$PORT" -f "$D/known_hosts" > /dev/null || fail "ssh-k
 ls "$REMOTE_DIR/models/"*.onnx > /dev/null || fail "model not in the cache folder"
 echo "ok 2 deploy with --accept-new: $(cat out.txt | tr '\n' ' ')"
 
+# 2b. --accept-new adds to a known_hosts that already has other boards (read and rewritten on purpose, not refused
+# as "an input of this command").
+echo "other.board ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHmVvY3Vc2E0dGhpcy1pcy1ub3QtYS1yZWFsLWtleS0wMDAw" > "$D/known_hosts_other"
+"$CLI" board probe "$HOST" "${BASE[@]}" --known-hosts "$D/known_hosts_other" --accept-new > out.txt 2> err.txt ||
+  fail "--accept-new with an existing known_hosts: $(cat err.txt)"
+[ "$(wc -l < "$D/known_hosts_other")" = 2 ] && grep -q "^other.board " "$D/known_hosts_other" ||
+  fail "known_hosts did not keep its line and gain ours: $(cat "$D/known_hosts_other")"
+echo "ok 2b --accept-new appends to an existing known_hosts"
+
 # 3. A second deploy uploads nothing.
 "$CLI" board deploy "$HOST" "${COMMON[@]}" --model "$MODEL" > out.txt 2> err.txt || fail "redeploy: $(cat err.txt)"
 grep -q "(0 file(s) uploaded)" out.txt || fail "agent uploaded again: $(cat out.txt)"

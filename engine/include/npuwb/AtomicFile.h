@@ -12,6 +12,9 @@ namespace npuwb {
 /// An existing target that is not a regular file (a device, FIFO or folder) is refused (InvalidInput), never
 /// replaced.
 void writeFileAtomically(const std::string& path, std::string_view contents);
+/// The same for a file the command reads and rewrites on purpose (a known_hosts gaining a line): its being an input
+/// is expected, not refused (guardInputsAgainstOverwrite).
+void updateFileAtomically(const std::string& path, std::string_view contents);
 /// Reads a whole regular file; throws Error(Io) naming the path when it is missing, not a regular file (folder,
 /// FIFO, device, socket) or larger than `maxBytes` (0: the memory budget, npuwb/Limits.h).
 std::string readFile(const std::string& path, uint64_t maxBytes = 0);
