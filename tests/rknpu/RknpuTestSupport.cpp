@@ -9,27 +9,18 @@
 
 #include "npuwb/AtomicFile.h"
 #include "npuwb/ModelIO.h"
+#include "../unit/UnitTestSupport.h"
 
 namespace npuwb::rknpu_test {
 
 namespace {
 
-ValueInfo floatInfo(const std::string& name, std::vector<int64_t> shape) {
-    ValueInfo v;
-    v.name = name;
-    v.type.dtype = DType::F32;
-    SymShape s;
-    for (int64_t d : shape) s.push_back(Dim::of(d));
-    v.type.shape = s;
-    return v;
-}
-
 Model convRelu() {
     Model m;
     m.opsetImports[""] = 17;
     m.graph.name = "rknpu_conv_relu";
-    m.graph.inputs = {floatInfo("x", {1, 3, 8, 8})};
-    m.graph.outputs = {floatInfo("y", {1, 4, 8, 8})};
+    m.graph.inputs = {unittest::tensorInfo("x", {1, 3, 8, 8})};
+    m.graph.outputs = {unittest::tensorInfo("y", {1, 4, 8, 8})};
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
     Tensor w(DType::F32, {4, 3, 3, 3}), b(DType::F32, {4});

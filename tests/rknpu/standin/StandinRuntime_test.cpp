@@ -20,6 +20,7 @@
 #include "npuwb/ModelIO.h"
 #include "npuwb/Session.h"
 #include "npuwb/VendorPerfLog.h"
+#include "../../unit/UnitTestSupport.h"
 
 namespace fs = std::filesystem;
 using namespace npuwb;
@@ -66,16 +67,6 @@ struct Api {
     }
 };
 
-ValueInfo tensorInfo(const std::string& name, Shape shape) {
-    ValueInfo v;
-    v.name = name;
-    v.type.dtype = DType::F32;
-    SymShape s;
-    for (int64_t d : shape) s.push_back(Dim::of(d));
-    v.type.shape = s;
-    return v;
-}
-
 Tensor randomTensor(Shape shape, uint32_t seed) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -92,8 +83,8 @@ Model smallModel() {
     m.opsetImports[""] = 17;
     Graph& g = m.graph;
     g.name = "standin_small";
-    g.inputs = {tensorInfo("x", {1, 3, 16, 16})};
-    g.outputs = {tensorInfo("y", {1, 4})};
+    g.inputs = {unittest::tensorInfo("x", {1, 3, 16, 16})};
+    g.outputs = {unittest::tensorInfo("y", {1, 4})};
     g.initializers["w"] = randomTensor({8, 3, 3, 3}, 1);
     g.initializers["b"] = randomTensor({8}, 2);
     g.initializers["gw"] = randomTensor({4, 8}, 3);
