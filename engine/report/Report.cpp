@@ -309,7 +309,8 @@ std::string reportToString(const Report& report) { return toJson(report).dump(2)
 Report loadReport(const std::string& path) {
     json j;
     try {
-        j = parseJsonText(readFile(path));
+        // Exact53: an integer read into a time field would be written back as a float beyond 2^53.
+        j = parseJsonText(readFile(path), JsonIntegers::Exact53);
     } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers too large
         failInput(path + ": not valid JSON: " + e.what());
     }
