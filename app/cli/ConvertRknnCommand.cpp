@@ -210,7 +210,7 @@ void runConvertRknn(const ConvertRknnCliOptions& o) {
     if (run.exitCode != 0)
         failInput("RKNN-Toolkit2 failed (exit " + std::to_string(run.exitCode) + ") running " + plan.scriptPath +
                   "; its output is above");
-    if (!std::filesystem::is_regular_file(plan.outputPath))
+    if (std::error_code ec; !std::filesystem::is_regular_file(plan.outputPath, ec))
         failInput(plan.scriptPath + " finished but wrote no " + plan.outputPath);
     std::printf("wrote %s (%s)\n", plan.outputPath.c_str(),
                 humanBytes(static_cast<int64_t>(std::filesystem::file_size(plan.outputPath))).c_str());

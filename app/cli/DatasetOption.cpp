@@ -14,7 +14,7 @@ namespace npuwb::cli {
 namespace {
 // A list whose entries are all .npy needs no image preprocessing (and no fixed image geometry).
 bool npyOnlyList(const std::string& path) {
-    if (!std::filesystem::is_regular_file(path)) return false;
+    if (std::error_code ec; !std::filesystem::is_regular_file(path, ec)) return false;
     std::istringstream in(readFile(path));
     bool any = false;
     for (std::string token; in >> token;) {

@@ -324,7 +324,9 @@ ConversionPlan planConversion(const Model& model, const ConversionOptions& o) {
 }
 
 void writeConversionFiles(const ConversionPlan& plan) {
-    fs::create_directories(fs::path(plan.scriptPath).parent_path());  // the toolkit writes OUT there too
+    const fs::path folder = fs::path(plan.scriptPath).parent_path();  // the toolkit writes OUT there too
+    if (std::error_code ec; !folder.empty() && !fs::create_directories(folder, ec) && ec)
+        fail(ErrorKind::Io, folder.string() + ": cannot create the folder (" + ec.message() + ")");
     if (!plan.datasetPath.empty()) writeFileAtomically(plan.datasetPath, renderDatasetList(plan));
     writeFileAtomically(plan.scriptPath, renderScript(plan));
 }

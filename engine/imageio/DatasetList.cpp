@@ -82,7 +82,7 @@ DatasetList listDatasetFolder(const std::string& folder) {
     std::error_code ec;
     for (const fs::directory_entry& e : fs::directory_iterator(folder, ec)) {
         const std::string path = e.path().string();
-        if (e.is_regular_file() && (isImageFile(path) || isNpyFile(path))) files.push_back(path);
+        if (std::error_code entryError; e.is_regular_file(entryError) && (isImageFile(path) || isNpyFile(path))) files.push_back(path);
     }
     if (ec) fail(ErrorKind::Io, folder + ": cannot list the folder (" + ec.message() + ")");
     std::sort(files.begin(), files.end());

@@ -97,7 +97,8 @@ Image DatasetSampleSource::loadImage(size_t index, size_t input) const {
     const std::string& path = list_.entries[index].files.at(input);
     const std::string origin = list_.originOf(index);
     if (!isImageFile(path)) failInput(origin + ": '" + path + "' is not an image (jpg, png, bmp)");
-    if (!std::filesystem::exists(path)) fail(ErrorKind::Io, origin + ": file not found: " + path);
+    if (std::error_code ec; !std::filesystem::exists(path, ec))
+        fail(ErrorKind::Io, origin + ": file not found: " + path + (ec ? " (" + ec.message() + ")" : ""));
     try {
         return decodeImageFile(path);  // with the EXIF orientation applied, as viewers show it
     } catch (const Error& e) {
@@ -112,7 +113,8 @@ Tensor DatasetSampleSource::loadInput(size_t index, size_t input) const {
     if (isImageFile(path)) return imageToTensor(loadImage(index, input), preprocessingOf(input), g, origin);
     if (!isNpyFile(path))
         failInput(origin + ": '" + path + "' for input '" + g.name + "' is neither an image (jpg, png, bmp) nor .npy");
-    if (!std::filesystem::exists(path)) fail(ErrorKind::Io, origin + ": file not found: " + path);
+    if (std::error_code ec; !std::filesystem::exists(path, ec))
+        fail(ErrorKind::Io, origin + ": file not found: " + path + (ec ? " (" + ec.message() + ")" : ""));
     Tensor t;
     try {
         t = readNpy(path);

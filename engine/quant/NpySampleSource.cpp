@@ -55,7 +55,8 @@ Sample NpySampleSource::load(size_t index) const {
     for (size_t i = 0; i < line.paths.size(); ++i) {
         const std::string& path = line.paths[i];
         try {
-            if (!std::filesystem::exists(path)) failInput("file not found: " + path);
+            std::error_code ec;  // a name too long for the file system is an error in the list, not an exception
+            if (!std::filesystem::exists(path, ec)) failInput("file not found: " + path + (ec ? " (" + ec.message() + ")" : ""));
             const std::string ext = std::filesystem::path(path).extension().string();
             if (ext != ".npy") failUnsupported(path + ": only .npy entries are supported here (images need the image loader)");
             Tensor t = readNpy(path);

@@ -61,8 +61,8 @@ void SshSession::applyOptions() {
     if (config.empty()) {
         const char* home = std::getenv("HOME");
         std::string def = std::string(home ? home : "") + "/.ssh/config";
-        if (std::filesystem::exists(def)) config = def;
-    } else if (!std::filesystem::exists(config)) {
+        if (std::error_code ec; std::filesystem::exists(def, ec)) config = def;
+    } else if (std::error_code ec; !std::filesystem::exists(config, ec)) {
         failInput("ssh config " + config + " does not exist");
     }
     bool processConfig = false;  // never let ssh_connect() read other config files behind our back
