@@ -52,14 +52,17 @@ int highestCore(NpuCoreMask mask) {
 
 void addModelRunOptions(CLI::App* cmd, ModelRunCliFlags& flags) {
     cmd->add_option("--core-mask", flags.coreMask,
-                    ".rknn: NPU cores per context: auto|0|1|2|0_1|0_1_2|all, or one word per context separated by "
-                    "commas (multi-core chips only: RK3588, RK3576)")
+                    "cores per context: auto|0|1|2|0_1|0_1_2|all, or one word per context separated by commas; "
+                    ".rknn: NPU cores (multi-core chips only: RK3588, RK3576); ONNX: CPUs the context's threads are "
+                    "pinned to")
         ->capture_default_str();
     cmd->add_option("--contexts", flags.contexts,
-                    ".rknn: concurrent contexts sharing weights (rknn_dup_context); default from --batch (1->1, 2->2, "
-                    ">=3->3); a list (1,2,3) sweeps");
+                    "concurrent contexts sharing the weights (.rknn: rknn_dup_context; ONNX: copies of the session "
+                    "sharing the backend's packed weights); default from --batch (1->1, 2->2, >=3->3); a list (1,2,3) "
+                    "sweeps");
     cmd->add_option("--batch", flags.batch,
-                    ".rknn: samples per pass, slices spread round-robin over the contexts; a list (1,2,4) sweeps")
+                    "samples per pass, slices spread round-robin over the contexts (ONNX: one model run each); a "
+                    "list (1,2,4) sweeps")
         ->capture_default_str();
     cmd->add_option("--chip", flags.chip, ".rknn: chip profile (rk3588, rk3566, ...) to check --core-mask against");
 }

@@ -104,16 +104,22 @@ Report profileLocally(const ProfileCliOptions& o, RunOptions run) {
 /// A model file a runtime plugin claims (MODEL.rknn): run through it, here or (--board) by the board's agent.
 bool profileWithRuntime(const ProfileCliOptions& o) {
     const std::string runtime = modelRuntimeForFile(o.model);
-    if (runtime.empty()) {
+    if (runtime.empty()) {  // ONNX: several contexts on the engine's backends when the flags ask for them
         const ModelRunCliFlags defaults;
-        if (o.runtimeFlags.coreMask != defaults.coreMask || o.runtimeFlags.contexts != defaults.contexts ||
-            o.runtimeFlags.batch != defaults.batch || o.runtimeFlags.chip != defaults.chip)
-            failInput("--core-mask, --contexts, --batch and --chip apply to compiled models (.rknn); " + o.model +
-                      " runs on the engine's backends");
-        return false;
-    }
-    if (!o.inputShapes.empty())
+        if (o.runtimeFlags.chip != defaults.chip)
+            failInput("--chip applies to compiled models (.rknn); " + o.model + " runs on the engine's backends");
+        if (o.runtimeFlags.coreMask == defaults.coreMask && o.runtimeFlags.contexts == defaults.contexts &&
+            o.runtimeFlags.batch == defaults.batch)
+            return false;
+        if (!o.board.board.host.empty())
+            failInput("--contexts, --batch and --core-mask run ONNX models on this computer's CPU; drop --board (on a "
+                      "board, compile the model to .rknn and profile that)");
+        if (!o.inputShapes.empty())
+            failInput("--input-shape does not apply with --contexts/--batch: each slice runs the model's declared "
+                      "shape (symbolic dims 1); give --input NAME=FILE.npy for other shapes");
+    } else if (!o.inputShapes.empty()) {
         failInput(o.model + ": --input-shape does not apply to a compiled model (its runtime reports the shapes)");
+    }
     RuntimeProfileRequest request;
     request.model = o.model;
     request.runtime = runtime;

@@ -7,6 +7,8 @@
 #include "BoardProfile.h"
 #include "Commands.h"
 #include "PerfTable.h"
+#include "RunOptionsCli.h"
+#include "npuwb/ContextProfile.h"
 #include "npuwb/ModelRuntimes.h"
 
 namespace npuwb::cli {
@@ -43,11 +45,18 @@ void profileRuntimeModel(const RuntimeProfileRequest& request) {
     for (const auto& note : plan.notes) std::cerr << "note: " << note << "\n";
     const std::vector<ModelRunOptions>& points = plan.points;
     std::vector<Report> reports;
+    std::shared_ptr<const Model> onnx;  // no runtime plugin: an ONNX model, run as contexts on the engine's backends
+    ExecutorOptions executor;
+    if (request.runtime.empty()) {
+        executor = usableExecutor(request.common.executor);
+        onnx = loadModelForCommand(request.model);
+    }
     for (const ModelRunOptions& options : points) {
         for (const auto& [name, file] : options.inputFiles)
-            if (!std::filesystem::is_regular_file(file))
+            if (std::error_code ec; !std::filesystem::is_regular_file(file, ec))
                 failInput("--input " + name + ": file '" + file + "' does not exist");
-        Report report = request.board.board.host.empty()
+        Report report = onnx ? profileContexts(onnx, executor, options)
+                        : request.board.board.host.empty()
                             ? runModelFile(request.runtime, request.model, options)
                             : profileCompiledOnBoard(request.model, request.runtime, options, request.board);
         if (!request.jsonPath.empty()) {

@@ -13,7 +13,7 @@ namespace npuwb::cli {
 
 struct RuntimeProfileRequest {
     std::string model;
-    std::string runtime;  // the plugin claiming the model (modelRuntimeForFile)
+    std::string runtime;  // the plugin claiming the model (modelRuntimeForFile); empty: ONNX as contexts here
     ModelRunCliFlags flags;
     RunOptions common;                    // runs, warm-up, seed, per-layer timing
     std::vector<std::string> inputSpecs;  // NAME=FILE.npy

@@ -35,6 +35,9 @@ struct BackendState {
     std::shared_ptr<Backend> backend;
     bool profileKernels = false;
     std::mutex mutex;  // segments keep scratch state: one run at a time
+    /// Execution contexts (Session::newContext) share the backend instance: one compile at a time, each with its
+    /// own thread count.
+    std::shared_ptr<std::mutex> compileMutex = std::make_shared<std::mutex>();
     std::vector<std::pair<std::string, Shape>> compiledFor;  // input shapes of the current plan
     std::unique_ptr<BackendPlan> plan;
     // Keep the segments (plugin code) destroyed before the backend they came from.

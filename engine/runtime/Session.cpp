@@ -411,6 +411,34 @@ Session::~Session() = default;
 
 std::string Session::backendName() const { return backend_ ? backend_->backend->name() : kReferenceBackend; }
 
+Session Session::newContext(int threads) const {
+    if (threads < 0) failInput("threads cannot be negative");
+    Session context(*this);
+    if (!backend_) return context;  // the reference kernels keep no state between runs
+    auto state = std::make_shared<BackendState>();
+    state->backend = backend_->backend;  // the same instance: what it packed for this model is reused
+    state->profileKernels = backend_->profileKernels;
+    state->compileMutex = backend_->compileMutex;
+    context.backend_ = std::move(state);
+    if (threads > 0) context.threads_ = threads;
+    return context;
+}
+
+SessionMemory Session::memory() const {
+    SessionMemory m;
+    if (!backend_) {
+        for (const auto& [name, t] : model_->graph.initializers) m.weightBytes += static_cast<int64_t>(t.byteSize());
+        m.weightsShared = true;  // the reference kernels read the model's tensors in place
+        return m;
+    }
+    std::lock_guard lock(backend_->mutex);
+    m.weightBytes = backend_->backend->packedWeightBytes();
+    m.weightsShared = backend_->backend->sharesPackedWeights();
+    if (backend_->plan)
+        for (const SegmentPlan& s : backend_->plan->segments) m.scratchBytes += s.prepared->scratchBytes();
+    return m;
+}
+
 std::vector<FallbackRow> Session::fallbacks() const {
     if (!backend_) return {};
     std::lock_guard lock(backend_->mutex);
@@ -490,8 +518,12 @@ std::map<std::string, Value> Session::runOrCompile(const std::map<std::string, V
             results = reference.runOrdered(g, order_, root, true);
             for (const auto& [name, v] : root.values)
                 if (v.isTensor()) recorder.values[name] = ValueDesc{v.tensor.dtype(), v.tensor.shape(), nullptr};
-            backend_->plan = compileBackendPlan(*backend_->backend, g, model_->opset(""), order_, std::move(recorder),
-                                                watched_.get());
+            {
+                std::lock_guard compiling(*backend_->compileMutex);
+                backend_->backend->setThreads(threads_);  // this context's (the instance may serve several)
+                backend_->plan = compileBackendPlan(*backend_->backend, g, model_->opset(""), order_,
+                                                    std::move(recorder), watched_.get());
+            }
             backend_->compiledFor = std::move(shapes);
             if (shapeOnly) {
                 if (compileOnly) return {};

@@ -20,6 +20,8 @@ public:
     // by each segment run on the calling thread.
     void setThreads(int threads) override { threads_ = std::max(1, threads); }
     Capability supports(const NodeQuery& query) const override { return supportsNode(query); }
+    int64_t packedWeightBytes() const override { return weights_.bytes(); }
+    bool sharesPackedWeights() const override { return true; }
 
     CompileResult compile(const GraphQuery& query) override {
         omp_set_num_threads(threads_);
@@ -83,12 +85,13 @@ private:
                 auto c = consumers.find(out);
                 if (c != consumers.end() && c->second > usesInside[out]) plan.outputs.push_back(out);
             }
-        plan.prepared = buildSegment(query, nodes, plan.inputs, plan.outputs, consumers, engine_, threads_);
+        plan.prepared = buildSegment(query, nodes, plan.inputs, plan.outputs, consumers, engine_, threads_, weights_);
         return plan;
     }
 
     dnnl::engine engine_{dnnl::engine::kind::cpu, 0};  // one engine per backend (= per session)
     int threads_ = 1;
+    WeightCache weights_;  // shared by every plan compiled here (each execution context's)
 };
 
 }  // namespace

@@ -109,14 +109,15 @@ void Builder::buildConvChain(const std::vector<size_t>& chain) {
     if (!pd) pd = dnnl::convolution_forward::primitive_desc(convDesc(dnnl::algorithm::convolution_direct), attr, eng);
 
     // Weights and bias are packed once, here.
-    memory wPlain = plainWeights(memory::desc(wdims, dt::f32, group > 1 ? tag::goihw : tag::oihw),
-                                 inPlace ? w.constant : nullptr, weights);
-    memory wPacked(pd.weights_desc(), eng);
-    convertNow(wPlain, wPacked);
-    memory b(memory::desc({oc}, dt::f32, tag::a), eng);
-    std::memcpy(b.get_data_handle(), bias.data(), bias.size() * sizeof(float));
-
     std::vector<std::string> names = namesOf(chain);
+    const std::string key = "conv|" + names[0] + "|" + std::to_string(chain.size());
+    memory wPacked = packed(key + "|w", pd.weights_desc(), [&](memory& to) {
+        convertNow(plainWeights(memory::desc(wdims, dt::f32, group > 1 ? tag::goihw : tag::oihw),
+                                inPlace ? w.constant : nullptr, weights),
+                   to);
+    });
+    memory b = packedFloats(key + "|b", memory::desc({oc}, dt::f32, tag::a), bias);
+
     memory src = getAs(conv.inputs[0], pd.src_desc(), names[0]);
     memory dst = activation(pd.dst_desc());
     if (!residual.empty()) {  // the sum post-op adds what dst holds: copy the residual in first
@@ -182,12 +183,13 @@ void Builder::buildDeconv(const std::vector<size_t>& chain) {
                                         toDims(win->padsEnd));
     dnnl::deconvolution_forward::primitive_desc pd(d, attr, eng);
 
-    memory wPlain(memory::desc(wdims, dt::f32, group > 1 ? tag::giohw : tag::iohw), eng);
-    std::memcpy(wPlain.get_data_handle(), weights.data(), weights.size() * sizeof(float));
-    memory wPacked(pd.weights_desc(), eng);
-    convertNow(wPlain, wPacked);
-    memory b(memory::desc({oc}, dt::f32, tag::a), eng);
-    std::memcpy(b.get_data_handle(), bias.data(), bias.size() * sizeof(float));
+    const std::string key = "deconv|" + names[0] + "|" + std::to_string(chain.size());
+    memory wPacked = packed(key + "|w", pd.weights_desc(), [&](memory& to) {
+        memory wPlain(memory::desc(wdims, dt::f32, group > 1 ? tag::giohw : tag::iohw), eng);
+        std::memcpy(wPlain.get_data_handle(), weights.data(), weights.size() * sizeof(float));
+        convertNow(wPlain, to);
+    });
+    memory b = packedFloats(key + "|b", memory::desc({oc}, dt::f32, tag::a), bias);
     memory src = getAs(n.inputs[0], pd.src_desc(), names[0]);
     memory dst = activation(pd.dst_desc());
     addPrimitive(pd,
@@ -249,11 +251,11 @@ void Builder::buildGemm(const Node& n) {
                                         memory::desc({nOut, k}, dt::f32, tag::any),
                                         memory::desc({nOut}, dt::f32, tag::a), memory::desc({m, nOut}, dt::f32, tag::ab));
     dnnl::inner_product_forward::primitive_desc pd(d, eng);
-    memory wPlain = plainWeights(memory::desc({nOut, k}, dt::f32, tag::ab), inPlace ? &bConst : nullptr, w);
-    memory wPacked(pd.weights_desc(), eng);
-    convertNow(wPlain, wPacked);
-    memory b(memory::desc({nOut}, dt::f32, tag::a), eng);
-    std::memcpy(b.get_data_handle(), bias.data(), bias.size() * sizeof(float));
+    const std::string key = "gemm|" + nodeName(n);
+    memory wPacked = packed(key + "|w", pd.weights_desc(), [&](memory& to) {
+        convertNow(plainWeights(memory::desc({nOut, k}, dt::f32, tag::ab), inPlace ? &bConst : nullptr, w), to);
+    });
+    memory b = packedFloats(key + "|b", memory::desc({nOut}, dt::f32, tag::a), bias);
     memory src = getAs(n.inputs[0], pd.src_desc(), nodeName(n));
     memory dst = activation(pd.dst_desc());
     addPrimitive(pd,

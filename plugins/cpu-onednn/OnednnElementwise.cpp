@@ -34,7 +34,7 @@ void Builder::buildBinary(const Node& n) {
         src1 = getAs(other, src0.get_desc(), nodeName(n));
     } else {
         memory plain = getAs(other, plainDesc(os), nodeName(n));
-        src1 = os.size() == y.size() ? plain : desc(other).constant ? constantMemory(*desc(other).constant, padRank(os, y.size()))
+        src1 = os.size() == y.size() ? plain : desc(other).constant ? constantMemory(other, *desc(other).constant, padRank(os, y.size()))
                                                                     : view(plain, padRank(os, y.size()));
     }
     A alg = op == "Add" ? A::binary_add : op == "Sub" ? A::binary_sub : op == "Mul" ? A::binary_mul

@@ -141,11 +141,11 @@ void Builder::buildInt8Matmul(const std::vector<size_t>& chain) {
     }
     // Weights and bias are packed once, here (the reorder adds oneDNN's s8 compensation when the layout asks).
     // The reorder reads the model's int8 constant in place.
-    memory wPlain(memory::desc(wdims, dt::s8, wtag), eng, const_cast<int8_t*>(w.values.data()));
-    memory wPacked(wDesc, eng);
-    convertNow(wPlain, wPacked);
-    memory b(biasDesc, eng);
-    std::memcpy(b.get_data_handle(), bias.data(), bias.size() * sizeof(float));
+    const std::string key = "int8|" + names[0] + "|" + std::to_string(chain.size());
+    memory wPacked = packed(key + "|w", wDesc, [&](memory& to) {
+        convertNow(memory(memory::desc(wdims, dt::s8, wtag), eng, const_cast<int8_t*>(w.values.data())), to);
+    });
+    memory b = packedFloats(key + "|b", biasDesc, bias);
     memory src = getAs(source, srcDesc, names[0]);
     memory dst = activation(dstDesc);
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wPacked}, {DNNL_ARG_BIAS, b}, {DNNL_ARG_DST, dst}};

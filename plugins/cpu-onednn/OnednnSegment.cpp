@@ -84,9 +84,9 @@ std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::
                                             const std::vector<std::string>& inputs,
                                             const std::vector<std::string>& outputs,
                                             const std::map<std::string, int>& consumerCount,
-                                            const dnnl::engine& engine, int threads) {
+                                            const dnnl::engine& engine, int threads, WeightCache& weights) {
     auto seg = std::make_unique<OnednnSegment>(engine, threads);
-    Builder b{.q = query, .eng = engine, .seg = *seg, .consumers = consumerCount,
+    Builder b{.q = query, .eng = engine, .seg = *seg, .weights = weights, .consumers = consumerCount,
               .segmentOutputs = {outputs.begin(), outputs.end()}};
     for (const auto& in : inputs) {
         const ValueDesc& d = b.desc(in);

@@ -9,6 +9,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "OnednnWeightCache.h"
 #include "npuwb/sdk/Backend.h"
 
 namespace npuwb::onednn {
@@ -35,6 +36,7 @@ class OnednnSegment : public PreparedSegment {
 public:
     OnednnSegment(dnnl::engine engine, int threads) : engine_(std::move(engine)), stream_(engine_), threads_(threads) {}
     void run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs, const RunHooks& hooks) override;
+    int64_t scratchBytes() const override { return arenaBytes; }
 
     dnnl::engine engine_;
     dnnl::stream stream_;
@@ -46,6 +48,7 @@ public:
     std::vector<Shape> outputShapes;
     std::unique_ptr<std::byte[]> arena;  // every activation buffer, at planned offsets
     int64_t arenaBytes = 0;
+    ConstantHolders constants;  // the packed constants it reads, shared through the backend's WeightCache
     ValueObserver* values = nullptr;  // this run's (RunHooks::values), for the observing kernels
     std::mutex runMutex_;
 };
@@ -56,6 +59,6 @@ std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::
                                             const std::vector<std::string>& inputs,
                                             const std::vector<std::string>& outputs,
                                             const std::map<std::string, int>& consumerCount,
-                                            const dnnl::engine& engine, int threads);
+                                            const dnnl::engine& engine, int threads, WeightCache& weights);
 
 }  // namespace npuwb::onednn

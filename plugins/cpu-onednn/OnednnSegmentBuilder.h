@@ -65,6 +65,7 @@ struct Builder {
     const GraphQuery& q;
     const dnnl::engine& eng;
     OnednnSegment& seg;
+    WeightCache& weights;
     const std::map<std::string, int>& consumers;
     std::set<std::string> segmentOutputs;  // and the watched values: both are kept, never fused away
     std::map<std::string, memory> mem{};                                // current memory of each value
@@ -130,7 +131,13 @@ struct Builder {
     /// Float weights in the plain layout `d`, for packing: the model's own tensor read in place when given,
     /// else a copy of `values` (weights with a BatchNormalization or alpha folded in).
     memory plainWeights(const memory::desc& d, const Tensor* inPlace, const std::vector<float>& values);
-    memory constantMemory(const Tensor& t, const Shape& dims);
+    /// Constant `name` (tensor `t`) as plain float with dims `dims`, from the backend's cache.
+    memory constantMemory(const std::string& name, const Tensor& t, const Shape& dims);
+    /// A packed constant from the backend's WeightCache: `key` says what it is (nodes and role), `fill` writes it
+    /// the first time. Another context's compile of the same graph reuses it.
+    memory packed(const std::string& key, const memory::desc& d, const std::function<void(memory&)>& fill);
+    /// Float values `v` as a plain 1-D constant (a bias) from the cache.
+    memory packedFloats(const std::string& key, const memory::desc& d, const std::vector<float>& v);
     memory get(const std::string& name);
     /// `name` in layout `want`: the value itself, an earlier conversion, or a new reorder kernel.
     memory getAs(const std::string& name, const memory::desc& want, const std::string& who);

@@ -109,11 +109,19 @@ memory Builder::plainWeights(const memory::desc& d, const Tensor* inPlace, const
     return m;
 }
 
-memory Builder::constantMemory(const Tensor& t, const Shape& dims) {
-    memory m(plainDesc(dims), eng);
-    std::vector<float> v = t.toFloatVector();
-    std::memcpy(m.get_data_handle(), v.data(), v.size() * sizeof(float));
-    return m;
+memory Builder::constantMemory(const std::string& name, const Tensor& t, const Shape& dims) {
+    return packed("constant|" + name, plainDesc(dims), [&](memory& m) {
+        std::vector<float> v = t.toFloatVector();
+        std::memcpy(m.get_data_handle(), v.data(), v.size() * sizeof(float));
+    });
+}
+
+memory Builder::packed(const std::string& key, const memory::desc& d, const std::function<void(memory&)>& fill) {
+    return weights.get(key, d, eng, fill, seg.constants);
+}
+
+memory Builder::packedFloats(const std::string& key, const memory::desc& d, const std::vector<float>& v) {
+    return packed(key, d, [&](memory& m) { std::memcpy(m.get_data_handle(), v.data(), v.size() * sizeof(float)); });
 }
 
 memory Builder::get(const std::string& name) {
@@ -127,7 +135,7 @@ memory Builder::get(const std::string& name) {
     }
     const ValueDesc& d = desc(name);
     if (!d.constant) throw std::runtime_error("value '" + name + "' is not available in the segment");
-    return mem[name] = constantMemory(*d.constant, d.shape);
+    return mem[name] = constantMemory(name, *d.constant, d.shape);
 }
 
 memory Builder::getAs(const std::string& name, const memory::desc& want, const std::string& who) {
@@ -144,8 +152,7 @@ memory Builder::getAs(const std::string& name, const memory::desc& want, const s
     const ValueDesc* d = q.value(name);  // nullptr for the int8 path's internal values
     memory out;
     if (d && d->constant) {  // constants are converted once, now
-        out = memory(want, eng);
-        convertNow(m, out);
+        out = packed("converted|" + name, want, [&](memory& to) { convertNow(m, to); });
     } else {
         out = activation(want);
         addPrimitive(dnnl::reorder::primitive_desc(m, out), {{DNNL_ARG_FROM, m}, {DNNL_ARG_TO, out}}, {who});

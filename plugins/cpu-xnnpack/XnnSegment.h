@@ -65,6 +65,7 @@ public:
     /// Plans the arena and sets every operator up. Throws Unsupported when XNNPACK refuses a setup.
     void finalize();
     int64_t arenaBytes() const { return static_cast<int64_t>(arena_.size()); }
+    int64_t scratchBytes() const override { return arenaBytes(); }
 
     /// Watched values are segment outputs here (see partition): the engine observes them.
     void run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs, const RunHooks& hooks) override;

@@ -66,10 +66,6 @@ std::string rknnRuntimeLibrary(const std::string& library = "");
 /// Empty when the runtime loads and has the functions this runner needs, else the reason (names the library).
 std::string rknnRuntimeUnavailableReason(const std::string& library = "");
 
-/// The contexts a run uses: options.contexts, else derived from the batch as the vendor does (1 -> 1, 2 -> 2,
-/// >= 3 -> 3). Throws InvalidInput for a batch or context count below 1 or more contexts than batch slices.
-int rknnContextCount(const ModelRunOptions& options);
-
 /// Profiles the model as described at the top. Throws Error(Unsupported) when the runtime is missing or lacks what
 /// the options need (naming the library and the function), Error(InvalidInput/Io) naming the model, the input or the
 /// failing call otherwise.

@@ -178,10 +178,6 @@ void perLayerPass(const RknnLibrary& lib, const std::string& model, std::string&
         result.noPerfDetail = "no per-layer rows: the runtime answered RKNN_QUERY_PERF_DETAIL with an empty text";
 }
 
-NpuCoreMask contextMask(const ModelRunOptions& options, int context) {
-    return static_cast<size_t>(context) < options.contextCoreMasks.size() ? options.contextCoreMasks[context]
-                                                                            : options.coreMask;
-}
 
 }  // namespace
 
@@ -198,24 +194,11 @@ std::string rknnRuntimeUnavailableReason(const std::string& library) {
     return loadRknnLibrary(library, why) ? std::string() : why;
 }
 
-int rknnContextCount(const ModelRunOptions& options) {
-    if (options.batch < 1) failInput("--batch must be at least 1 (got " + std::to_string(options.batch) + ")");
-    if (options.contexts < 0) failInput("--contexts must be at least 1 (got " + std::to_string(options.contexts) + ")");
-    const int contexts = options.contexts > 0 ? options.contexts : std::min(options.batch, 3);
-    if (contexts > options.batch)
-        failInput(std::to_string(contexts) + " contexts for a batch of " + std::to_string(options.batch) +
-                  ": each context runs whole batch slices, so use at most --contexts " + std::to_string(options.batch) +
-                  " or a larger --batch");
-    if (options.contextCoreMasks.size() > static_cast<size_t>(contexts))
-        failInput(std::to_string(options.contextCoreMasks.size()) + " per-context core masks for " +
-                  std::to_string(contexts) + " context(s)");
-    return contexts;
-}
 
 RknnRunResult runRknnModel(const std::string& modelPath, const ModelRunOptions& options) {
     if (options.runs < 1) failInput("--runs must be at least 1");
     if (options.warmup < 0) failInput("--warmup must not be negative");
-    const int contexts = rknnContextCount(options);
+    const int contexts = contextCount(options);
     std::string why;
     auto lib = loadRknnLibrary(options.library, why);
     if (!lib) failUnsupported(why);
@@ -231,8 +214,8 @@ RknnRunResult runRknnModel(const std::string& modelPath, const ModelRunOptions& 
         failUnsupported(modelPath + ": " + std::to_string(contexts) + " contexts need rknn_dup_context, which '" +
                         lib->path + "' lacks" + (lib->mini ? std::string(" (") + kMiniRuntimeLacks + ")" : ""));
     for (int c = 0; c < contexts; ++c)
-        if (contextMask(options, c) != NpuCoreMask::Auto && !lib->setCoreMask)
-            failUnsupported(modelPath + ": core mask '" + coreMaskName(contextMask(options, c)) +
+        if (contextCoreMask(options, c) != NpuCoreMask::Auto && !lib->setCoreMask)
+            failUnsupported(modelPath + ": core mask '" + coreMaskName(contextCoreMask(options, c)) +
                             "' needs rknn_set_core_mask, which '" + lib->path + "' lacks" +
                             (lib->mini ? std::string(" (") + kMiniRuntimeLacks + ")" : ""));
 
@@ -274,7 +257,7 @@ RknnRunResult runRknnModel(const std::string& modelPath, const ModelRunOptions& 
     result.contexts.resize(contexts);
     for (int c = 0; c < contexts; ++c) {
         RknnContextInfo& info = result.contexts[c];
-        info.coreMask = contextMask(options, c);
+        info.coreMask = contextCoreMask(options, c);
         for (int j = c; j < options.batch; j += contexts) ++info.slicesPerPass;
         if (info.coreMask != NpuCoreMask::Auto)
             if (const int rc = lib->setCoreMask(ctxs[c].handle(), rknnCoreMask(info.coreMask)); rc != rknn::kSucc)
@@ -296,7 +279,7 @@ RknnRunResult runRknnModel(const std::string& modelPath, const ModelRunOptions& 
     if (!result.haveMemSize) result.notes.push_back("no memory figures: the runtime did not answer RKNN_QUERY_MEM_SIZE");
 
     // The per-layer pass, once the timed contexts (and their core masks) are known to be accepted.
-    if (options.perLayer) perLayerPass(*lib, modelPath, blob, contextMask(options, 0), options.warmup, inputs, outputs,
+    if (options.perLayer) perLayerPass(*lib, modelPath, blob, contextCoreMask(options, 0), options.warmup, inputs, outputs,
                                        result);
     if (!result.noPerfDetail.empty()) result.notes.push_back(result.noPerfDetail);
 

@@ -54,6 +54,17 @@ struct ExecutionRewrite {
 
 struct BackendState;
 
+/// What a compiled session holds besides the model (Session::memory()).
+struct SessionMemory {
+    /// Weights in the executor's form: the backend's packed constants (every context of its instance shares them),
+    /// or, on the reference kernels, the model's initializers read in place.
+    int64_t weightBytes = 0;
+    /// Whether other contexts (Session::newContext) read the same weights rather than packing their own.
+    bool weightsShared = false;
+    /// This context's own: the backend segments' activation arenas and scratch (0 before the first compile).
+    int64_t scratchBytes = 0;
+};
+
 class Session {
 public:
     /// On the reference kernels. Throws InvalidInput/Unsupported naming the node for unknown ops, cycles or
@@ -68,6 +79,15 @@ public:
     /// The backend actually used ("reference" when none).
     std::string backendName() const;
     int threads() const { return threads_; }
+    /// Another execution context of the same model on the same backend instance (seed 002 on the CPU): it compiles
+    /// its own plan, with its own activation arena and `threads` (0: this session's), reusing the weights the
+    /// instance packed already (SessionMemory::weightsShared), and runs concurrently with this session and its
+    /// other contexts. A plain copy, by contrast, shares this session's plan and waits for its runs. Compile, run and
+    /// destroy a context on one thread (cpu-onednn's primitives use their creating thread's scratchpad), as
+    /// profileContexts (npuwb/ContextProfile.h) does.
+    Session newContext(int threads = 0) const;
+    /// Weights and this context's scratch, as compiled now.
+    SessionMemory memory() const;
     /// Nodes the backend left to the reference kernels (empty before the first run, or without a backend).
     std::vector<FallbackRow> fallbacks() const;
 

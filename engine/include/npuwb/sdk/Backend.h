@@ -19,7 +19,7 @@
 
 namespace npuwb {
 
-inline constexpr int kBackendApiVersion = 2;  // 2: watched values (GraphQuery::watched, RunHooks::values)
+inline constexpr int kBackendApiVersion = 3;  // 3: memory figures (scratchBytes, packedWeightBytes); 2: watched values
 
 /// What a backend is told about one node before it runs: concrete input types/shapes and the inputs that are
 /// constant (initializers), so weights can be packed at prepare time.
@@ -62,6 +62,8 @@ public:
     virtual ~PreparedSegment() = default;
     /// `inputs` follow SegmentPlan::inputs, `outputs` (resized by the caller) follow SegmentPlan::outputs.
     virtual void run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs, const RunHooks& hooks) = 0;
+    /// Bytes this segment holds for its own runs (activation arena, scratch), weights excluded.
+    virtual int64_t scratchBytes() const { return 0; }
 };
 
 struct SegmentPlan {
@@ -108,7 +110,15 @@ public:
     /// Per-node capability query (op, dtypes, shapes, attributes).
     virtual Capability supports(const NodeQuery& query) const = 0;
     /// Partitions the graph into segments this backend runs (weights packed here, once) and fallbacks.
+    /// A backend instance may compile the same graph again for another execution context (Session::newContext);
+    /// segments of both then run concurrently, each on its own thread, so a backend that can shares the packed
+    /// weights of the earlier compile (read-only) and gives each segment its own scratch.
     virtual CompileResult compile(const GraphQuery& query) = 0;
+    /// Bytes of packed constants (weights, biases) this instance allocated, counted once however many compiles
+    /// share them. 0 when the backend keeps no copies of its own (it reads the model's tensors in place).
+    virtual int64_t packedWeightBytes() const { return 0; }
+    /// Whether compiling the same graph again reuses the packed weights (packedWeightBytes() does not grow).
+    virtual bool sharesPackedWeights() const { return false; }
 };
 
 

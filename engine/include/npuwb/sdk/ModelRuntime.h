@@ -11,11 +11,13 @@
 // Versioning: the engine refuses a plugin built for another kModelRuntimeApiVersion. Any change to the types below
 // (a new field in ModelRunOptions, a new virtual function) bumps it, so an old plugin never reads a struct laid out
 // differently from the one it was built against.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "npuwb/Error.h"
 #include "npuwb/Report.h"
 #include "npuwb/RunOptions.h"
 
@@ -73,6 +75,29 @@ inline bool parseCoreMask(const std::string& text, NpuCoreMask& out) {
             return true;
         }
     return false;
+}
+
+/// The contexts `options` asks for: `contexts`, else derived from `batch` as the vendor does (1 -> 1, 2 -> 2,
+/// >= 3 -> 3). Throws InvalidInput for a batch below 1, more contexts than batch slices (each context runs whole
+/// slices) or more per-context core masks than contexts.
+inline int contextCount(const ModelRunOptions& options) {
+    if (options.batch < 1) failInput("--batch must be at least 1 (got " + std::to_string(options.batch) + ")");
+    if (options.contexts < 0) failInput("--contexts must be at least 1 (got " + std::to_string(options.contexts) + ")");
+    const int contexts = options.contexts > 0 ? options.contexts : std::min(options.batch, 3);
+    if (contexts > options.batch)
+        failInput(std::to_string(contexts) + " contexts for a batch of " + std::to_string(options.batch) +
+                  ": each context runs whole batch slices, so use at most --contexts " + std::to_string(options.batch) +
+                  " or a larger --batch");
+    if (options.contextCoreMasks.size() > static_cast<size_t>(contexts))
+        failInput(std::to_string(options.contextCoreMasks.size()) + " per-context core masks for " +
+                  std::to_string(contexts) + " context(s)");
+    return contexts;
+}
+/// The core mask of context `context`: its own from `contextCoreMasks`, else `coreMask`.
+inline NpuCoreMask contextCoreMask(const ModelRunOptions& options, int context) {
+    return static_cast<size_t>(context) < options.contextCoreMasks.size()
+               ? options.contextCoreMasks[static_cast<size_t>(context)]
+               : options.coreMask;
 }
 
 class ModelRuntime {
