@@ -110,7 +110,7 @@ void Builder::buildConvChain(const std::vector<size_t>& chain) {
 
     // Weights and bias are packed once, here.
     std::vector<std::string> names = namesOf(chain);
-    const std::string key = "conv|" + names[0] + "|" + std::to_string(chain.size());
+    const std::string key = chainKey("conv", chain);
     memory wPacked = packed(key + "|w", pd.weights_desc(), [&](memory& to) {
         convertNow(plainWeights(memory::desc(wdims, dt::f32, group > 1 ? tag::goihw : tag::oihw),
                                 inPlace ? w.constant : nullptr, weights),
@@ -183,7 +183,7 @@ void Builder::buildDeconv(const std::vector<size_t>& chain) {
                                         toDims(win->padsEnd));
     dnnl::deconvolution_forward::primitive_desc pd(d, attr, eng);
 
-    const std::string key = "deconv|" + names[0] + "|" + std::to_string(chain.size());
+    const std::string key = chainKey("deconv", chain);
     memory wPacked = packed(key + "|w", pd.weights_desc(), [&](memory& to) {
         memory wPlain(memory::desc(wdims, dt::f32, group > 1 ? tag::giohw : tag::iohw), eng);
         std::memcpy(wPlain.get_data_handle(), weights.data(), weights.size() * sizeof(float));
@@ -251,7 +251,7 @@ void Builder::buildGemm(const Node& n) {
                                         memory::desc({nOut, k}, dt::f32, tag::any),
                                         memory::desc({nOut}, dt::f32, tag::a), memory::desc({m, nOut}, dt::f32, tag::ab));
     dnnl::inner_product_forward::primitive_desc pd(d, eng);
-    const std::string key = "gemm|" + nodeName(n);
+    const std::string key = chainKey("gemm", {indexOf(n)});
     memory wPacked = packed(key + "|w", pd.weights_desc(), [&](memory& to) {
         convertNow(plainWeights(memory::desc({nOut, k}, dt::f32, tag::ab), inPlace ? &bConst : nullptr, w), to);
     });

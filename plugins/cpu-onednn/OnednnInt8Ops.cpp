@@ -141,7 +141,7 @@ void Builder::buildInt8Matmul(const std::vector<size_t>& chain) {
     }
     // Weights and bias are packed once, here (the reorder adds oneDNN's s8 compensation when the layout asks).
     // The reorder reads the model's int8 constant in place.
-    const std::string key = "int8|" + names[0] + "|" + std::to_string(chain.size());
+    const std::string key = chainKey("int8", chain);
     memory wPacked = packed(key + "|w", wDesc, [&](memory& to) {
         convertNow(memory(memory::desc(wdims, dt::s8, wtag), eng, const_cast<int8_t*>(w.values.data())), to);
     });

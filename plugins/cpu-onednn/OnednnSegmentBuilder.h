@@ -154,6 +154,11 @@ struct Builder {
     /// regroups dims stored together, else a view of its plain copy.
     memory reshaped(const std::string& name, const Shape& from, const Shape& to, dt type, const std::string& who);
     std::vector<std::string> namesOf(const std::vector<size_t>& idx) const;
+    /// What identifies constant `value` across plans (WeightCache keys): its name for a model initializer, else the
+    /// name and this plan's tensor object.
+    std::string constantKey(const std::string& value) const;
+    /// The cache key of what a fused chain packs: `role`, then each node's first output and constant inputs.
+    std::string chainKey(const std::string& role, const std::vector<size_t>& chain) const;
 
     // Fusion planning (OnednnFusion.cpp).
     /// The scalar of a constant one-element float tensor.

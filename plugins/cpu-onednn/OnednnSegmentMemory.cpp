@@ -3,6 +3,7 @@
 
 #include <omp.h>
 
+#include <cstdio>
 #include <cstring>
 
 #include "npuwb/sdk/MemoryPlanner.h"
@@ -110,7 +111,7 @@ memory Builder::plainWeights(const memory::desc& d, const Tensor* inPlace, const
 }
 
 memory Builder::constantMemory(const std::string& name, const Tensor& t, const Shape& dims) {
-    return packed("constant|" + name, plainDesc(dims), [&](memory& m) {
+    return packed("constant|" + constantKey(name), plainDesc(dims), [&](memory& m) {
         std::vector<float> v = t.toFloatVector();
         std::memcpy(m.get_data_handle(), v.data(), v.size() * sizeof(float));
     });
@@ -152,7 +153,7 @@ memory Builder::getAs(const std::string& name, const memory::desc& want, const s
     const ValueDesc* d = q.value(name);  // nullptr for the int8 path's internal values
     memory out;
     if (d && d->constant) {  // constants are converted once, now
-        out = packed("converted|" + name, want, [&](memory& to) { convertNow(m, to); });
+        out = packed("converted|" + constantKey(name), want, [&](memory& to) { convertNow(m, to); });
     } else {
         out = activation(want);
         addPrimitive(dnnl::reorder::primitive_desc(m, out), {{DNNL_ARG_FROM, m}, {DNNL_ARG_TO, out}}, {who});
@@ -204,6 +205,30 @@ memory Builder::reshaped(const std::string& name, const Shape& from, const Shape
         }
     }
     return view(getAs(name, plainDesc(from, type), who), to, type);
+}
+
+std::string Builder::constantKey(const std::string& value) const {
+    const ValueDesc* d = q.value(value);
+    if (!d || !d->constant) return value;
+    // A model initializer is one tensor for every plan: its name identifies it. Anything else (a value folded by this
+    // plan's learning run, whose content may depend on the input shapes) is identified by the object, which lives as
+    // long as the plan and so as long as any cache entry made from it.
+    auto init = q.graph.initializers.find(value);
+    if (init != q.graph.initializers.end() && &init->second == d->constant) return value;
+    char at[32];
+    std::snprintf(at, sizeof at, "@%p", static_cast<const void*>(d->constant));
+    return value + at;
+}
+
+std::string Builder::chainKey(const std::string& role, const std::vector<size_t>& chain) const {
+    std::string key = role;
+    for (size_t i : chain) {
+        const Node& n = node(i);
+        key += '|' + (n.outputs.empty() ? n.opType : n.outputs[0]);
+        for (const auto& in : n.inputs)
+            if (const ValueDesc* d = in.empty() ? nullptr : q.value(in); d && d->constant) key += ',' + constantKey(in);
+    }
+    return key;
 }
 
 std::vector<std::string> Builder::namesOf(const std::vector<size_t>& idx) const {
