@@ -260,12 +260,7 @@ Report partitionModel(std::shared_ptr<const Model> model, const DeviceProfile& d
             singleUs = exec->calibrateSteps(chains["single"], inputs, o.calibrationRuns).front();
     }
 
-    Report report;
-    report.kind = "partition";
-#ifdef NPUWB_VERSION
-    report.toolVersion = NPUWB_VERSION;
-#endif
-    report.createdAt = utcTimestamp();
+    Report report = newReport("partition");
     report.model = summarizeModel(*model);
     report.environment = exec ? localEnvironment(1) : Environment{};
     report.environment.device = device.name;

@@ -81,12 +81,7 @@ Report estimateModel(const Model& model, const ChipProfile& chip, const Estimate
     CostCoefficients k = options.coefficients.value_or(chip.coefficients);
     ModelPlan plan = planModel(model, chip, options.dtype, options.symbolicDimValue);
 
-    Report report;
-    report.kind = "estimate";
-#ifdef NPUWB_VERSION
-    report.toolVersion = NPUWB_VERSION;
-#endif
-    report.createdAt = utcTimestamp();
+    Report report = newReport("estimate");
     report.model = summarizeModel(model);
     report.environment.device = chip.name;
     report.environment.backend = "cost-model";

@@ -323,6 +323,29 @@ Report loadReport(const std::string& path) {
 
 void saveReport(const Report& report, const std::string& path) { writeFileAtomically(path, reportToString(report)); }
 
+Report newReport(const std::string& kind) {
+    Report report;
+    report.kind = kind;
+#ifdef NPUWB_VERSION
+    report.toolVersion = NPUWB_VERSION;
+#endif
+    report.createdAt = utcTimestamp();
+    return report;
+}
+
+void setRunSamples(RunStats& run, std::vector<double> samplesUs) {
+    run.runs = static_cast<int64_t>(samplesUs.size());
+    run.samplesUs = samplesUs;
+    if (samplesUs.empty()) return;
+    std::sort(samplesUs.begin(), samplesUs.end());
+    run.medianUs = samplesUs[samplesUs.size() / 2];
+    run.minUs = samplesUs.front();
+    run.maxUs = samplesUs.back();
+    double sum = 0;
+    for (double s : samplesUs) sum += s;
+    run.meanUs = sum / static_cast<double>(samplesUs.size());
+}
+
 std::string utcTimestamp() {
     std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
     std::tm tm{};

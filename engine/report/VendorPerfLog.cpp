@@ -409,12 +409,7 @@ VendorPerfLog loadRknnPerfLog(const std::string& path) {
 }
 
 Report reportFromRknnPerfLog(const VendorPerfLog& log, const std::string& source) {
-    Report r;
-    r.kind = "profile";
-#ifdef NPUWB_VERSION
-    r.toolVersion = NPUWB_VERSION;
-#endif
-    r.createdAt = utcTimestamp();
+    Report r = newReport("profile");
     r.model.path = source;
     r.model.name = std::filesystem::path(source).stem().string();
     r.model.producer = "RKNN perf log (" + log.format + ")";

@@ -93,11 +93,6 @@ std::vector<std::map<std::string, Value>> sliceInputs(const Session& session, co
     return feeds;
 }
 
-struct SliceRun {
-    int context = 0, slice = 0, pass = 0;
-    double startUs = 0, endUs = 0;
-};
-
 /// The contexts' worker threads. Each pins itself, compiles its context, then runs its slices once per pass; the
 /// passes are steps of one barrier shared with the calling thread (ready, then go/done per pass, then go to stop).
 class ContextWorkers {
@@ -141,8 +136,8 @@ public:
         for (auto& t : threads_) t.join();
         threads_.clear();
     }
-    std::vector<SliceRun> sliceRuns() const {
-        std::vector<SliceRun> all;
+    std::vector<ContextSliceRun> sliceRuns() const {
+        std::vector<ContextSliceRun> all;
         for (const auto& r : runs_) all.insert(all.end(), r.begin(), r.end());
         return all;
     }
@@ -171,7 +166,7 @@ private:
                     (void)sessions_[c]->run(feeds_[s]);
                     const auto end = Clock::now();
                     if (record_)
-                        runs_[c].push_back({static_cast<int>(c), static_cast<int>(s), passIndex_,
+                        runs_[c].push_back({static_cast<int64_t>(c), static_cast<int64_t>(s), passIndex_,
                                             std::chrono::duration<double, std::micro>(start - *origin_).count(),
                                             std::chrono::duration<double, std::micro>(end - *origin_).count()});
                 } catch (...) {
@@ -191,7 +186,7 @@ private:
     std::vector<std::vector<int>> cpus_;
     const std::vector<std::map<std::string, Value>>& feeds_;
     std::vector<std::exception_ptr> errors_;
-    std::vector<std::vector<SliceRun>> runs_;
+    std::vector<std::vector<ContextSliceRun>> runs_;
     std::barrier<> sync_;
     std::vector<std::thread> threads_;
     // Written by the calling thread before the barrier step that lets the workers read them.
@@ -254,11 +249,7 @@ Report profileContexts(std::shared_ptr<const Model> model, const ExecutorOptions
         quiet.cancel = control.cancel;
         report = profileModel(model, single, quiet);
     } else {
-        report.kind = "profile";
-#ifdef NPUWB_VERSION
-        report.toolVersion = NPUWB_VERSION;
-#endif
-        report.createdAt = utcTimestamp();
+        report = newReport("profile");
         report.model = summarizeModel(*model);
         report.environment = localEnvironment(threadsPerContext);
         report.environment.backend = first.backendName();
@@ -313,20 +304,15 @@ Report profileContexts(std::shared_ptr<const Model> model, const ExecutorOptions
         if (timed) samples.push_back(us);
     }
     if (control.progress) control.progress("run", options.runs, options.runs);
-    const std::vector<SliceRun> sliceRuns = workers.sliceRuns();
+    const std::vector<ContextSliceRun> sliceRuns = workers.sliceRuns();
     workers.stop();
 
     RunStats& run = report.run;
-    run.runs = options.runs;
+    setRunSamples(run, samples);
     run.warmup = options.warmup;
-    run.samplesUs = samples;
-    run.medianUs = medianOf(samples);
-    run.minUs = *std::min_element(samples.begin(), samples.end());
-    run.maxUs = *std::max_element(samples.begin(), samples.end());
-    run.meanUs = std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(samples.size());
     run.sessionCreateUs = createUs;
     std::vector<double> sliceUs;
-    for (const SliceRun& r : sliceRuns) sliceUs.push_back(r.endUs - r.startUs);
+    for (const ContextSliceRun& r : sliceRuns) sliceUs.push_back(r.endUs - r.startUs);
     run.breakdown = TimeBreakdown{};
     run.breakdown->inferenceUs = medianOf(sliceUs);
 
@@ -344,20 +330,7 @@ Report profileContexts(std::shared_ptr<const Model> model, const ExecutorOptions
     report.memory.peakRssBytes = peakRssBytes();
     report.runtime = rt;
 
-    Trace trace;
-    trace.name = "contexts";
-    trace.source = "measured";
-    for (int c = 0; c < contexts; ++c) trace.lanes.push_back("context " + std::to_string(c));
-    for (const SliceRun& r : sliceRuns) {
-        TraceEvent e;
-        e.lane = "context " + std::to_string(r.context);
-        e.name = "slice " + std::to_string(r.slice);
-        e.frame = r.pass;
-        e.startUs = r.startUs;
-        e.endUs = r.endUs;
-        trace.events.push_back(std::move(e));
-    }
-    report.traces.push_back(std::move(trace));
+    report.traces.push_back(contextsTrace(static_cast<size_t>(contexts), sliceRuns));
     return report;
 }
 

@@ -241,12 +241,7 @@ Report profileModel(std::shared_ptr<const Model> model, const RunOptions& option
     if (control.progress) control.progress("run", options.runs, options.runs);
     for (const auto& [k, t] : inputs) ioBytes += static_cast<int64_t>(t.byteSize());
 
-    Report report;
-    report.kind = "profile";
-#ifdef NPUWB_VERSION
-    report.toolVersion = NPUWB_VERSION;
-#endif
-    report.createdAt = utcTimestamp();
+    Report report = newReport("profile");
     report.model = summarizeModel(*model);
     report.environment = localEnvironment(session.threads());  // the reference executor is single-threaded
     report.environment.backend = session.backendName();
@@ -256,17 +251,8 @@ Report profileModel(std::shared_ptr<const Model> model, const RunOptions& option
     for (const auto& l : report.layers) observedMacs += l.macs;
     report.model.macs = std::max(report.model.macs, observedMacs);  // real shapes beat inferred ones
 
-    std::vector<double> sorted = samples;
-    std::sort(sorted.begin(), sorted.end());
-    report.run.runs = options.runs;
+    setRunSamples(report.run, samples);
     report.run.warmup = warmup;
-    report.run.samplesUs = samples;
-    report.run.medianUs = sorted[sorted.size() / 2];
-    report.run.minUs = sorted.front();
-    report.run.maxUs = sorted.back();
-    double sum = 0;
-    for (double s : samples) sum += s;
-    report.run.meanUs = sum / static_cast<double>(samples.size());
     report.run.sessionCreateUs = sessionCreateUs;
 
     MemoryPlan plan = planMemory(observer.lifetimes());

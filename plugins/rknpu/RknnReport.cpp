@@ -115,20 +115,9 @@ Report reportFromRknnRun(const RknnRunResult& result) {
     report.memory.ioBytes = io * result.batch;
 
     // The per-context timeline of the timed passes (one lane per context, one bar per batch slice).
-    Trace trace;
-    trace.name = "contexts";
-    trace.source = "measured";
-    for (size_t c = 0; c < contexts; ++c) trace.lanes.push_back("context " + std::to_string(c));
-    for (const auto& r : result.sliceRuns) {
-        TraceEvent e;
-        e.lane = "context " + std::to_string(r.context);
-        e.name = "slice " + std::to_string(r.slice);
-        e.frame = r.pass;
-        e.startUs = r.startUs;
-        e.endUs = r.endUs;
-        trace.events.push_back(std::move(e));
-    }
-    report.traces.push_back(std::move(trace));
+    std::vector<ContextSliceRun> bars;
+    for (const auto& r : result.sliceRuns) bars.push_back({r.context, r.slice, r.pass, r.startUs, r.endUs});
+    report.traces.push_back(contextsTrace(contexts, bars));
     return report;
 }
 

@@ -5,6 +5,7 @@
 
 #include <exception>
 
+#include "npuwb/ContextProfile.h"
 #include "npuwb/Error.h"
 #include "npuwb/Session.h"
 
@@ -19,7 +20,8 @@ ProfileJob::~ProfileJob() {
     watcher_.waitForFinished();
 }
 
-void ProfileJob::start(std::shared_ptr<const Model> model, const RunOptions& options) {
+void ProfileJob::start(std::shared_ptr<const Model> model, const RunOptions& options,
+                       std::optional<ModelRunOptions> contexts) {
     if (isRunning()) return;
     setRunning(true);
     ProfileControl control;
@@ -31,13 +33,15 @@ void ProfileJob::start(std::shared_ptr<const Model> model, const RunOptions& opt
             this, [this, phase = QString::fromStdString(phase), done, total] { emit progress(phase, done, total); },
             Qt::QueuedConnection);
     };
-    watcher_.setFuture(QtConcurrent::run([model = std::move(model), options = RunOptions(options), control]() mutable {
+    watcher_.setFuture(QtConcurrent::run([model = std::move(model), options = RunOptions(options), control,
+                                          contexts = std::move(contexts)]() mutable {
         Outcome outcome;
         outcome.failure = catchFailure([&] {  // no exception may cross into Qt's machinery
             std::string warning;
             options.executor.backend = usableBackendName(options.executor.backend, warning);
             outcome.warning = QString::fromStdString(warning);
-            outcome.report = std::make_shared<const Report>(profileModel(model, options, control));
+            outcome.report = std::make_shared<const Report>(
+                contexts ? profileContexts(model, options.executor, *contexts, control) : profileModel(model, options, control));
         });
         return outcome;
     }));

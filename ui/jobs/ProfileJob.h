@@ -7,11 +7,13 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 
 #include "jobs/Job.h"
 #include "npuwb/ir/Graph.h"
 #include "npuwb/Report.h"
 #include "npuwb/Profiler.h"
+#include "npuwb/sdk/ModelRuntime.h"
 
 namespace npuwb::ui {
 
@@ -21,8 +23,10 @@ public:
     explicit ProfileJob(QObject* parent = nullptr);
     /// Cancels and waits for a run in flight (the worker reports to this object).
     ~ProfileJob() override;
-    /// Ignored while a run is in flight.
-    void start(std::shared_ptr<const Model> model, const RunOptions& options);
+    /// Ignored while a run is in flight. With `contexts`, the model runs as that many concurrent execution contexts
+    /// over its batch slices (profileContexts, seed 002 on the CPU); progress then counts passes.
+    void start(std::shared_ptr<const Model> model, const RunOptions& options,
+               std::optional<ModelRunOptions> contexts = std::nullopt);
 
 signals:
     /// phase is "warm-up" or "run"; done/total count runs within the phase.

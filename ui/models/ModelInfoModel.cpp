@@ -132,7 +132,7 @@ void ModelInfoModel::setRunResult(const Report& report, bool fromRuntime) {
         addRow(run, tr("Activation arena"), formatBytes(report.memory.arenaBytes));
     }
     if (report.memory.peakRssBytes > 0) addRow(run, tr("Peak RSS"), formatBytes(report.memory.peakRssBytes));
-    if (fromRuntime && report.runtime) {  // per context: weights once (shared by rknn_dup_context), internal each
+    if (report.runtime) {  // per context: weights once (shared by rknn_dup_context or the backend), internal each
         const RuntimeSection& rt = *report.runtime;
         QStandardItem* memory = addSection(kRuntimeMemorySection);
         item(memory->row(), 1)->setText(formatBytes(rt.totalBytes));
@@ -141,7 +141,7 @@ void ModelInfoModel::setRunResult(const Report& report, bool fromRuntime) {
         for (const RuntimeContext& c : rt.contexts)
             addRow(memory, tr("Context %1 internal").arg(c.index), formatBytes(c.internalBytes),
                    tr("core mask %1").arg(QString::fromStdString(c.coreMask)));
-        addRow(memory, tr("Inputs + outputs"), formatBytes(report.memory.ioBytes));
+        if (fromRuntime) addRow(memory, tr("Inputs + outputs"), formatBytes(report.memory.ioBytes));
         addRow(run, tr("Throughput"), tr("%1 samples/s (batch %2, %3 context(s))")
                                           .arg(rt.samplesPerSecond, 0, 'f', 1)
                                           .arg(rt.batch)

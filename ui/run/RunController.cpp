@@ -183,7 +183,14 @@ void RunController::startLocalRun() {
     workbench_.showProgress(0, runWarmup_ + runCount_,
                             runWarmup_ > 0 ? tr("warm-up 0/%1").arg(runWarmup_) : tr("run 0/%1").arg(runCount_));
     workbench_.setStatus(tr("Running %1 locally …").arg(QFileInfo(workbench_.loadedModel()->path).fileName()));
-    profileJob_->start(workbench_.currentModel(), options);
+    // Contexts, a batch or a core mask: seed 002's concurrent contexts on the CPU backends, as on the NPU.
+    ModelRunOptions contexts = bar_->modelRunOptions();
+    const bool multi = contexts.contexts > 1 || contexts.batch > 1 || contexts.coreMask != NpuCoreMask::Auto;
+    if (multi) {
+        contexts.randomSeed = options.seed;
+        contexts.perLayer = options.layerTimes;
+    }
+    profileJob_->start(workbench_.currentModel(), options, multi ? std::optional(contexts) : std::nullopt);
 }
 
 void RunController::startBoardRun() {

@@ -326,5 +326,33 @@ Report loadReport(const std::string& path);
 void saveReport(const Report& report, const std::string& path);  // atomic
 /// "2026-11-29T12:00:00Z"
 std::string utcTimestamp();
+/// An empty report of `kind` stamped with this tool's version and the time now.
+Report newReport(const std::string& kind);
+/// `run`'s samples and their median, minimum, mean and maximum (the count of timed runs too).
+void setRunSamples(RunStats& run, std::vector<double> samplesUs);
+
+/// One batch slice a context ran (a whole-model runtime's rknn_dup_context copies, or CPU contexts).
+struct ContextSliceRun {
+    int64_t context = 0, slice = 0, pass = 0;
+    double startUs = 0.0, endUs = 0.0;
+};
+/// The "contexts" timeline of those runs: one lane per context, one bar per slice run. Inline: runtime plugins
+/// use it through the SDK.
+inline Trace contextsTrace(size_t contexts, const std::vector<ContextSliceRun>& runs) {
+    Trace trace;
+    trace.name = "contexts";
+    trace.source = "measured";
+    for (size_t c = 0; c < contexts; ++c) trace.lanes.push_back("context " + std::to_string(c));
+    for (const ContextSliceRun& r : runs) {
+        TraceEvent e;
+        e.lane = "context " + std::to_string(r.context);
+        e.name = "slice " + std::to_string(r.slice);
+        e.frame = r.pass;
+        e.startUs = r.startUs;
+        e.endUs = r.endUs;
+        trace.events.push_back(std::move(e));
+    }
+    return trace;
+}
 
 }  // namespace npuwb
