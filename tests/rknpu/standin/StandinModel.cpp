@@ -101,6 +101,8 @@ Context::Context(std::shared_ptr<const LoadedModel> model, uint32_t initFlags) :
     session = std::make_unique<Session>(loaded->model, options);
     if (options.profileKernels) layerTimes = std::make_unique<LayerTimes>();
     inputs.resize(loaded->inputs.size());
+    inputMems.resize(loaded->inputs.size());
+    outputMems.resize(loaded->outputs.size());
 }
 
 Context::~Context() = default;
