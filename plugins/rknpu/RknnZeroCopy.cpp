@@ -163,7 +163,8 @@ RknnZeroCopyIo::RknnZeroCopyIo(const RknnLibrary& lib, rknn::Context ctx, const 
     auto query = [&](rknn::QueryCmd cmd, rknn::TensorAttr& a, uint32_t index, const char* name) {
         a = rknn::TensorAttr{};
         a.index = index;
-        check(lib_.query(ctx_, cmd, &a, sizeof a), std::string("rknn_query(") + name + ", " + std::to_string(index) + ")");
+        check(lib_.query(ctx_, cmd, &a, sizeof a),
+              std::string("rknn_query(") + name + ", " + std::to_string(index) + ")");
     };
     // Checks the two layouts describe the same tensor and the runtime's buffer size holds the native one, then makes
     // and binds the buffer.

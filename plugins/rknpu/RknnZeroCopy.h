@@ -26,8 +26,8 @@ namespace npuwb::rknpu {
 class RknnZeroCopyIo {
 public:
     /// Queries the plain and native attributes of every input and output, makes one buffer per tensor
-    /// (rknn_create_mem of size_with_stride bytes) and binds it (rknn_set_io_mem). Throws Error(InvalidInput) naming the
-    /// model, the tensor and the failing call; the buffers made before a failure are destroyed.
+    /// (rknn_create_mem of size_with_stride bytes) and binds it (rknn_set_io_mem). Throws Error(InvalidInput) naming
+    /// the model, the tensor and the failing call; the buffers made before a failure are destroyed.
     RknnZeroCopyIo(const RknnLibrary& lib, rknn::Context ctx, const std::string& model);
     /// rknn_destroy_mem for every buffer: call before rknn_destroy of the context.
     ~RknnZeroCopyIo();

@@ -32,6 +32,7 @@ struct LoadedModel {
     std::string targetPlatform;
     int64_t batch = 1;
     int64_t npuCores = 1;  // from the chip profile of the target platform
+    uint32_t inputWidthAlign = kDefaultInputWidthAlign;  // native input rows (StandinZeroCopy.h)
     std::vector<IoDesc> inputs, outputs;
     uint64_t weightBytes = 0;    // initializer bytes
     uint64_t internalBytes = 0;  // intermediate values of one run (no reuse assumed), per context

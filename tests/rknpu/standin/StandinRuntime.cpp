@@ -245,7 +245,7 @@ STANDIN_EXPORT int rknn_query(rknn_context context, rknn_query_cmd cmd, void* in
             // both native queries answer the same), input rows padded to a w_stride.
             const bool native = cmd != RKNN_QUERY_INPUT_ATTR && cmd != RKNN_QUERY_OUTPUT_ATTR;
             fillAttr(*a, list[a->index], native);
-            if (native) makeNative(*a, input);
+            if (native) makeNative(*a, input, m.inputWidthAlign);
             return RKNN_SUCC;
         }
         case RKNN_QUERY_PERF_DETAIL: {
@@ -520,7 +520,7 @@ STANDIN_EXPORT int rknn_set_io_mem(rknn_context context, rknn_tensor_mem* mem, r
         rknn_tensor_attr native{};
         native.index = static_cast<uint32_t>(index);
         fillAttr(native, *d, true);
-        makeNative(native, input);
+        makeNative(native, input, m.inputWidthAlign);
         IoBinding b;
         b.mem = mem;
         b.type = *type;

@@ -42,14 +42,14 @@ template <class F> void forEachElement(const Shape& s, const IoBinding& b, F f) 
 
 }  // namespace
 
-void makeNative(rknn_tensor_attr& a, bool input) {
+void makeNative(rknn_tensor_attr& a, bool input, uint32_t inputWidthAlign) {
     if (a.fmt != RKNN_TENSOR_NHWC || a.n_dims != 4) {
         a.w_stride = 0;
         a.size_with_stride = a.size;
         return;
     }
     const uint32_t width = a.dims[2];
-    a.w_stride = input ? (width + kNativeInputWidthAlign - 1) / kNativeInputWidthAlign * kNativeInputWidthAlign : width;
+    a.w_stride = input ? (width + inputWidthAlign - 1) / inputWidthAlign * inputWidthAlign : width;
     const uint32_t elementBytes = a.n_elems ? a.size / a.n_elems : 0;
     a.size_with_stride = a.dims[0] * a.dims[1] * a.w_stride * a.dims[3] * elementBytes;
     a.h_stride = 0;  // written by the caller (0: the height)

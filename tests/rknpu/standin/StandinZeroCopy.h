@@ -10,14 +10,15 @@
 
 namespace npuwb::standin {
 
-/// Native input rows are padded to a multiple of this many pixels (w_stride), so the stride logic of a caller shows
-/// on any input whose width is not a multiple of it (an 8-wide input has w_stride 16).
-inline constexpr uint32_t kNativeInputWidthAlign = 16;
+/// Native input rows are padded to a multiple of the chip profile's zeroCopyInputWidthAlign pixels (w_stride), this
+/// many where the profile is not installed, so the stride logic of a caller shows on any input whose width is not a
+/// multiple of it (an 8-wide input on RV1106 has w_stride 16).
+inline constexpr uint32_t kDefaultInputWidthAlign = 16;
 
 /// Turns the NHWC attributes of a tensor (fillAttr with nhwc) into its native ones: a 4-D input gets w_stride = its
-/// width rounded up to kNativeInputWidthAlign and size_with_stride to match; a 4-D output keeps w_stride = its width;
+/// width rounded up to `inputWidthAlign` and size_with_stride to match; a 4-D output keeps w_stride = its width;
 /// tensors of other ranks are flat (w_stride 0, size_with_stride = size).
-void makeNative(rknn_tensor_attr& a, bool input);
+void makeNative(rknn_tensor_attr& a, bool input, uint32_t inputWidthAlign);
 
 /// A buffer bound to an input or output with rknn_set_io_mem, and how its bytes are laid out.
 struct IoBinding {

@@ -1,6 +1,6 @@
 // The stand-in's zero-copy API through its C API, loaded with dlopen: the native attributes (NHWC, input rows padded
-// to a w_stride of 16 pixels), a run through rknn_create_mem buffers bound with rknn_set_io_mem equal to the
-// rknn_inputs_set path (padding never read), buffers read at every run, the vendor's error codes for bad calls with no
+// to the chip profile's zero-copy input alignment: 16 pixels on RV1106, 8 on RK3566), a run through rknn_create_mem
+// buffers bound with rknn_set_io_mem equal to the rknn_inputs_set path (padding never read), buffers read at every run, the vendor's error codes for bad calls with no
 // buffer left behind, the test-only failure of rknn_create_mem, and the mini runtime variant librknnmrt.so exporting
 // only what that runtime has.
 #include <dlfcn.h>
@@ -59,14 +59,14 @@ struct Api {
     }
 };
 
-/// x [1,2,3,10] -> Relu -> y [1,2,3,10], and Flatten -> f [1,60]: a 10-wide input (native rows of 16 pixels), a 4-D
-/// output and a flat one.
-std::string container() {
+/// x [1,2,3,W] -> Relu -> y [1,2,3,W], and Flatten -> f [1,6W]: a W-wide input (W 10: native rows of 16 pixels on
+/// RV1106), a 4-D output and a flat one.
+std::string container(const std::string& target = "rv1106", int64_t width = 10) {
     Model m;
     m.opsetImports[""] = 17;
     m.graph.name = "standin_zero_copy";
-    m.graph.inputs = {unittest::tensorInfo("x", {1, 2, 3, 10})};
-    m.graph.outputs = {unittest::tensorInfo("y", {1, 2, 3, 10}), unittest::tensorInfo("f", {1, 60})};
+    m.graph.inputs = {unittest::tensorInfo("x", {1, 2, 3, width})};
+    m.graph.outputs = {unittest::tensorInfo("y", {1, 2, 3, width}), unittest::tensorInfo("f", {1, 6 * width})};
     Node relu;
     relu.name = "relu0";
     relu.opType = "Relu";
@@ -79,13 +79,12 @@ std::string container() {
     flat.outputs = {"f"};
     m.graph.nodes = {relu, flat};
     const std::string onnx = serializeModel(m);
-    return std::string("NPUWB-STANDIN-RKNN 1\n") + "{\"target_platform\":\"rv1106\",\"onnx_bytes\":" +
+    return std::string("NPUWB-STANDIN-RKNN 1\n") + "{\"target_platform\":\"" + target + "\",\"onnx_bytes\":" +
            std::to_string(onnx.size()) + "}\n" + onnx;
 }
 
-rknn_context init(const Api& api) {
+rknn_context init(const Api& api, std::string bytes = container()) {
     rknn_context ctx = 0;
-    std::string bytes = container();
     EXPECT_EQ(api.init(&ctx, bytes.data(), static_cast<uint32_t>(bytes.size()), 0, nullptr), RKNN_SUCC);
     return ctx;
 }
@@ -171,6 +170,14 @@ TEST(StandinZeroCopy, NativeAttrsAreNhwcWithInputRowsPaddedToSixteenPixels) {
     EXPECT_EQ(plain.fmt, RKNN_TENSOR_NCHW);
     EXPECT_EQ(plain.size_with_stride, plain.size);
     EXPECT_EQ(api.destroy(ctx), RKNN_SUCC);
+    // A 20-wide input: rows of 32 pixels on RV1106 (alignment 16), 24 on RK3566 (alignment 8).
+    for (auto [target, stride] : {std::pair{"rv1106", 32u}, {"rk3566", 24u}}) {
+        const rknn_context wide = init(api, container(target, 20));
+        const rknn_tensor_attr a = queried(api, wide, RKNN_QUERY_NATIVE_INPUT_ATTR, 0);
+        EXPECT_EQ(a.w_stride, stride) << target;
+        EXPECT_EQ(a.size_with_stride, 3u * stride * 2 * 4) << target;
+        EXPECT_EQ(api.destroy(wide), RKNN_SUCC);
+    }
 }
 
 TEST(StandinZeroCopy, BuffersAreReadAtEveryRunAndEqualTheInputsSetPath) {
