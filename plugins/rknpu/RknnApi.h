@@ -5,10 +5,12 @@
 //
 // Source: rknn_api.h as published in airockchip/rknn_model_zoo, 3rdparty/rknpu2/include/rknn_api.h at commit
 // bad6c7334531becaf90a561988519b7bec34d0ab (the RKNPU2 2.x header: it has RKNN_TENSOR_BFLOAT16, RKNN_NPU_CORE_ALL
-// and RKNN_FLAG_MODEL_BUFFER_ZERO_COPY); the declarations used here are unchanged from the RKNPU2 1.5 header
-// (rockchip-linux/rknpu2, runtime/RK3588/Linux/librknn_api/include/rknn_api.h). The numbers in the static_asserts
-// below were measured by compiling that header: gcc on x86_64 (aarch64 has the same LP64 layout) and clang
-// --target=armv7-linux-gnueabihf (the armhf runtimes, where rknn_context is 32 bits). C enums are int-sized.
+// and RKNN_FLAG_MODEL_BUFFER_ZERO_COPY); the declarations used here, except the zero-copy ones (rknn_tensor_mem,
+// rknn_create_mem, rknn_set_io_mem, rknn_destroy_mem: checked against the 2.x header only), are unchanged from the
+// RKNPU2 1.5 header (rockchip-linux/rknpu2, runtime/RK3588/Linux/librknn_api/include/rknn_api.h). The numbers in
+// the static_asserts below were measured by compiling that header: gcc on x86_64 (aarch64 has the same LP64 layout)
+// and clang --target=armv7-linux-gnueabihf (the armhf runtimes, where rknn_context is 32 bits). C enums are
+// int-sized.
 #include <cstddef>
 #include <cstdint>
 
@@ -33,6 +35,17 @@ enum QueryCmd : int32_t {  // rknn_query_cmd
     kQueryPerfRun = 4,     // RKNN_QUERY_PERF_RUN (valid after rknn_outputs_get)
     kQuerySdkVersion = 5,  // RKNN_QUERY_SDK_VERSION
     kQueryMemSize = 6,     // RKNN_QUERY_MEM_SIZE
+    kQueryNativeInputAttr = 8,       // RKNN_QUERY_NATIVE_INPUT_ATTR (the zero-copy buffers' layout)
+    kQueryNativeOutputAttr = 9,      // RKNN_QUERY_NATIVE_OUTPUT_ATTR
+    kQueryNativeNhwcOutputAttr = 11,  // RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR
+};
+
+enum TensorFormat : int32_t {  // rknn_tensor_format
+    kNCHW = 0, kNHWC = 1, kNC1HWC2 = 2, kFormatUndefined = 3,
+};
+
+enum QuantType : int32_t {  // rknn_tensor_qnt_type
+    kQntNone = 0, kQntDfp = 1, kQntAffine = 2,
 };
 
 enum TensorType : int32_t {  // rknn_tensor_type
@@ -56,9 +69,9 @@ struct TensorAttr {  // rknn_tensor_attr
     char name[kMaxNameLen];
     uint32_t n_elems;
     uint32_t size;
-    int32_t fmt;   // rknn_tensor_format: NCHW 0, NHWC 1, NC1HWC2 2, UNDEFINED 3
+    int32_t fmt;   // rknn_tensor_format
     int32_t type;  // rknn_tensor_type
-    int32_t qnt_type;
+    int32_t qnt_type;  // rknn_tensor_qnt_type
     int8_t fl;
     int32_t zp;
     float scale;
@@ -108,6 +121,16 @@ struct Output {  // rknn_output
     uint32_t size;
 };
 
+struct TensorMem {  // rknn_tensor_mem: a zero-copy buffer made by rknn_create_mem, owned by the runtime
+    void* virt_addr;
+    uint64_t phys_addr;
+    int32_t fd;
+    int32_t offset;
+    uint32_t size;
+    uint32_t flags;
+    void* priv_data;
+};
+
 // The functions, resolved with dlsym by their C names. The extend arguments (rknn_init_extend*, rknn_run_extend*,
 // rknn_output_extend*) are always passed null here, so they are plain pointers.
 extern "C" {
@@ -120,6 +143,9 @@ using InputsSetFn = int (*)(Context context, uint32_t n_inputs, Input inputs[]);
 using RunFn = int (*)(Context context, void* extend);                                          // rknn_run
 using OutputsGetFn = int (*)(Context context, uint32_t n_outputs, Output outputs[], void* extend);  // rknn_outputs_get
 using OutputsReleaseFn = int (*)(Context context, uint32_t n_outputs, Output outputs[]);  // rknn_outputs_release
+using CreateMemFn = TensorMem* (*)(Context context, uint32_t size);                        // rknn_create_mem
+using DestroyMemFn = int (*)(Context context, TensorMem* mem);                             // rknn_destroy_mem
+using SetIoMemFn = int (*)(Context context, TensorMem* mem, TensorAttr* attr);             // rknn_set_io_mem
 }
 
 // Layout checks against the published header (see the top of this file for how the numbers were measured).
@@ -140,6 +166,11 @@ static_assert(sizeof(MemSize) == 64);
 static_assert(offsetof(MemSize, total_internal_size) == 4 && offsetof(MemSize, total_dma_allocated_size) == 8);
 static_assert(offsetof(MemSize, total_sram_size) == 16 && offsetof(MemSize, free_sram_size) == 20);
 static_assert(offsetof(MemSize, reserved) == 24);
+// rknn_tensor_mem measured alike on x86_64, aarch64 and armv7 hard-float (phys_addr is 8-aligned on all three).
+static_assert(sizeof(TensorMem) == 40 && alignof(TensorMem) == 8 && offsetof(TensorMem, phys_addr) == 8);
+static_assert(offsetof(TensorMem, fd) == 16 && offsetof(TensorMem, offset) == 20 && offsetof(TensorMem, size) == 24);
+static_assert(offsetof(TensorMem, flags) == 28 && offsetof(TensorMem, priv_data) == 32);
+static_assert(sizeof(TensorFormat) == 4 && sizeof(QuantType) == 4);
 #if defined(__LP64__)  // x86_64, aarch64
 static_assert(sizeof(Context) == 8);
 static_assert(sizeof(Input) == 32 && offsetof(Input, buf) == 8 && offsetof(Input, size) == 16);

@@ -22,25 +22,30 @@ std::unique_ptr<RknnLibrary> loadOne(const std::string& path, std::string& why) 
     auto lib = std::make_unique<RknnLibrary>();
     lib->path = path;
     lib->mini = std::filesystem::path(path).filename().string().find("rknnmrt") != std::string::npos;
-    std::string missing;
-    auto resolve = [&](auto& fn, const char* name, bool required) {
+    auto resolve = [&](auto& fn, const char* name, std::string& missing) {
         fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(handle, name));
-        if (!fn && required) missing += (missing.empty() ? "" : ", ") + std::string(name);
+        if (!fn) missing += (missing.empty() ? "" : ", ") + std::string(name);
     };
-    resolve(lib->init, "rknn_init", true);
-    resolve(lib->destroy, "rknn_destroy", true);
-    resolve(lib->query, "rknn_query", true);
-    resolve(lib->inputsSet, "rknn_inputs_set", true);
-    resolve(lib->run, "rknn_run", true);
-    resolve(lib->outputsGet, "rknn_outputs_get", true);
-    resolve(lib->outputsRelease, "rknn_outputs_release", true);
-    resolve(lib->dupContext, "rknn_dup_context", false);
-    resolve(lib->setCoreMask, "rknn_set_core_mask", false);
+    std::string missing, optional, noInputsSet, noZeroCopy;
+    resolve(lib->init, "rknn_init", missing);
+    resolve(lib->destroy, "rknn_destroy", missing);
+    resolve(lib->query, "rknn_query", missing);
+    resolve(lib->run, "rknn_run", missing);
+    resolve(lib->dupContext, "rknn_dup_context", optional);
+    resolve(lib->setCoreMask, "rknn_set_core_mask", optional);
+    // Either I/O path will do: rknn_inputs_set first, the zero-copy buffers (all the mini runtime has) otherwise.
+    resolve(lib->inputsSet, "rknn_inputs_set", noInputsSet);
+    resolve(lib->outputsGet, "rknn_outputs_get", noInputsSet);
+    resolve(lib->outputsRelease, "rknn_outputs_release", noInputsSet);
+    resolve(lib->createMem, "rknn_create_mem", noZeroCopy);
+    resolve(lib->destroyMem, "rknn_destroy_mem", noZeroCopy);
+    resolve(lib->setIoMem, "rknn_set_io_mem", noZeroCopy);
+    if (!noInputsSet.empty()) lib->inputsSet = nullptr, lib->outputsGet = nullptr, lib->outputsRelease = nullptr;
+    if (!noInputsSet.empty() && !noZeroCopy.empty())
+        missing += (missing.empty() ? "" : ", ") + noInputsSet + " (the rknn_inputs_set I/O path) and " + noZeroCopy +
+                   " (the zero-copy I/O path)";
     if (!missing.empty()) {
-        why = "'" + path + "' lacks " + missing +
-              (lib->mini ? " (this plugin feeds inputs with rknn_inputs_set; the mini runtime's zero-copy "
-                           "rknn_set_io_mem path is not implemented)"
-                         : "");
+        why = "'" + path + "' lacks " + missing;
         return nullptr;
     }
     return lib;

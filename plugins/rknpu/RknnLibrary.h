@@ -1,7 +1,7 @@
 #pragma once
 // Loading Rockchip's NPU runtime with dlopen: librknnrt.so (RK3588, RK3576, RK3566/68, RK3562), or the mini runtime
 // librknnmrt.so of RV1106/RV1103, which has a smaller API (no rknn_dup_context, no per-layer perf detail, one NPU
-// core). Private to the plugin.
+// core, and only the zero-copy I/O of RknnZeroCopy.h). Private to the plugin.
 #include <memory>
 #include <string>
 
@@ -9,19 +9,31 @@
 
 namespace npuwb::rknpu {
 
-/// The runtime's entry points. The optional ones are null when the library lacks them (the mini runtime).
+/// The runtime's entry points. The optional ones are null when the library lacks them (the mini runtime). Of the two
+/// I/O paths one is complete: rknn_inputs_set / rknn_outputs_get when the library has them (null when it lacks any of
+/// the three), else the zero-copy buffers.
 struct RknnLibrary {
     std::string path;          // as given to dlopen
     bool mini = false;         // librknnmrt.so
     rknn::InitFn init = nullptr;
     rknn::DestroyFn destroy = nullptr;
     rknn::QueryFn query = nullptr;
-    rknn::InputsSetFn inputsSet = nullptr;
     rknn::RunFn run = nullptr;
+    rknn::InputsSetFn inputsSet = nullptr;            // the inputs_set path: absent from librknnmrt.so
     rknn::OutputsGetFn outputsGet = nullptr;
     rknn::OutputsReleaseFn outputsRelease = nullptr;
+    rknn::CreateMemFn createMem = nullptr;            // the zero-copy path (RknnZeroCopy.h)
+    rknn::DestroyMemFn destroyMem = nullptr;
+    rknn::SetIoMemFn setIoMem = nullptr;
     rknn::DupContextFn dupContext = nullptr;    // optional: absent from librknnmrt.so
     rknn::SetCoreMaskFn setCoreMask = nullptr;  // optional: absent from librknnmrt.so
+
+    /// The I/O path a run takes: zero-copy buffers when the library has no rknn_inputs_set path.
+    bool zeroCopyIo() const { return inputsSet == nullptr; }
+    const char* ioPathName() const {
+        return zeroCopyIo() ? "zero-copy (rknn_create_mem + rknn_set_io_mem buffers)"
+                            : "rknn_inputs_set / rknn_outputs_get";
+    }
 };
 
 /// The runtime at `path` ("" = $NPUWB_RKNNRT_LIBRARY, else librknnrt.so, else librknnmrt.so), or null with `why`
@@ -32,6 +44,7 @@ std::unique_ptr<RknnLibrary> loadRknnLibrary(const std::string& path, std::strin
 /// What the mini runtime lacks, said once in errors and report notes.
 inline constexpr const char* kMiniRuntimeLacks =
     "librknnmrt.so is the RV1106/RV1103 mini runtime: it has no rknn_dup_context (one context only), no per-layer "
-    "perf detail (RKNN_QUERY_PERF_DETAIL) and one NPU core (core mask auto only)";
+    "perf detail (RKNN_QUERY_PERF_DETAIL), one NPU core (core mask auto only) and no rknn_inputs_set / "
+    "rknn_outputs_get (inputs and outputs go through zero-copy buffers in the runtime's native layout)";
 
 }  // namespace npuwb::rknpu

@@ -80,9 +80,11 @@ Report reportFromRknnRun(const RknnRunResult& result) {
     rt.batch = result.batch;
     const size_t contexts = result.contexts.size();
     rt.timing = "run.*: wall time of each timed pass (" + std::to_string(result.batch) + " batch slice(s) over " +
-                std::to_string(contexts) + " concurrent context(s), rknn_inputs_set to rknn_outputs_get), " +
-                std::to_string(result.runs) + " passes after " + std::to_string(result.warmup) +
-                " warm-up; contexts created without RKNN_FLAG_COLLECT_PERF_MASK; breakdownUs: medians per slice run";
+                std::to_string(contexts) + " concurrent context(s)), " + std::to_string(result.runs) + " passes after " +
+                std::to_string(result.warmup) + " warm-up; I/O path: " + result.ioPath +
+                "; contexts created without RKNN_FLAG_COLLECT_PERF_MASK; breakdownUs: medians per slice run of " +
+                (result.zeroCopyIo ? "the input copies into the buffers, rknn_run and the output reads from them"
+                                   : "rknn_inputs_set, rknn_run and rknn_outputs_get");
     if (!report.layers.empty())
         rt.layerTiming = "layers: RKNN_QUERY_PERF_DETAIL of one run (after the warm-up runs) of batch slice 0 on a separate context created "
                          "with RKNN_FLAG_COLLECT_PERF_MASK (perf collection slows the NPU; its times are not the totals)";

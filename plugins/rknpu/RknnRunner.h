@@ -29,7 +29,9 @@ struct RknnSliceRun {
     int pass = 0;  // timed pass index (warm-up passes are not kept)
     int slice = 0;
     double startUs = 0, endUs = 0;
-    double inputsSetUs = 0, runUs = 0, outputsGetUs = 0;  // wall time of rknn_inputs_set, rknn_run, rknn_outputs_get
+    // Wall time of rknn_inputs_set, rknn_run, rknn_outputs_get; on the zero-copy path of the input copies into the
+    // buffers, rknn_run, the output reads from them.
+    double inputsSetUs = 0, runUs = 0, outputsGetUs = 0;
     double perfRunUs = -1;                                // RKNN_QUERY_PERF_RUN; -1 when the runtime did not answer
 };
 
@@ -44,6 +46,8 @@ struct RknnRunResult {
     std::string modelPath;
     std::string library;      // what was loaded
     bool miniRuntime = false;  // librknnmrt.so (RV1106/RV1103)
+    bool zeroCopyIo = false;   // inputs and outputs through zero-copy buffers (no rknn_inputs_set path)
+    std::string ioPath;        // that path, named
     std::string apiVersion, driverVersion;  // RKNN_QUERY_SDK_VERSION
     std::vector<TensorDesc> inputs, outputs;  // one run's tensors as the runtime reports them
     int warmup = 0, runs = 0, batch = 1;

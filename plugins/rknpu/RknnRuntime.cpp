@@ -14,6 +14,7 @@
 #include "RknnInputs.h"
 #include "RknnLibrary.h"
 #include "RknnRunner.h"
+#include "RknnZeroCopy.h"
 #include "npuwb/AtomicFile.h"
 #include "npuwb/Error.h"
 
@@ -53,6 +54,7 @@ class Context {
 public:
     Context(const RknnLibrary& lib, std::string model) : lib_(lib), model_(std::move(model)) {}
     ~Context() {
+        zeroCopy_.reset();  // its buffers go before the context
         if (live_) lib_.destroy(ctx_);
     }
     Context(const Context&) = delete;
@@ -62,12 +64,14 @@ public:
     int init(std::string& blob, uint32_t flags) {
         const int rc = lib_.init(&ctx_, blob.data(), static_cast<uint32_t>(blob.size()), flags, nullptr);
         live_ = rc == rknn::kSucc;
+        if (live_ && lib_.zeroCopyIo()) zeroCopy_ = std::make_unique<RknnZeroCopyIo>(lib_, ctx_, model_);
         return rc;
     }
     /// A copy sharing `from`'s weights (rknn_dup_context).
     void dupFrom(Context& from) {
         check(lib_.dupContext(&from.ctx_, &ctx_), "rknn_dup_context");
         live_ = true;
+        if (lib_.zeroCopyIo()) zeroCopy_ = std::make_unique<RknnZeroCopyIo>(lib_, ctx_, model_);
     }
     void check(int rc, const std::string& call) const {
         if (rc != rknn::kSucc) failInput(model_ + ": " + call + " failed with RKNN error " + std::to_string(rc));
@@ -76,12 +80,15 @@ public:
         return lib_.query(ctx_, cmd, &info, sizeof info);
     }
     rknn::Context handle() const { return ctx_; }
+    /// Its zero-copy buffers when the library has no rknn_inputs_set path, else null.
+    const RknnZeroCopyIo* zeroCopy() const { return zeroCopy_.get(); }
 
 private:
     const RknnLibrary& lib_;
     std::string model_;
     rknn::Context ctx_ = 0;
     bool live_ = false;
+    std::unique_ptr<RknnZeroCopyIo> zeroCopy_;
 };
 
 /// The contexts of a run; copies are destroyed before the context whose weights they share.
@@ -102,7 +109,8 @@ struct OutputBuffer {
 };
 
 /// Runs batch slice `slice` on `ctx`: inputs from their slice offsets, outputs into theirs. `whileHeld` runs between
-/// rknn_outputs_get and rknn_outputs_release, where the perf queries are valid. Returns the timings.
+/// rknn_outputs_get and rknn_outputs_release, where the perf queries are valid. Returns the timings. On the zero-copy
+/// path the inputs are copied into the context's buffers and the outputs read from them instead.
 RknnSliceRun runSlice(const RknnLibrary& lib, const Context& ctx, std::vector<RknnInputBuffer>& inputs,
                       std::vector<OutputBuffer>& outputs, int slice, Clock::time_point origin,
                       const std::function<void()>& whileHeld = {}) {
@@ -121,20 +129,28 @@ RknnSliceRun runSlice(const RknnLibrary& lib, const Context& ctx, std::vector<Rk
     }
     RknnSliceRun r;
     r.slice = slice;
+    const RknnZeroCopyIo* zeroCopy = ctx.zeroCopy();
     const auto t0 = Clock::now();
-    ctx.check(lib.inputsSet(ctx.handle(), static_cast<uint32_t>(in.size()), in.data()),
-              "rknn_inputs_set (batch slice " + std::to_string(slice) + ")");
+    if (zeroCopy)
+        for (size_t i = 0; i < in.size(); ++i)
+            zeroCopy->writeInput(i, static_cast<const uint8_t*>(in[i].buf), in[i].type);
+    else
+        ctx.check(lib.inputsSet(ctx.handle(), static_cast<uint32_t>(in.size()), in.data()),
+                  "rknn_inputs_set (batch slice " + std::to_string(slice) + ")");
     const auto t1 = Clock::now();
     ctx.check(lib.run(ctx.handle(), nullptr), "rknn_run (batch slice " + std::to_string(slice) + ")");
     const auto t2 = Clock::now();
-    ctx.check(lib.outputsGet(ctx.handle(), static_cast<uint32_t>(out.size()), out.data(), nullptr),
-              "rknn_outputs_get (batch slice " + std::to_string(slice) + ")");
+    if (zeroCopy)
+        for (size_t k = 0; k < out.size(); ++k) zeroCopy->readOutput(k, static_cast<uint8_t*>(out[k].buf));
+    else
+        ctx.check(lib.outputsGet(ctx.handle(), static_cast<uint32_t>(out.size()), out.data(), nullptr),
+                  "rknn_outputs_get (batch slice " + std::to_string(slice) + ")");
     const auto t3 = Clock::now();
     rknn::PerfRun perf{};
     if (ctx.query(rknn::kQueryPerfRun, perf) == rknn::kSucc && perf.run_duration >= 0)
         r.perfRunUs = static_cast<double>(perf.run_duration);  // valid until rknn_outputs_release
     if (whileHeld) whileHeld();
-    lib.outputsRelease(ctx.handle(), static_cast<uint32_t>(out.size()), out.data());
+    if (!zeroCopy) lib.outputsRelease(ctx.handle(), static_cast<uint32_t>(out.size()), out.data());
     r.startUs = microsBetween(origin, t0);
     r.endUs = microsBetween(origin, t3);
     r.inputsSetUs = microsBetween(t0, t1);
@@ -209,6 +225,8 @@ RknnRunResult runRknnModel(const std::string& modelPath, const ModelRunOptions& 
     result.warmup = options.warmup;
     result.runs = options.runs;
     result.batch = options.batch;
+    result.zeroCopyIo = lib->zeroCopyIo();
+    result.ioPath = lib->ioPathName();
     if (lib->mini) result.notes.push_back(kMiniRuntimeLacks);
     if (contexts > 1 && !lib->dupContext)
         failUnsupported(modelPath + ": " + std::to_string(contexts) + " contexts need rknn_dup_context, which '" +
@@ -277,6 +295,10 @@ RknnRunResult runRknnModel(const std::string& modelPath, const ModelRunOptions& 
         }
     }
     if (!result.haveMemSize) result.notes.push_back("no memory figures: the runtime did not answer RKNN_QUERY_MEM_SIZE");
+    if (const RknnZeroCopyIo* io = ctxs[0].zeroCopy())
+        result.notes.push_back("inputs and outputs through zero-copy buffers: " + std::to_string(io->bufferBytes()) +
+                               " bytes per context (rknn_create_mem, sizes with stride), not in the internal memory "
+                               "figure (RKNN_QUERY_MEM_SIZE excludes inputs and outputs)");
 
     // The per-layer pass, once the timed contexts (and their core masks) are known to be accepted.
     if (options.perLayer) perLayerPass(*lib, modelPath, blob, contextCoreMask(options, 0), options.warmup, inputs, outputs,

@@ -1,10 +1,11 @@
 #!/bin/bash
 # npuwb-cli profile MODEL.rknn against the stand-in librknnrt.so (standin/): "not available" without a runtime (also
 # through the run-rknn alias), a full run whose report validates and carries the runtime section, a contexts sweep,
-# core masks accepted and refused (by the runtime and by --chip), and bad inputs refused naming the input.
-# usage: cli_profile_rknn.sh NPUWB_CLI WORK_DIR SOURCE_DIR STANDIN_LIBRKNNRT
+# core masks accepted and refused (by the runtime and by --chip), bad inputs refused naming the input, and the mini
+# runtime (the stand-in librknnmrt.so) through the zero-copy I/O path, said in the output, its failures named.
+# usage: cli_profile_rknn.sh NPUWB_CLI WORK_DIR SOURCE_DIR STANDIN_LIBRKNNRT STANDIN_LIBRKNNMRT
 set -u
-cli=$1 work=$2 src=$3 standin=$4
+cli=$1 work=$2 src=$3 standin=$4 mini=$5
 py=/usr/bin/python3
 validate="$py $src/tests/cli/validate_report.py $src/resources/schema/report.schema.json"
 rm -rf "$work" && mkdir -p "$work"
@@ -49,6 +50,7 @@ assert len(rt['contexts']) == 1 and rt['weightBytes'] == 4*3*3*3*4 and rt['sampl
 assert r['run']['runs'] == 3 and 'COLLECT_PERF' in rt['layerTiming'], rt"
 check "table printed" grep -q "Pass time: median" "$work/run.out"
 check "memory printed" grep -q "Memory: weights 432 B (once, shared)" "$work/run.out"
+check "I/O path printed" grep -q "I/O path: rknn_inputs_set / rknn_outputs_get" "$work/run.out"
 
 # Throughput against contexts: one report per point, a table row per point.
 "$cli" profile "$work/rk3588.rknn" --batch 3 --contexts 1,2,3 --runs 2 --warmup 0 \
@@ -88,6 +90,29 @@ check "wrong-size input exits 1" test $? -eq 1
 check "wrong-size input named" grep -q "input 'x': $work/small.npy holds 48 elements, the model takes 192" "$work/input.err"
 "$cli" profile "$work/rk3588.rknn" --batch 2 --input x="$work/ok.npy" --runs 1 >/dev/null 2>"$work/ok.err"
 check "batch input file accepted" test $? -eq 0
+
+# The RV1106/RV1103 mini runtime: no rknn_inputs_set, so inputs and outputs go through zero-copy buffers.
+$py "$src/tests/rknpu/standin/make_standin_rknn.py" "$work/small.onnx" --target rv1106 -o "$work/rv1106.rknn"
+NPUWB_RKNNRT_LIBRARY=$mini "$cli" profile "$work/rv1106.rknn" --runs 2 --json "$work/mini.json" \
+    >"$work/mini.out" 2>"$work/mini.err"
+check "mini runtime profile exits 0" test $? -eq 0
+check "mini runtime report matches the schema" $py -c "
+import json, jsonschema
+jsonschema.validate(json.load(open('$work/mini.json')), json.load(open('$src/resources/schema/report.schema.json')))"
+check "mini runtime: zero-copy path printed" \
+    grep -q "I/O path: zero-copy (rknn_create_mem + rknn_set_io_mem buffers)" "$work/mini.out"
+check "mini runtime: what it lacks printed" grep -q "^Note: librknnmrt.so is .*no rknn_inputs_set" "$work/mini.out"
+check "mini runtime: buffers printed" grep -q "^Note: inputs and outputs through zero-copy buffers: 2560 bytes" \
+    "$work/mini.out"
+check "mini runtime report: zero-copy timing, no layer rows" $py -c "
+import json; r = json.load(open('$work/mini.json'))
+assert 'I/O path: zero-copy' in r['runtime']['timing'] and r['layers'] == [], r['runtime']
+assert r['run']['runs'] == 2 and r['run']['breakdownUs']['inputCopy'] > 0, r['run']"
+NPUWB_STANDIN_FAIL_CREATE_MEM=2 NPUWB_RKNNRT_LIBRARY=$mini "$cli" profile "$work/rv1106.rknn" --runs 1 \
+    >/dev/null 2>"$work/mem.err"
+check "failing rknn_create_mem exits 1" test $? -eq 1
+check "failing rknn_create_mem named with the model" \
+    grep -q "$work/rv1106.rknn: rknn_create_mem(1024 bytes) for output 'y' returned no buffer" "$work/mem.err"
 
 echo "$passes passed, $fails failed"
 test "$fails" -eq 0

@@ -57,6 +57,11 @@ std::shared_ptr<const LoadedModel> loadModel(const std::string& containerBytes, 
     // The container's own figure (hosts without the chip profiles, e.g. a board the agent was deployed to), else the
     // chip profile's.
     loaded->npuCores = c.npuCores > 0 ? c.npuCores : findChipProfile(c.targetPlatform).cores;
+    try {  // the chip's zero-copy input row alignment; the default where the profiles are not installed
+        if (const int64_t align = findChipProfile(c.targetPlatform).zeroCopyInputWidthAlign; align > 0)
+            loaded->inputWidthAlign = static_cast<uint32_t>(align);
+    } catch (const std::exception&) {
+    }
     auto model = std::make_shared<Model>(loadModelFromBytes(c.onnx, ".", label));
     const Graph& g = model->graph;
     std::vector<const ValueInfo*> required;
@@ -101,6 +106,8 @@ Context::Context(std::shared_ptr<const LoadedModel> model, uint32_t initFlags) :
     session = std::make_unique<Session>(loaded->model, options);
     if (options.profileKernels) layerTimes = std::make_unique<LayerTimes>();
     inputs.resize(loaded->inputs.size());
+    inputMems.resize(loaded->inputs.size());
+    outputMems.resize(loaded->outputs.size());
 }
 
 Context::~Context() = default;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "StandinContainer.h"
+#include "StandinZeroCopy.h"
 #include "npuwb/Session.h"
 #include "standin_rknn_api.h"
 
@@ -31,6 +32,7 @@ struct LoadedModel {
     std::string targetPlatform;
     int64_t batch = 1;
     int64_t npuCores = 1;  // from the chip profile of the target platform
+    uint32_t inputWidthAlign = kDefaultInputWidthAlign;  // native input rows (StandinZeroCopy.h)
     std::vector<IoDesc> inputs, outputs;
     uint64_t weightBytes = 0;    // initializer bytes
     uint64_t internalBytes = 0;  // intermediate values of one run (no reuse assumed), per context
@@ -54,6 +56,8 @@ struct Context {
     std::vector<std::optional<Tensor>> inputs;  // all batch items, the model's dtype and NCHW order
     std::vector<Tensor> outputs;                // of the last run, all batch items
     std::vector<std::unique_ptr<std::vector<char>>> heldOutputs;  // buffers given out by rknn_outputs_get
+    std::vector<std::optional<IoBinding>> inputMems, outputMems;  // rknn_set_io_mem: read at / written after each run
+    int memsCreated = 0;  // rknn_create_mem calls on this context (NPUWB_STANDIN_FAIL_CREATE_MEM counts them)
     bool ran = false;
     uint64_t frames = 0;  // runs so far (rknn_run_extend / rknn_output_extend frame_id)
     int64_t lastRunUs = 0;

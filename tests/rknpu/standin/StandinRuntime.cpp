@@ -3,10 +3,13 @@
 // Given a real .rknn file it refuses with RKNN_ERR_MODEL_INVALID and says why. Every call checks its arguments and
 // returns the vendor's error code instead of crashing; contexts are independent, so different contexts may be
 // used from different threads at once (calls on one context are serialised).
+// Built twice: librknnrt.so, and with NPUWB_STANDIN_MINI_RUNTIME the stand-in for the RV1106/RV1103 mini runtime
+// librknnmrt.so, which does not export the functions that runtime lacks (STANDIN_FULL_RUNTIME_ONLY below).
 #include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -18,6 +21,15 @@
 using namespace npuwb;
 using namespace npuwb::standin;
 
+#define STANDIN_EXPORT __attribute__((visibility("default")))
+#ifdef NPUWB_STANDIN_MINI_RUNTIME  // librknnmrt.so: no rknn_dup_context, core masks or rknn_inputs_set/outputs_get
+#define STANDIN_FULL_RUNTIME_ONLY __attribute__((visibility("hidden")))
+#define STANDIN_LIBRARY "librknnmrt"
+#else
+#define STANDIN_FULL_RUNTIME_ONLY STANDIN_EXPORT
+#define STANDIN_LIBRARY "librknnrt"
+#endif
+
 namespace {
 
 std::mutex g_registryMutex;
@@ -25,7 +37,9 @@ std::map<rknn_context, std::shared_ptr<Context>> g_contexts;
 rknn_context g_nextHandle = 1;
 std::atomic<uint64_t> g_weightBytes{0};
 
-void say(const std::string& message) { std::fprintf(stderr, "librknnrt STAND-IN (npuwb tests): %s\n", message.c_str()); }
+void say(const std::string& message) {
+    std::fprintf(stderr, STANDIN_LIBRARY " STAND-IN (npuwb tests): %s\n", message.c_str());
+}
 
 rknn_context registerContext(std::shared_ptr<Context> ctx) {
     std::lock_guard lock(g_registryMutex);
@@ -146,10 +160,12 @@ std::string readFile(const std::string& path) {
 
 extern "C" {
 
-__attribute__((visibility("default"))) uint64_t npuwb_standin_weight_bytes_allocated(void) { return g_weightBytes.load(); }
+STANDIN_EXPORT uint64_t npuwb_standin_weight_bytes_allocated(void) { return g_weightBytes.load(); }
 
-__attribute__((visibility("default"))) int rknn_init(rknn_context* context, void* model, uint32_t size, uint32_t flag,
-                                                     [[maybe_unused]] rknn_init_extend* extend) {
+STANDIN_EXPORT uint64_t npuwb_standin_live_mems(void) { return liveMems(); }
+
+STANDIN_EXPORT int rknn_init(rknn_context* context, void* model, uint32_t size, uint32_t flag,
+                             [[maybe_unused]] rknn_init_extend* extend) {
     // `extend` (weight sharing between inits, zero-copy model buffers) is not implemented: README.md, known limits.
     return guarded("rknn_init", RKNN_ERR_MODEL_INVALID, [&] {
         if (!context || !model) return RKNN_ERR_PARAM_INVALID;
@@ -174,7 +190,7 @@ __attribute__((visibility("default"))) int rknn_init(rknn_context* context, void
     });
 }
 
-__attribute__((visibility("default"))) int rknn_dup_context(rknn_context* context_in, rknn_context* context_out) {
+STANDIN_FULL_RUNTIME_ONLY int rknn_dup_context(rknn_context* context_in, rknn_context* context_out) {
     return guarded("rknn_dup_context", RKNN_ERR_FAIL, [&] {
         if (!context_in || !context_out) return RKNN_ERR_PARAM_INVALID;
         auto original = findContext(*context_in);
@@ -185,7 +201,7 @@ __attribute__((visibility("default"))) int rknn_dup_context(rknn_context* contex
     });
 }
 
-__attribute__((visibility("default"))) int rknn_destroy(rknn_context context) {
+STANDIN_EXPORT int rknn_destroy(rknn_context context) {
     std::shared_ptr<Context> gone;
     {
         std::lock_guard lock(g_registryMutex);
@@ -198,7 +214,7 @@ __attribute__((visibility("default"))) int rknn_destroy(rknn_context context) {
     return RKNN_SUCC;
 }
 
-__attribute__((visibility("default"))) int rknn_query(rknn_context context, rknn_query_cmd cmd, void* info, uint32_t size) {
+STANDIN_EXPORT int rknn_query(rknn_context context, rknn_query_cmd cmd, void* info, uint32_t size) {
     auto ctx = findContext(context);
     if (!ctx) return RKNN_ERR_CTX_INVALID;
     if (!info) return RKNN_ERR_PARAM_INVALID;
@@ -225,9 +241,11 @@ __attribute__((visibility("default"))) int rknn_query(rknn_context context, rknn
                                cmd == RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR;
             const auto& list = input ? m.inputs : m.outputs;
             if (a->index >= list.size()) return RKNN_ERR_PARAM_INVALID;
-            // Native layouts: the stand-in has no NC1HWC2; its native layout is the model's own (NCHW), and the NHWC
-            // query reports the NHWC order of the same tensor.
-            fillAttr(*a, list[a->index], cmd == RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR || cmd == RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR);
+            // Native layouts (README.md, zero-copy buffers): NHWC for 4-D tensors (the stand-in has no NC1HWC2, so
+            // both native queries answer the same), input rows padded to a w_stride.
+            const bool native = cmd != RKNN_QUERY_INPUT_ATTR && cmd != RKNN_QUERY_OUTPUT_ATTR;
+            fillAttr(*a, list[a->index], native);
+            if (native) makeNative(*a, input, m.inputWidthAlign);
             return RKNN_SUCC;
         }
         case RKNN_QUERY_PERF_DETAIL: {
@@ -252,7 +270,8 @@ __attribute__((visibility("default"))) int rknn_query(rknn_context context, rknn
             if (size != sizeof(rknn_sdk_version)) return RKNN_ERR_PARAM_INVALID;
             auto* v = static_cast<rknn_sdk_version*>(info);
             std::snprintf(v->api_version, sizeof v->api_version, "%s",
-                          "npuwb stand-in 1 (test double on the engine's CPU backends, not Rockchip's runtime)");
+                          "npuwb stand-in 1 (test double of " STANDIN_LIBRARY ".so on the engine's CPU backends, not "
+                          "Rockchip's runtime)");
             std::snprintf(v->drv_version, sizeof v->drv_version, "%s", "none (stand-in, no NPU driver)");
             return RKNN_SUCC;
         }
@@ -273,7 +292,7 @@ __attribute__((visibility("default"))) int rknn_query(rknn_context context, rknn
     });
 }
 
-__attribute__((visibility("default"))) int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[]) {
+STANDIN_FULL_RUNTIME_ONLY int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[]) {
     auto ctx = findContext(context);
     if (!ctx) return RKNN_ERR_CTX_INVALID;
     return guarded("rknn_inputs_set", RKNN_ERR_INPUT_INVALID, [&] {
@@ -309,7 +328,7 @@ __attribute__((visibility("default"))) int rknn_inputs_set(rknn_context context,
     });
 }
 
-__attribute__((visibility("default"))) int rknn_set_core_mask(rknn_context context, rknn_core_mask core_mask) {
+STANDIN_FULL_RUNTIME_ONLY int rknn_set_core_mask(rknn_context context, rknn_core_mask core_mask) {
     auto ctx = findContext(context);
     if (!ctx) return RKNN_ERR_CTX_INVALID;
     std::lock_guard lock(ctx->mutex);
@@ -322,7 +341,7 @@ __attribute__((visibility("default"))) int rknn_set_core_mask(rknn_context conte
     return RKNN_SUCC;
 }
 
-__attribute__((visibility("default"))) int rknn_set_batch_core_num(rknn_context context, int core_num) {
+STANDIN_EXPORT int rknn_set_batch_core_num(rknn_context context, int core_num) {
     auto ctx = findContext(context);
     if (!ctx) return RKNN_ERR_CTX_INVALID;
     std::lock_guard lock(ctx->mutex);
@@ -331,24 +350,50 @@ __attribute__((visibility("default"))) int rknn_set_batch_core_num(rknn_context 
     return RKNN_SUCC;
 }
 
-__attribute__((visibility("default"))) int rknn_run(rknn_context context, rknn_run_extend* extend) {
+STANDIN_EXPORT int rknn_run(rknn_context context, rknn_run_extend* extend) {
     auto ctx = findContext(context);
     if (!ctx) return RKNN_ERR_CTX_INVALID;
     return guarded("rknn_run", RKNN_ERR_FAIL, [&] {
         std::lock_guard lock(ctx->mutex);
+        const LoadedModel& m = *ctx->loaded;
+        // Bound input buffers are read at every run, as the NPU reads the memory it was given.
+        for (size_t i = 0; i < ctx->inputMems.size(); ++i)
+            if (const auto& b = ctx->inputMems[i]) {
+                const std::vector<uint8_t> nchw = gatherNchw(m.inputs[i].shape, *b);
+                Tensor t = Tensor::uninitialized(m.inputs[i].dtype, m.inputs[i].shape);
+                rknn_input from{};
+                from.buf = const_cast<uint8_t*>(nchw.data());
+                from.fmt = RKNN_TENSOR_NCHW;
+                convertInput(from, m.inputs[i].shape, b->type, t);
+                ctx->inputs[i] = std::move(t);
+            }
         for (size_t i = 0; i < ctx->inputs.size(); ++i)
             if (!ctx->inputs[i]) {
-                say("rknn_run: input " + std::to_string(i) + " was never set (rknn_inputs_set)");
+                say("rknn_run: input " + std::to_string(i) + " was never set (rknn_inputs_set or rknn_set_io_mem)");
                 return RKNN_ERR_INPUT_INVALID;
             }
         ctx->run();
+        for (size_t k = 0; k < ctx->outputMems.size(); ++k)
+            if (const auto& b = ctx->outputMems[k]) {
+                const Tensor& result = ctx->outputs[k];
+                if (b->type == result.dtype()) {
+                    scatterNchw(result.shape(), *b, result.raw());
+                    continue;
+                }
+                Tensor converted = Tensor::uninitialized(b->type, result.shape());
+                rknn_input from{};
+                from.buf = const_cast<void*>(result.raw());
+                from.fmt = RKNN_TENSOR_NCHW;
+                convertInput(from, result.shape(), result.dtype(), converted);
+                scatterNchw(result.shape(), *b, converted.raw());
+            }
         if (extend) extend->frame_id = ctx->frames;
         return RKNN_SUCC;
     });
 }
 
-__attribute__((visibility("default"))) int rknn_outputs_get(rknn_context context, uint32_t n_outputs,
-                                                            rknn_output outputs[], rknn_output_extend* extend) {
+STANDIN_FULL_RUNTIME_ONLY int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outputs[],
+                                               rknn_output_extend* extend) {
     auto ctx = findContext(context);
     if (!ctx) return RKNN_ERR_CTX_INVALID;
     return guarded("rknn_outputs_get", RKNN_ERR_OUTPUT_INVALID, [&] {
@@ -385,8 +430,7 @@ __attribute__((visibility("default"))) int rknn_outputs_get(rknn_context context
     });
 }
 
-__attribute__((visibility("default"))) int rknn_outputs_release(rknn_context context, uint32_t n_outputs,
-                                                                rknn_output outputs[]) {
+STANDIN_FULL_RUNTIME_ONLY int rknn_outputs_release(rknn_context context, uint32_t n_outputs, rknn_output outputs[]) {
     auto ctx = findContext(context);
     if (!ctx) return RKNN_ERR_CTX_INVALID;
     std::lock_guard lock(ctx->mutex);
@@ -399,6 +443,102 @@ __attribute__((visibility("default"))) int rknn_outputs_release(rknn_context con
             outputs[k].buf = nullptr;
         }
     return RKNN_SUCC;
+}
+
+// Zero-copy buffers (README.md here): made per context, bound by tensor name, read at each rknn_run (inputs) and
+// written after it (outputs).
+STANDIN_EXPORT rknn_tensor_mem* rknn_create_mem(rknn_context context, uint32_t size) {
+    auto ctx = findContext(context);
+    if (!ctx || size == 0) return nullptr;
+    std::lock_guard lock(ctx->mutex);
+    ++ctx->memsCreated;
+    // Test-only failure injection: the Nth call on a context returns no buffer, as a runtime out of DMA memory does.
+    if (const char* fail = std::getenv("NPUWB_STANDIN_FAIL_CREATE_MEM"); fail && std::atoi(fail) == ctx->memsCreated) {
+        say("rknn_create_mem: call " + std::to_string(ctx->memsCreated) +
+            " on this context fails on purpose (NPUWB_STANDIN_FAIL_CREATE_MEM)");
+        return nullptr;
+    }
+    try {
+        return createMem(context, size);
+    } catch (const std::bad_alloc&) {
+        say("rknn_create_mem: out of memory for " + std::to_string(size) + " bytes");
+        return nullptr;
+    }
+}
+
+STANDIN_EXPORT int rknn_destroy_mem(rknn_context context, rknn_tensor_mem* mem) {
+    auto ctx = findContext(context);
+    if (!ctx) return RKNN_ERR_CTX_INVALID;  // destroy the buffers before their context
+    std::lock_guard lock(ctx->mutex);
+    rknn_context owner = 0;
+    if (!mem || !memOwner(mem, owner) || owner != context) return RKNN_ERR_PARAM_INVALID;
+    for (auto* bindings : {&ctx->inputMems, &ctx->outputMems})
+        for (auto& b : *bindings)
+            if (b && b->mem == mem) b.reset();
+    freeMem(mem);
+    return RKNN_SUCC;
+}
+
+STANDIN_EXPORT int rknn_set_io_mem(rknn_context context, rknn_tensor_mem* mem, rknn_tensor_attr* attr) {
+    auto ctx = findContext(context);
+    if (!ctx) return RKNN_ERR_CTX_INVALID;
+    if (!mem || !attr) return RKNN_ERR_PARAM_INVALID;
+    return guarded("rknn_set_io_mem", RKNN_ERR_PARAM_INVALID, [&] {
+        std::lock_guard lock(ctx->mutex);
+        rknn_context owner = 0;
+        if (!memOwner(mem, owner) || owner != context) {
+            say("rknn_set_io_mem: the buffer was not made by rknn_create_mem on this context");
+            return RKNN_ERR_PARAM_INVALID;
+        }
+        // The tensor by its name (inputs first), the index checked: nothing else in an attribute says which side it is.
+        const std::string name(attr->name, strnlen(attr->name, sizeof attr->name));
+        const LoadedModel& m = *ctx->loaded;
+        bool input = true;
+        size_t index = 0;
+        const IoDesc* d = nullptr;
+        for (const auto* list : {&m.inputs, &m.outputs}) {
+            for (size_t i = 0; i < list->size() && !d; ++i)
+                if ((*list)[i].name == name) d = &(*list)[i], index = i;
+            if (d) break;
+            input = false;
+        }
+        if (!d || index != attr->index) {
+            say("rknn_set_io_mem: no input or output named '" + name + "' with index " + std::to_string(attr->index));
+            return RKNN_ERR_PARAM_INVALID;
+        }
+        const int invalid = input ? RKNN_ERR_INPUT_INVALID : RKNN_ERR_OUTPUT_INVALID;
+        const std::optional<DType> type = attr->pass_through ? std::optional(d->dtype) : dtypeOfVendor(attr->type);
+        const bool fourD = d->shape.size() == 4;
+        const bool nhwc = fourD && (attr->pass_through || attr->fmt == RKNN_TENSOR_NHWC);
+        const bool dense = attr->pass_through || attr->fmt == RKNN_TENSOR_NCHW || attr->fmt == RKNN_TENSOR_NHWC ||
+                           (!fourD && attr->fmt == RKNN_TENSOR_UNDEFINED);
+        if (!type || !dense) {
+            say("rknn_set_io_mem: '" + name + "': type " + std::to_string(attr->type) + ", format " +
+                std::to_string(attr->fmt) + " not taken (NCHW, the native NHWC, or pass_through)");
+            return invalid;
+        }
+        rknn_tensor_attr native{};
+        native.index = static_cast<uint32_t>(index);
+        fillAttr(native, *d, true);
+        makeNative(native, input, m.inputWidthAlign);
+        IoBinding b;
+        b.mem = mem;
+        b.type = *type;
+        b.nhwc = nhwc;
+        if (nhwc) {
+            b.wStride = native.w_stride;  // the runtime's (read-only for the caller)
+            b.hStride = attr->h_stride ? attr->h_stride : d->shape[2];
+            if (b.hStride < d->shape[2]) return invalid;
+        }
+        const size_t need = boundBytes(d->shape, b);
+        if (mem->size < need) {
+            say("rknn_set_io_mem: '" + name + "' needs a buffer of " + std::to_string(need) + " bytes, got " +
+                std::to_string(mem->size));
+            return RKNN_ERR_PARAM_INVALID;
+        }
+        (input ? ctx->inputMems : ctx->outputMems)[index] = b;
+        return RKNN_SUCC;
+    });
 }
 
 }  // extern "C"

@@ -1,7 +1,8 @@
 // The stand-in librknnrt.so through its C API, loaded with dlopen as a runtime plugin loads the vendor's: init from a
 // path and from memory, attributes, outputs equal to the engine's own run of the embedded ONNX model, perf detail the
 // engine's vendor-log importer reads, memory sizes, weights shared by rknn_dup_context, concurrent contexts, core
-// masks per chip, the refusal of real .rknn files, and error codes for bad calls.
+// masks per chip, the refusal of real .rknn files, and error codes for bad calls. The zero-copy API and the mini
+// runtime variant librknnmrt.so: StandinZeroCopy_test.cpp.
 #include "standin_rknn_api.h"
 
 #include <dlfcn.h>

@@ -3,7 +3,8 @@
 // functions of Rockchip's public rknn_api.h that the stand-in answers, transcribed by hand from
 //   repository airockchip/rknn_model_zoo, path 3rdparty/rknpu2/include/rknn_api.h,
 //   commit bad6c7334531becaf90a561988519b7bec34d0ab (the RKNPU2 runtime header of the 2.x series: it has
-//   RKNN_FLAG_MODEL_BUFFER_ZERO_COPY and RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR = 17).
+//   RKNN_FLAG_MODEL_BUFFER_ZERO_COPY and RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR = 17, and the zero-copy API
+//   rknn_create_mem / rknn_set_io_mem / rknn_destroy_mem with rknn_tensor_mem).
 // Only what the stand-in uses is here; names and values are the vendor's so that code written against rknn_api.h
 // reads the same. The rknpu plugin never includes this header (it has its own declarations), and this header
 // includes nothing of the plugin's: both sides are checked against the published numbers independently.
@@ -164,6 +165,23 @@ typedef struct _rknn_mem_size {
     uint32_t reserved[10];
 } rknn_mem_size;
 
+typedef enum _rknn_tensor_mem_flags {
+    RKNN_TENSOR_MEMORY_FLAGS_ALLOC_INSIDE = 1,
+    RKNN_TENSOR_MEMORY_FLAGS_FROM_FD = 2,
+    RKNN_TENSOR_MEMORY_FLAGS_FROM_PHYS = 3,
+    RKNN_TENSOR_MEMORY_FLAGS_UNKNOWN
+} rknn_tensor_mem_flags;
+
+typedef struct _rknn_tensor_memory {
+    void* virt_addr;
+    uint64_t phys_addr;
+    int32_t fd;
+    int32_t offset;
+    uint32_t size;
+    uint32_t flags;
+    void* priv_data;
+} rknn_tensor_mem;
+
 typedef struct _rknn_input {
     uint32_t index;
     void* buf;
@@ -211,10 +229,15 @@ int rknn_set_core_mask(rknn_context context, rknn_core_mask core_mask);
 int rknn_run(rknn_context context, rknn_run_extend* extend);
 int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outputs[], rknn_output_extend* extend);
 int rknn_outputs_release(rknn_context context, uint32_t n_outputs, rknn_output outputs[]);
+rknn_tensor_mem* rknn_create_mem(rknn_context ctx, uint32_t size);
+int rknn_destroy_mem(rknn_context ctx, rknn_tensor_mem* mem);
+int rknn_set_io_mem(rknn_context ctx, rknn_tensor_mem* mem, rknn_tensor_attr* attr);
 
 /* Not in rknn_api.h: the stand-in's test-only counter of the model weight bytes it has loaded since the library was
    loaded (rknn_init adds the model's initializer bytes; rknn_dup_context adds nothing because the copy shares them). */
 uint64_t npuwb_standin_weight_bytes_allocated(void);
+/* Not in rknn_api.h: the stand-in's test-only count of buffers made by rknn_create_mem and not yet destroyed. */
+uint64_t npuwb_standin_live_mems(void);
 
 #ifdef __cplusplus
 }  // extern "C"
@@ -243,6 +266,8 @@ static_assert(RKNN_SUCC == 0 && RKNN_ERR_FAIL == -1 && RKNN_ERR_PARAM_INVALID ==
               RKNN_ERR_CTX_INVALID == -7 && RKNN_ERR_INPUT_INVALID == -8 && RKNN_ERR_OUTPUT_INVALID == -9 &&
               RKNN_ERR_DEVICE_UNMATCH == -10 && RKNN_ERR_TARGET_PLATFORM_UNMATCH == -13);
 static_assert(RKNN_MAX_DIMS == 16 && RKNN_MAX_NAME_LEN == 256);
+static_assert(RKNN_TENSOR_MEMORY_FLAGS_ALLOC_INSIDE == 1 && RKNN_TENSOR_MEMORY_FLAGS_FROM_FD == 2 &&
+              RKNN_TENSOR_MEMORY_FLAGS_FROM_PHYS == 3);
 
 #if defined(__LP64__)
 #define NPUWB_STANDIN_ABI(T, SIZE, ALIGN) static_assert(sizeof(T) == (SIZE) && alignof(T) == (ALIGN), #T " layout")
@@ -314,6 +339,14 @@ NPUWB_STANDIN_AT(rknn_run_extend, timeout_ms, 12);
 NPUWB_STANDIN_AT(rknn_run_extend, fence_fd, 16);
 NPUWB_STANDIN_ABI(rknn_output_extend, 8, 8);
 NPUWB_STANDIN_AT(rknn_output_extend, frame_id, 0);
+NPUWB_STANDIN_ABI(rknn_tensor_mem, 40, 8);
+NPUWB_STANDIN_AT(rknn_tensor_mem, virt_addr, 0);
+NPUWB_STANDIN_AT(rknn_tensor_mem, phys_addr, 8);
+NPUWB_STANDIN_AT(rknn_tensor_mem, fd, 16);
+NPUWB_STANDIN_AT(rknn_tensor_mem, offset, 20);
+NPUWB_STANDIN_AT(rknn_tensor_mem, size, 24);
+NPUWB_STANDIN_AT(rknn_tensor_mem, flags, 28);
+NPUWB_STANDIN_AT(rknn_tensor_mem, priv_data, 32);
 #undef NPUWB_STANDIN_ABI
 #undef NPUWB_STANDIN_AT
 #endif  // __LP64__
