@@ -385,8 +385,10 @@ void BoardsTest::runsCompiledModelOnTheBoardsRuntime() {
     QCOMPARE(info->section(QStringLiteral("Inputs"))->child(0, 0)->text(), QStringLiteral("(not known yet)"));
     RunOptionsBar* bar = window_->runner()->optionsBar();
     QVERIFY(bar->coreMaskBox()->isEnabled());
+    QVERIFY(bar->batchBox()->isEnabled());
     QVERIFY(!bar->backendBox()->isEnabled());  // the board's NPU runtime runs it, not a CPU backend
     bar->coreMaskBox()->setCurrentText(QStringLiteral("0_1_2"));
+    bar->batchBox()->setValue(2);  // two samples a pass; Contexts left on auto: two, as the vendor derives it
     bar->setRuns(5);
     bar->setWarmup(1);
     QVERIFY(window_->runner()->setRunTarget(QStringLiteral("rock5b-sim")));
@@ -404,6 +406,10 @@ void BoardsTest::runsCompiledModelOnTheBoardsRuntime() {
     QCOMPARE(report->model.path, rknn.toStdString());
     QVERIFY(report->model.producer.find("stand-in") != std::string::npos);
     QVERIFY(report->layers.size() > 20);  // the runtime's perf-detail rows: the sample model's executed nodes
+    // The Batch box reached the board's runtime: two slices a pass over two auto-derived contexts.
+    QVERIFY(report->runtime);
+    QCOMPARE(report->runtime->batch, int64_t(2));
+    QCOMPARE(report->runtime->contexts.size(), size_t(2));
     LayerTableModel* table = window_->view<LayersView>()->tableModel();
     QCOMPARE(table->rowCount(), int(report->layers.size()));
     QVERIFY(table->isTimed());
@@ -416,6 +422,7 @@ void BoardsTest::runsCompiledModelOnTheBoardsRuntime() {
     QVERIFY(memory);
     QCOMPARE(memory->child(0, 0)->text(), QStringLiteral("Weights (shared)"));
     QCOMPARE(memory->child(1, 0)->text(), QStringLiteral("Context 0 internal"));
+    QCOMPARE(memory->child(2, 0)->text(), QStringLiteral("Context 1 internal"));
     QVERIFY(memory->child(1, 0)->toolTip().contains(QStringLiteral("0_1_2")));  // the core mask it ran with
     // the telemetry of that very run, from the (fake RK3588) board
     QVERIFY(window_->runner()->telemetryChart()->sampleCount() >= 2);

@@ -1,6 +1,10 @@
 // The npuwb main window on a real (torch-exported) model: open, inspect, run on the worker, sort, select
-// across views, export, cancel, and fail cleanly on a bad file. Runs offscreen.
+// across views, export, cancel, and fail cleanly on a bad file; a compiled model (.rknn) turns off what needs the
+// ONNX graph, and the Run toolbar's NPU boxes (core mask, contexts, batch) fill ModelRunOptions and are remembered.
+// Runs offscreen.
 #include <QAbstractItemModelTester>
+#include <QAction>
+#include <QComboBox>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMimeData>
@@ -20,19 +24,26 @@
 #include <QTimer>
 #include <qcustomplot.h>
 
+#include "core/OnnxOnlyAction.h"
 #include "core/Workbench.h"
+#include "dialogs/QuantizeDialog.h"
 #include "models/LayerSelection.h"
 #include "models/LayerTableModel.h"
 #include "models/ModelInfoModel.h"
+#include "npuwb/ModelRuntimes.h"
 #include "npuwb/Session.h"
 #include "run/RunController.h"
 #include "run/RunOptionsBar.h"
 #include "shell/FileActions.h"
 #include "shell/MainWindow.h"
 #include "shell/ModelInfoPanel.h"
+#include "views/accuracy/AccuracyView.h"
+#include "views/estimate/EstimateView.h"
 #include "views/layers/LayerTableView.h"
 #include "views/layers/LayerTimeChart.h"
 #include "views/layers/LayersView.h"
+#include "views/suggestions/SuggestionsView.h"
+#include "views/timeline/TimelineView.h"
 
 using namespace npuwb::ui;
 
@@ -58,11 +69,26 @@ private slots:
     void droppingAModelOpensIt();
     void macsOfSymbolicInputsAreUnknownNotZero();
     void importsAVendorLogAsARun();
+    void npuBoxesFillModelRunOptions();
+    void compiledModelTurnsOffOnnxActions();
     void remembersRunOptionsAndView();
     void cleanupTestCase();
 
 private:
     LayersView* layers() const { return window_->view<LayersView>(); }
+    /// Everything that needs the ONNX graph: off while a compiled model is open.
+    QList<QAction*> onnxOnlyActions() const {
+        return {window_->view<EstimateView>()->estimateAction(),   window_->view<SuggestionsView>()->adviseAction(),
+                window_->view<SuggestionsView>()->applyAction(),    window_->view<AccuracyView>()->quantizeAction(),
+                window_->view<TimelineView>()->partitionAction(),   window_->files()->saveModelAction(),
+                window_->files()->convertRknnAction()};
+    }
+    /// A window the window opened and still shows (an error box, a dialog).
+    template <class Widget> bool showsA(const QString& name = {}) const {
+        for (Widget* w : window_->findChildren<Widget*>(name))
+            if (w->isVisible()) return true;
+        return false;
+    }
     /// The "Backend" row of the info panel's "Last run" section.
     QString lastRunBackend() const {
         QStandardItem* run = window_->modelInfo()->infoModel()->section(QStringLiteral("Last run"));
@@ -348,11 +374,133 @@ void MainWindowTest::importsAVendorLogAsARun() {
     if (auto* box = window_->findChild<QMessageBox*>(QStringLiteral("errorMessageBox"))) box->accept();
 }
 
+void MainWindowTest::npuBoxesFillModelRunOptions() {
+    RunOptionsBar* bar = window_->runner()->optionsBar();
+    QSpinBox* batch = bar->batchBox();
+    QCOMPARE(batch->objectName(), QStringLiteral("batchBox"));
+    QCOMPARE(batch->minimum(), 1);
+    QCOMPARE(batch->maximum(), 64);
+    QVERIFY2(batch->toolTip().contains(QStringLiteral("round-robin")) && batch->toolTip().contains(QStringLiteral(">= 3 -> 3")),
+             qPrintable(batch->toolTip()));
+    // The defaults are the runtime's: one sample, contexts from it.
+    QCOMPARE(bar->modelRunOptions().batch, 1);
+    QCOMPARE(bar->modelRunOptions().contexts, 0);
+    // An ONNX model is open: the NPU boxes do not apply to it (nor show: the CPU ones do).
+    QVERIFY(window_->workbench()->hasOnnxModel());
+    QVERIFY(!batch->isEnabled() && !bar->contextsBox()->isEnabled() && !bar->coreMaskBox()->isEnabled());
+    QTRY_VERIFY(!batch->isVisible() && !bar->coreMaskBox()->isVisible() && bar->backendBox()->isVisible());
+    QCOMPARE(window_->width(), 1400);  // the window's default: the toolbar rows must fit it
+
+    batch->setValue(4);  // what typing into the box does
+    bar->contextsBox()->setValue(3);
+    bar->coreMaskBox()->setCurrentText(QStringLiteral("0_1"));
+    npuwb::ModelRunOptions options = bar->modelRunOptions();
+    QCOMPARE(options.batch, 4);
+    QCOMPARE(options.contexts, 3);
+    QCOMPARE(options.coreMask, npuwb::NpuCoreMask::Cores01);
+    QCOMPARE(options.runs, bar->options().runs);
+
+    // Each context runs whole slices, so a smaller batch takes the contexts down with it (the runtime refuses more).
+    batch->setValue(2);
+    QCOMPARE(bar->contextsBox()->maximum(), 2);
+    QCOMPARE(bar->modelRunOptions().contexts, 2);
+    batch->setValue(64);
+    QCOMPARE(bar->contextsBox()->maximum(), 3);
+    QCOMPARE(bar->modelRunOptions().batch, 64);
+
+    bar->setBatch(1);
+    bar->setContexts(0);
+    bar->setCoreMask(npuwb::NpuCoreMask::Auto);
+    QCOMPARE(bar->modelRunOptions().coreMask, npuwb::NpuCoreMask::Auto);
+}
+
+void MainWindowTest::compiledModelTurnsOffOnnxActions() {
+    // The window reads nothing of a compiled model but its name (the board's runtime reports the rest): any bytes do.
+    QTemporaryDir dir;
+    const QString rknn = dir.filePath(QStringLiteral("compiled.rknn"));
+    QFile file(rknn);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("not read by the window\n");
+    file.close();
+    QCOMPARE(npuwb::modelRuntimeForFile(rknn.toStdString()), std::string("rknpu"));  // the plugin claims .rknn
+    Workbench* workbench = window_->workbench();
+    QSignalSpy loaded(workbench, &Workbench::modelLoaded);
+    window_->openModel(rknn);
+    QVERIFY(loaded.wait(kTimeoutMs));
+    QVERIFY(workbench->hasCompiledModel());
+
+    const QString reason = npuwb::ui::onnxOnlyReason();
+    QCOMPARE(reason, QStringLiteral("needs an ONNX model; .rknn files run as compiled"));
+    for (QAction* action : onnxOnlyActions()) {
+        QVERIFY2(!action->isEnabled(), qPrintable(action->text()));
+        QVERIFY2(action->toolTip().contains(reason), qPrintable(action->text() + QLatin1String(": ") + action->toolTip()));
+        QVERIFY2(action->statusTip().contains(reason), qPrintable(action->statusTip()));
+    }
+    const QString status = window_->findChild<QLabel*>(QStringLiteral("statusText"))->text();
+    QVERIFY2(status.contains(QStringLiteral("need an ONNX model")), qPrintable(status));
+    QVERIFY2(window_->view<EstimateView>()->totalsLabel()->text().contains(reason),
+             qPrintable(window_->view<EstimateView>()->totalsLabel()->text()));
+    // The Run toolbar: the NPU boxes apply and show, the CPU backend and threads do not.
+    RunOptionsBar* bar = window_->runner()->optionsBar();
+    QVERIFY(bar->batchBox()->isEnabled() && bar->contextsBox()->isEnabled() && bar->coreMaskBox()->isEnabled());
+    QVERIFY(!bar->backendBox()->isEnabled() && !bar->threadsBox()->isEnabled());
+    // (The toolbar lays out on its next turn; a box that did not fit would be hidden in its overflow menu.)
+    QTRY_VERIFY(bar->batchBox()->isVisible() && bar->contextsBox()->isVisible() && bar->coreMaskBox()->isVisible());
+    QVERIFY(bar->targetBox()->isVisible());
+    QVERIFY(!bar->backendBox()->isVisible() && !bar->threadsBox()->isVisible());
+
+    // Their shortcuts do nothing: no job, no error box, no dialog. (Shortcuts go to the active window only; the
+    // error boxes of the tests above took that away.)
+    window_->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(window_.get()));
+    QSignalSpy failed(workbench, &Workbench::operationFailed);
+    QSignalSpy estimated(window_->view<EstimateView>(), &EstimateView::estimateShown);
+    for (const QKeySequence& keys : {QKeySequence(Qt::Key_F6), QKeySequence(Qt::Key_F7), QKeySequence(Qt::Key_F8),
+                                     QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Q)}) {
+        QTest::keySequence(window_.get(), keys);
+        QVERIFY2(!workbench->isBusy(), qPrintable(keys.toString()));
+    }
+    QTest::qWait(200);  // a job started anyway would have reported by now
+    QCOMPARE(failed.count(), 0);
+    QCOMPARE(estimated.count(), 0);
+    QVERIFY(!showsA<QMessageBox>(QStringLiteral("errorMessageBox")));
+    QVERIFY(!showsA<QuantizeDialog>());
+    // Nor do the calls behind them.
+    QVERIFY(!window_->files()->saveModelAs(dir.filePath(QStringLiteral("out.onnx"))));
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("out.onnx"))));
+    QVERIFY(!window_->files()->openConvertRknnDialog());
+    QVERIFY(!window_->view<AccuracyView>()->openQuantizeDialog());
+    window_->view<EstimateView>()->startEstimate();
+    QVERIFY(!workbench->isBusy());
+
+    // An ONNX model brings them back with their own tips, and F6 estimates again (so the presses above were heard).
+    window_->openModel(QStringLiteral(NPUWB_GUI_TEST_MODEL));
+    QVERIFY(loaded.wait(kTimeoutMs));
+    QVERIFY(workbench->hasOnnxModel());
+    const bool devices = window_->findChild<QComboBox*>(QStringLiteral("timelineDevice"))->count() > 0;
+    for (QAction* action : onnxOnlyActions()) {
+        const bool needsMore = action == window_->view<SuggestionsView>()->applyAction() ||  // a finding with a fix
+                               (action == window_->view<TimelineView>()->partitionAction() && !devices);
+        QVERIFY2(action->isEnabled() != needsMore, qPrintable(action->text()));
+        QVERIFY2(!action->toolTip().contains(reason), qPrintable(action->toolTip()));
+        QVERIFY2(!action->statusTip().contains(reason), qPrintable(action->statusTip()));
+    }
+    QVERIFY(!bar->batchBox()->isEnabled());
+    QTRY_VERIFY(!bar->batchBox()->isVisible() && bar->backendBox()->isVisible() && bar->targetBox()->isVisible());
+    QVERIFY(QTest::qWaitForWindowActive(window_.get()));
+    QTest::keyClick(window_.get(), Qt::Key_F6);
+    QVERIFY(estimated.wait(kTimeoutMs));
+    QCOMPARE(failed.count(), 0);
+}
+
 void MainWindowTest::remembersRunOptionsAndView() {
     RunOptionsBar* bar = window_->runner()->optionsBar();
     bar->setBackend(QStringLiteral("reference"));
     bar->setThreads(3);
     bar->setRuns(7);
+    bar->setCoreMask(npuwb::NpuCoreMask::Cores012);
+    bar->setBatch(5);
+    bar->setContexts(2);
     QVERIFY(window_->setCurrentView(QStringLiteral("boards")));
     window_->close();  // saves the settings
     testers_.clear();
@@ -361,6 +509,13 @@ void MainWindowTest::remembersRunOptionsAndView() {
     QCOMPARE(bar->options().executor.backend, std::string(npuwb::kReferenceBackend));
     QCOMPARE(bar->options().executor.threads, 3);
     QCOMPARE(bar->options().runs, 7);
+    // the compiled-model options too, the mask by its --core-mask word
+    QCOMPARE(QSettings().value(QStringLiteral("run/coreMask")).toString(), QStringLiteral("0_1_2"));
+    const npuwb::ModelRunOptions npu = bar->modelRunOptions();
+    QCOMPARE(npu.coreMask, npuwb::NpuCoreMask::Cores012);
+    QCOMPARE(npu.batch, 5);
+    QCOMPARE(npu.contexts, 2);
+    QCOMPARE(npu.runs, 7);
     QCOMPARE(window_->findChild<QTabWidget*>(QStringLiteral("viewTabs"))->currentWidget(), window_->view(QStringLiteral("boards")));
     QSettings().clear();
 }

@@ -86,13 +86,20 @@ void Workbench::onLoaded(std::shared_ptr<const LoadedModel> model) {
     editor_->undoStack()->clear();  // undo never crosses into another file
     quantization_.reset();
     setModel(std::move(model));
-    const ModelSummary& summary = loaded_->summary;
-    const QString macs = macsUnknown(summary) ? tr("MACs unknown (symbolic input dims)")
-                                              : tr("%1 MACs").arg(formatCount(summary.macs));
-    setStatus(tr("%1: %2 nodes, %3 parameters, %4")
-                  .arg(QFileInfo(loaded_->path).fileName())
-                  .arg(summary.nodeCount)
-                  .arg(formatCount(summary.parameterCount), macs));
+    const QString file = QFileInfo(loaded_->path).fileName();
+    if (hasCompiledModel()) {  // no graph, so no node counts; say where it runs and what it cannot do
+        setStatus(tr("%1: compiled for the %2 runtime, runs on a board (pick one as the Run target); Estimate, "
+                     "Advise, Apply Fix, Quantize and Partition need an ONNX model")
+                      .arg(file, loaded_->runtime));
+    } else {
+        const ModelSummary& summary = loaded_->summary;
+        const QString macs = macsUnknown(summary) ? tr("MACs unknown (symbolic input dims)")
+                                                  : tr("%1 MACs").arg(formatCount(summary.macs));
+        setStatus(tr("%1: %2 nodes, %3 parameters, %4")
+                      .arg(file)
+                      .arg(summary.nodeCount)
+                      .arg(formatCount(summary.parameterCount), macs));
+    }
     emit modelLoaded(loaded_->path);
     emit stateChanged();
 }
@@ -105,7 +112,7 @@ void Workbench::onLoadFailed(const QString& path, const QString& message) {
 }
 
 void Workbench::applyPass(const QString& pass) {
-    if (!loaded_ || isBusy()) return;
+    if (!hasOnnxModel() || isBusy()) return;  // passes rewrite the ONNX graph, which a compiled model lacks
     showProgress(0, 0);
     setStatus(tr("Applying %1 with its proof …").arg(pass));
     editor_->applyPass(loaded_, pass);

@@ -37,6 +37,11 @@ public:
     /// Loads on a worker; modelLoaded or operationFailed follows. Refused (with a message) while busy.
     void openModel(const QString& path);
     bool hasModel() const { return loaded_ != nullptr; }
+    /// A compiled model (.rknn) is open: no ONNX graph, so no estimate, advice, fix, quantization or partition
+    /// (core/OnnxOnlyAction.h); it runs on a board's runtime.
+    bool hasCompiledModel() const { return loaded_ && !loaded_->runtime.isEmpty(); }
+    /// An ONNX model is open: what the graph actions work on.
+    bool hasOnnxModel() const { return loaded_ && loaded_->runtime.isEmpty(); }
     std::shared_ptr<const LoadedModel> loadedModel() const { return loaded_; }
     std::shared_ptr<const Model> currentModel() const { return loaded_ ? loaded_->model : nullptr; }
     /// Passes were applied: the model in memory differs from its file.

@@ -117,6 +117,11 @@ void RunController::saveSettings(QSettings& settings) const {
     settings.setValue(QStringLiteral("run/warmup"), options.warmup);
     settings.setValue(QStringLiteral("run/backend"), QString::fromStdString(options.executor.backend));
     settings.setValue(QStringLiteral("run/threads"), options.executor.threads);
+    // Compiled models (.rknn): the mask by its CLI word, so the saved file reads like --core-mask.
+    const ModelRunOptions npu = bar_->modelRunOptions();
+    settings.setValue(QStringLiteral("run/coreMask"), QString::fromLatin1(coreMaskName(npu.coreMask)));
+    settings.setValue(QStringLiteral("run/contexts"), npu.contexts);
+    settings.setValue(QStringLiteral("run/batch"), npu.batch);
     const QComboBox* target = bar_->targetBox();
     settings.setValue(kTargetKey, target->currentIndex() > 0 ? target->currentText() : QString());
 }
@@ -128,6 +133,12 @@ void RunController::restoreSettings(QSettings& settings) {
     bar_->setBackend(
         settings.value(QStringLiteral("run/backend"), QString::fromStdString(defaults.executor.backend)).toString());
     bar_->setThreads(settings.value(QStringLiteral("run/threads"), defaults.executor.threads).toInt());
+    const ModelRunOptions npu;
+    NpuCoreMask mask = npu.coreMask;  // kept when the saved word is missing or unknown
+    parseCoreMask(settings.value(QStringLiteral("run/coreMask")).toString().toStdString(), mask);
+    bar_->setCoreMask(mask);
+    bar_->setBatch(settings.value(QStringLiteral("run/batch"), npu.batch).toInt());  // first: it bounds the contexts
+    bar_->setContexts(settings.value(QStringLiteral("run/contexts"), npu.contexts).toInt());
     setRunTarget(settings.value(kTargetKey).toString());
 }
 

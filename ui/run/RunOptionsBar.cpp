@@ -1,14 +1,19 @@
 #include "run/RunOptionsBar.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QLabel>
 #include <QSpinBox>
+
+#include <algorithm>
 
 #include "npuwb/Session.h"
 
 namespace npuwb::ui {
 
 namespace {
+constexpr int kMaxContexts = 3;  // the runtime's (and the vendor's) limit
+constexpr int kMaxBatch = 64;    // rknn_batch_size's range
 const QString kAuto = QString::fromLatin1(kAutoBackend);
 const QString kReference = QString::fromLatin1(kReferenceBackend);
 }  // namespace
@@ -16,7 +21,7 @@ const QString kReference = QString::fromLatin1(kReferenceBackend);
 RunOptionsBar::RunOptionsBar(QWidget* parent)
     : QToolBar(tr("Run"), parent), runs_(new QSpinBox(this)), warmup_(new QSpinBox(this)),
       backend_(new QComboBox(this)), threads_(new QSpinBox(this)), coreMask_(new QComboBox(this)),
-      contexts_(new QSpinBox(this)), target_(new QComboBox(this)) {
+      contexts_(new QSpinBox(this)), batch_(new QSpinBox(this)), target_(new QComboBox(this)) {
     setObjectName(QStringLiteral("runToolBar"));  // saveState() needs a name
     const RunOptions defaults;
     runs_->setRange(1, 10000);
@@ -47,9 +52,16 @@ RunOptionsBar::RunOptionsBar(QWidget* parent)
     coreMask_->setToolTip(tr("Compiled models: the NPU cores each context runs on (auto: the runtime picks; "
                              "multi-core masks only on multi-core chips)"));
     contexts_->setObjectName(QStringLiteral("contextsBox"));
-    contexts_->setRange(0, 3);
+    const ModelRunOptions modelDefaults;
+    contexts_->setRange(0, kMaxContexts);
     contexts_->setSpecialValueText(tr("auto"));
-    contexts_->setToolTip(tr("Compiled models: contexts run concurrently, sharing the weights (at most three)"));
+    contexts_->setToolTip(tr("Compiled models: contexts run concurrently, sharing the weights (at most three, and at "
+                             "most the batch: each context runs whole batch slices; auto: from the batch)"));
+    batch_->setObjectName(QStringLiteral("batchBox"));
+    batch_->setRange(1, kMaxBatch);
+    batch_->setToolTip(tr("Compiled models: samples per pass; the slices are spread round-robin over the contexts, "
+                          "and Contexts auto derives from it as the vendor does (1 -> 1, 2 -> 2, >= 3 -> 3)"));
+    setBatch(modelDefaults.batch);  // also bounds the contexts
     target_->setObjectName(QStringLiteral("runTargetBox"));
     target_->setToolTip(tr("Where Run (F5) profiles the model: this computer or a saved board (Boards tab)"));
     target_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
@@ -59,14 +71,15 @@ RunOptionsBar::RunOptionsBar(QWidget* parent)
     addWidget(runs_);
     addWidget(new QLabel(tr("  Warm-up "), this));
     addWidget(warmup_);
-    addWidget(new QLabel(tr("  Backend "), this));
-    addWidget(backend_);
-    addWidget(new QLabel(tr("  Threads "), this));
-    addWidget(threads_);
-    addWidget(new QLabel(tr("  NPU cores "), this));
-    addWidget(coreMask_);
-    addWidget(new QLabel(tr("  Contexts "), this));
-    addWidget(contexts_);
+    // Only the group that applies to the open model shows: both would not fit a 1400-pixel window's toolbar row.
+    auto addLabelled = [this](QList<QAction*>& group, const QString& label, QWidget* box) {
+        group << addWidget(new QLabel(label, this)) << addWidget(box);
+    };
+    addLabelled(cpuActions_, tr("  Backend "), backend_);
+    addLabelled(cpuActions_, tr("  Threads "), threads_);
+    addLabelled(npuActions_, tr("  NPU cores "), coreMask_);
+    addLabelled(npuActions_, tr("  Contexts "), contexts_);
+    addLabelled(npuActions_, tr("  Batch "), batch_);
     addSeparator();
     addWidget(new QLabel(tr(" Target "), this));
     addWidget(target_);
@@ -74,6 +87,10 @@ RunOptionsBar::RunOptionsBar(QWidget* parent)
     connect(warmup_, &QSpinBox::valueChanged, this, &RunOptionsBar::optionsChanged);
     connect(threads_, &QSpinBox::valueChanged, this, &RunOptionsBar::optionsChanged);
     connect(contexts_, &QSpinBox::valueChanged, this, &RunOptionsBar::optionsChanged);
+    connect(batch_, &QSpinBox::valueChanged, this, [this](int batch) {
+        setBatch(batch);
+        emit optionsChanged();
+    });
     connect(coreMask_, &QComboBox::currentIndexChanged, this, &RunOptionsBar::optionsChanged);
     setCompiledModel(false);
     connect(backend_, &QComboBox::currentIndexChanged, this, [this] {
@@ -96,11 +113,29 @@ ModelRunOptions RunOptionsBar::modelRunOptions() const {
     options.warmup = warmup_->value();
     options.coreMask = static_cast<NpuCoreMask>(coreMask_->currentData().toInt());
     options.contexts = contexts_->value();
+    options.batch = batch_->value();
     return options;
+}
+
+void RunOptionsBar::setCoreMask(NpuCoreMask mask) {
+    const int at = coreMask_->findData(int(mask));
+    coreMask_->setCurrentIndex(at >= 0 ? at : 0);
+}
+
+void RunOptionsBar::setContexts(int contexts) {
+    contexts_->setValue(contexts);  // clamped to the range setBatch left
+}
+
+void RunOptionsBar::setBatch(int batch) {
+    batch_->setValue(batch);
+    // More contexts than slices would leave a context without work, which the runtime refuses.
+    contexts_->setMaximum(std::min(kMaxContexts, batch_->value()));
 }
 
 void RunOptionsBar::setCompiledModel(bool compiled) {
     compiled_ = compiled;
+    for (QAction* a : std::as_const(cpuActions_)) a->setVisible(!compiled);
+    for (QAction* a : std::as_const(npuActions_)) a->setVisible(compiled);
     setRunning(!runs_->isEnabled());
 }
 
@@ -127,6 +162,7 @@ void RunOptionsBar::setRunning(bool running) {
     threads_->setEnabled(!running && !compiled_ && backend_->currentData().toString() != kReference);
     coreMask_->setEnabled(!running && compiled_);
     contexts_->setEnabled(!running && compiled_);
+    batch_->setEnabled(!running && compiled_);
 }
 
 }  // namespace npuwb::ui

@@ -1,7 +1,7 @@
 #pragma once
 // The Run toolbar: the Run/Cancel actions (added by the run controller), the options of a profiling run (runs,
-// warm-up, execution backend and threads; for a compiled model the NPU core mask and contexts instead) and where Run
-// goes (this computer or a saved board).
+// warm-up, execution backend and threads; for a compiled model the NPU core mask, contexts and batch instead) and
+// where Run goes (this computer or a saved board).
 #include <QToolBar>
 
 #include "npuwb/RunOptions.h"
@@ -25,9 +25,15 @@ public:
     /// A backend that is not there (a plugin removed since the setting was saved) falls back to "auto".
     void setBackend(const QString& name);
     void setThreads(int threads);
-    /// A compiled model's run options: runs and warm-up from the bar, the core mask and contexts of the NPU boxes.
+    /// A compiled model's run options: runs and warm-up from the bar, the core mask, contexts and batch of the NPU
+    /// boxes.
     ModelRunOptions modelRunOptions() const;
-    /// A compiled model is open: the NPU boxes apply, backend and threads do not (and the other way round).
+    void setCoreMask(NpuCoreMask mask);
+    /// 0: auto (derived from the batch); at most min(3, batch), as the runtime refuses more contexts than slices.
+    void setContexts(int contexts);
+    /// 1..64; lowering it below the contexts lowers the contexts too.
+    void setBatch(int batch);
+    /// A compiled model is open: the NPU boxes apply and show, backend and threads do not (and the other way round).
     void setCompiledModel(bool compiled);
     /// Disables what must not change while a run is in flight.
     void setRunning(bool running);
@@ -38,6 +44,7 @@ public:
     QSpinBox* threadsBox() const { return threads_; }
     QComboBox* coreMaskBox() const { return coreMask_; }
     QSpinBox* contextsBox() const { return contexts_; }
+    QSpinBox* batchBox() const { return batch_; }
     /// "Local" first, then the saved boards (filled by the run controller).
     QComboBox* targetBox() const { return target_; }
 
@@ -51,7 +58,10 @@ private:
     QSpinBox* threads_;
     QComboBox* coreMask_;
     QSpinBox* contexts_;
+    QSpinBox* batch_;
     QComboBox* target_;
+    QList<QAction*> cpuActions_;  // backend and threads, with their labels: ONNX models
+    QList<QAction*> npuActions_;  // core mask, contexts and batch, with their labels: compiled models
     bool compiled_ = false;
 };
 

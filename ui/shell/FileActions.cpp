@@ -10,6 +10,7 @@
 
 #include <exception>
 
+#include "core/OnnxOnlyAction.h"
 #include "core/Workbench.h"
 #include "dialogs/RknnConvertDialog.h"
 #include "models/Format.h"
@@ -61,14 +62,14 @@ FileActions::FileActions(Workbench& workbench, QMainWindow* window, QMenu* menu,
 void FileActions::updateActions() {
     const bool busy = workbench_.isBusy();
     openAction_->setEnabled(!busy);
-    saveModelAction_->setEnabled(workbench_.hasModel() && !busy);
+    enableOnnxAction(saveModelAction_, workbench_, workbench_.hasModel() && !busy);
     exportAction_->setEnabled(workbench_.lastReport() && !busy);
     importLogAction_->setEnabled(!busy);
-    convertRknnAction_->setEnabled(workbench_.hasModel() && !busy);
+    enableOnnxAction(convertRknnAction_, workbench_, workbench_.hasModel() && !busy);
 }
 
 RknnConvertDialog* FileActions::openConvertRknnDialog() {
-    if (!workbench_.hasModel()) return nullptr;
+    if (!workbench_.hasOnnxModel()) return nullptr;  // a compiled model is converted already
     auto* dialog = new RknnConvertDialog(workbench_.currentModel(), workbench_.loadedModel()->path,
                                          workbench_.target().chip, workbench_.lastQuantization(), window_);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
@@ -88,14 +89,14 @@ void FileActions::openFileDialog() {
 }
 
 void FileActions::saveModelDialog() {
-    if (!workbench_.hasModel()) return;
+    if (!workbench_.hasOnnxModel()) return;
     const QString suggested = besides(workbench_.loadedModel()->path, QStringLiteral(".optimized.onnx"));
     const QString path = QFileDialog::getSaveFileName(window_, tr("Save Model As"), suggested, tr("ONNX models (*.onnx)"));
     if (!path.isEmpty()) saveModelAs(path);
 }
 
 bool FileActions::saveModelAs(const QString& path) {
-    if (!workbench_.hasModel()) return false;
+    if (!workbench_.hasOnnxModel()) return false;  // a compiled model has no graph to write as ONNX
     try {
         saveModel(*workbench_.currentModel(), path.toStdString());  // atomic: a failed write leaves any old file intact
     } catch (const std::exception& e) {

@@ -31,6 +31,7 @@ public:
     RecentFiles* recentFiles() const { return recent_; }
     QAction* openAction() const { return openAction_; }
     QAction* exportAction() const { return exportAction_; }
+    QAction* saveModelAction() const { return saveModelAction_; }
     QAction* convertRknnAction() const { return convertRknnAction_; }
     /// Opens the Convert to RKNN dialog for the current model (non-modal), or null without a model.
     RknnConvertDialog* openConvertRknnDialog();

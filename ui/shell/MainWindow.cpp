@@ -6,6 +6,7 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QMap>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QProgressBar>
@@ -73,6 +74,8 @@ void MainWindow::createMenusAndViews() {
     QMenu* editMenu = menuBar()->addMenu(tr("&Edit"));
     QMenu* analyzeMenu = menuBar()->addMenu(tr("&Analyze"));
     QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+    // Hovering an entry shows its tool tip: a disabled one says why (e.g. core/OnnxOnlyAction.h).
+    for (QMenu* menu : {fileMenu, runMenu, analyzeMenu}) menu->setToolTipsVisible(true);
 
     QToolBar* fileBar = addToolBar(tr("File"));
     fileBar->setObjectName(QStringLiteral("fileToolBar"));

@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -17,6 +18,7 @@
 #include <cmath>
 #include <exception>
 
+#include "core/OnnxOnlyAction.h"
 #include "core/ViewRegistry.h"
 #include "core/Workbench.h"
 #include "dialogs/QuantizeDialog.h"
@@ -158,9 +160,9 @@ AccuracyView::AccuracyView(Workbench& workbench, QWidget* parent)
     quantizeAction_->setToolTip(tr("Calibrate on a data set, quantize, and analyse per-layer accuracy (Ctrl+Shift+Q)"));
     connect(quantizeAction_, &QAction::triggered, this, [this] { openQuantizeDialog(); });
     connect(&workbench, &Workbench::stateChanged, this, [this] {
-        quantizeAction_->setEnabled(this->workbench().hasModel() && !this->workbench().isBusy());
+        enableOnnxAction(quantizeAction_, this->workbench(), this->workbench().hasModel() && !this->workbench().isBusy());
     });
-    quantizeAction_->setEnabled(false);
+    enableOnnxAction(quantizeAction_, workbench, false);
     connect(&workbench, &Workbench::modelLoaded, this, &AccuracyView::clearQuantization);
     connect(&workbench, &Workbench::modelChanged, this, &AccuracyView::clearQuantization);
     LayerSelection* selection = workbench.selection();
@@ -188,7 +190,7 @@ QList<ViewAction> AccuracyView::viewActions() const {
 }
 
 QuantizeDialog* AccuracyView::openQuantizeDialog() {
-    if (!workbench().hasModel() || workbench().isBusy()) return nullptr;
+    if (!workbench().hasOnnxModel() || workbench().isBusy()) return nullptr;  // a compiled model has no graph
     auto* dialog = new QuantizeDialog(workbench().currentModel(), window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QuantizeDialog::quantized, this, &AccuracyView::showQuantization);
@@ -197,6 +199,11 @@ QuantizeDialog* AccuracyView::openQuantizeDialog() {
 }
 
 void AccuracyView::quantizeWithDataset(const QString& dataset) {
+    if (workbench().hasCompiledModel()) {  // asked for on the command line: say why nothing happens
+        workbench().reportError(tr("Cannot quantize %1").arg(QFileInfo(workbench().loadedModel()->path).fileName()),
+                                tr("Quantization %1.").arg(onnxOnlyReason()));
+        return;
+    }
     QuantizeDialog* dialog = openQuantizeDialog();
     if (!dialog) return;
     dialog->setAskToSave(false);
@@ -224,7 +231,9 @@ void AccuracyView::showQuantization(std::shared_ptr<const QuantizeOutcome> outco
 
 void AccuracyView::clearQuantization() {
     outcome_.reset();
-    clear(tr("Quantize the model (Run ▸ Quantize…, Ctrl+Shift+Q) to see per-layer accuracy here"));
+    clear(workbench().hasCompiledModel()
+              ? tr("Quantize %1 (open the ONNX model it was converted from)").arg(onnxOnlyReason())
+              : tr("Quantize the model (Run ▸ Quantize…, Ctrl+Shift+Q) to see per-layer accuracy here"));
 }
 
 bool AccuracyView::showAccuracyReport(const QString& path) {

@@ -6,6 +6,7 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include "core/OnnxOnlyAction.h"
 #include "core/ViewRegistry.h"
 #include "core/Workbench.h"
 #include "models/Format.h"
@@ -51,7 +52,11 @@ EstimateView::EstimateView(Workbench& workbench, QWidget* parent)
         this->workbench().reportError(tr("Estimate failed"), message);
     });
     connect(&workbench, &Workbench::stateChanged, this, &EstimateView::updateAction);
-    connect(&workbench, &Workbench::modelLoaded, this, [this] { clear(tr("Pick a chip and press Estimate (F6)")); });
+    connect(&workbench, &Workbench::modelLoaded, this, [this] {
+        clear(this->workbench().hasCompiledModel()
+                  ? tr("Estimate %1 (open the ONNX model it was converted from)").arg(onnxOnlyReason())
+                  : tr("Pick a chip and press Estimate (F6)"));
+    });
     connect(&workbench, &Workbench::modelChanged, this, &EstimateView::onModelChanged);
     LayerSelection* selection = workbench.selection();
     connect(this, &EstimateView::nodesClicked, selection, &LayerSelection::selectNodes);
@@ -69,11 +74,11 @@ bool EstimateView::startFromCommandLine() {
 }
 
 void EstimateView::updateAction() {
-    estimateAction_->setEnabled(workbench().hasModel() && !workbench().isBusy());
+    enableOnnxAction(estimateAction_, workbench(), workbench().hasModel() && !workbench().isBusy());
 }
 
 void EstimateView::startEstimate() {
-    if (!workbench().hasModel() || workbench().isBusy()) return;
+    if (!workbench().hasOnnxModel() || workbench().isBusy()) return;  // a compiled model has no graph to estimate
     start();
 }
 

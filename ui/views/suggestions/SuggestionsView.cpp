@@ -11,6 +11,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "core/OnnxOnlyAction.h"
 #include "core/ViewRegistry.h"
 #include "core/Workbench.h"
 #include "jobs/AdviseJob.h"
@@ -82,7 +83,11 @@ SuggestionsView::SuggestionsView(Workbench& workbench, QWidget* parent)
     });
     connect(&workbench, &Workbench::stateChanged, this, &SuggestionsView::updateActions);
     connect(this, &SuggestionsView::currentFindingChanged, this, &SuggestionsView::updateActions);
-    connect(&workbench, &Workbench::modelLoaded, this, [this] { clear(tr("Pick a chip and press Advise (F7)")); });
+    connect(&workbench, &Workbench::modelLoaded, this, [this] {
+        clear(this->workbench().hasCompiledModel()
+                  ? tr("Advise %1 (open the ONNX model it was converted from)").arg(onnxOnlyReason())
+                  : tr("Pick a chip and press Advise (F7)"));
+    });
     connect(&workbench, &Workbench::modelChanged, this, &SuggestionsView::onModelChanged);
     connect(this, &SuggestionsView::nodesClicked, workbench.selection(), &LayerSelection::selectNodes);
     updateActions();
@@ -100,13 +105,13 @@ bool SuggestionsView::startFromCommandLine() {
 
 void SuggestionsView::updateActions() {
     const bool ready = workbench().hasModel() && !workbench().isBusy();
-    adviseAction_->setEnabled(ready);
+    enableOnnxAction(adviseAction_, workbench(), ready);
     const advisor::Finding* finding = currentFinding();
-    applyAction_->setEnabled(ready && finding && !finding->pass.empty());
+    enableOnnxAction(applyAction_, workbench(), ready && finding && !finding->pass.empty());
 }
 
 void SuggestionsView::startAdvise() {
-    if (!workbench().hasModel() || workbench().isBusy()) return;
+    if (!workbench().hasOnnxModel() || workbench().isBusy()) return;  // a compiled model has no graph to advise on
     start();
 }
 

@@ -18,6 +18,7 @@
 #include <exception>
 #include <optional>
 
+#include "core/OnnxOnlyAction.h"
 #include "core/ViewRegistry.h"
 #include "core/Workbench.h"
 #include "jobs/PartitionJob.h"
@@ -240,7 +241,9 @@ TimelineView::TimelineView(Workbench& workbench, QWidget* parent)
     connect(job_, &PartitionJob::runningChanged, this, &TimelineView::updateActions);
     connect(&workbench, &Workbench::stateChanged, this, &TimelineView::updateActions);
     connect(&workbench, &Workbench::modelLoaded, this, [this] {
-        clear(tr("Pick a device and press Partition (F8)"));
+        clear(this->workbench().hasCompiledModel()
+                  ? tr("Partition %1 (open the ONNX model it was converted from)").arg(onnxOnlyReason())
+                  : tr("Pick a device and press Partition (F8)"));
     });
     connect(&workbench, &Workbench::modelChanged, this, [this] {
         clear(tr("The model changed: press Partition (F8) again"));
@@ -275,7 +278,7 @@ bool TimelineView::startFromCommandLine() {
 }
 
 void TimelineView::updateActions() {
-    partitionAction_->setEnabled(workbench().hasModel() && !workbench().isBusy() && device_->count() > 0);
+    enableOnnxAction(partitionAction_, workbench(), workbench().hasModel() && !workbench().isBusy() && device_->count() > 0);
     cancelAction_->setEnabled(job_->isRunning());
     saveAction_->setEnabled(report_ != nullptr);
 }
@@ -293,7 +296,8 @@ bool TimelineView::saveReportTo(const QString& path) {
 }
 
 void TimelineView::startPartition() {
-    if (!workbench().hasModel() || workbench().isBusy() || job_->isRunning()) return;
+    // A compiled model has no graph to split.
+    if (!workbench().hasOnnxModel() || workbench().isBusy() || job_->isRunning()) return;
     PartitionRequest request;
     request.device = device_->currentText();
     const QString schedule = schedule_->currentData().toString();
