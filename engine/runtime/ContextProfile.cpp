@@ -1,4 +1,4 @@
-// Seed 002 on the CPU backends (npuwb/ContextProfile.h). Each context lives on its own worker thread from compile to
+// Multi-context multi-batch runs on the CPU backends (npuwb/ContextProfile.h). Each context lives on its own worker thread from compile to
 // destruction: oneDNN's primitives must run on the thread that created them, and the thread pools a backend starts
 // (OpenMP teams, XNNPACK's pool) inherit the CPU affinity of the thread that starts them.
 #include "npuwb/ContextProfile.h"

@@ -1,10 +1,10 @@
 #pragma once
 // The packed constants of one backend instance (weights, biases, constant operands in oneDNN's layouts), shared by
-// every segment it builds. Compiling the same graph again, for another execution context (seed 002's contexts on the
-// CPU), finds each one here and packs nothing: the contexts read one copy. Entries are written once, under the
-// lock, before any segment that uses them exists, and only read afterwards, so concurrent runs share them safely.
-// The segments own the entries (the cache only looks them up): a plan dropped for new input shapes frees its
-// constants as before.
+// every segment it builds. Compiling the same graph again, for another execution context (multi-context runs on the
+// CPU), finds each one here and packs nothing: the contexts read one copy. Entries are written once, under the lock,
+// before any segment that uses them exists, and only read afterwards, so concurrent runs share them safely. The
+// segments own the entries (the cache only looks them up): a plan dropped for new input shapes frees its constants as
+// before.
 #include <atomic>
 #include <cstdint>
 #include <functional>

@@ -1,4 +1,4 @@
-// Execution contexts (Session::newContext, npuwb/ContextProfile.h; seed 002 on the CPU): a context compiles its own
+// Execution contexts (Session::newContext, npuwb/ContextProfile.h): a context compiles its own
 // plan on the same backend instance, reuses the weights that instance packed (weight bytes allocated once; the
 // process grows by the new context's scratch, not by another copy of the weights), runs concurrently with the other
 // contexts and gives the same results as a run alone.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `profile MODEL.onnx --contexts N --batch N [--core-mask M]`: seed 002 on the CPU. One report with the runtime
+# `profile MODEL.onnx --contexts N --batch N [--core-mask M]`: multi-context multi-batch on the CPU. One report with the runtime
 # section (every context, the weights once, throughput) and one trace bar per slice; a sweep writes a report per
 # point and prints throughput against batch; impossible requests give exit 1 and a message naming the flag.
 set -u

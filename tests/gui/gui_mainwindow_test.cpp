@@ -288,6 +288,21 @@ void MainWindowTest::runsOnTheChosenBackend() {
     QCOMPARE(window_->workbench()->lastReport()->environment.threads, int64_t(1));
     QVERIFY2(lastRunBackend().startsWith(QStringLiteral("reference, 1 thread")), qPrintable(lastRunBackend()));
 
+    // Contexts and a batch: concurrent contexts sharing the backend's weights, each slice a run.
+    bar->setBackend(QStringLiteral("auto"));
+    bar->setBatch(4);
+    bar->setContexts(2);
+    window_->runner()->startRun();
+    QVERIFY(finished.wait(kTimeoutMs));
+    const auto contexts = window_->workbench()->lastReport();
+    QVERIFY(contexts->runtime.has_value());
+    QCOMPARE(contexts->runtime->contexts.size(), size_t(2));
+    QCOMPARE(contexts->runtime->batch, int64_t(4));
+    QCOMPARE(contexts->traces.size(), size_t(1));
+    QCOMPARE(contexts->traces[0].events.size(), size_t(4 * contexts->run.runs));
+    bar->setBatch(1);
+    bar->setContexts(0);
+
     // A backend that is gone since the setting was saved falls back to "auto".
     bar->setBackend(QStringLiteral("no-such-backend"));
     QCOMPARE(bar->options().executor.backend, std::string(npuwb::kAutoBackend));
@@ -385,11 +400,14 @@ void MainWindowTest::npuBoxesFillModelRunOptions() {
     // The defaults are the runtime's: one sample, contexts from it.
     QCOMPARE(bar->modelRunOptions().batch, 1);
     QCOMPARE(bar->modelRunOptions().contexts, 0);
-    // An ONNX model is open: the NPU boxes do not apply to it (nor show: the CPU ones do).
+    // An ONNX model is open: the NPU core mask does not apply to it (nor show: the CPU boxes do); contexts and batch
+    // do (concurrent contexts on the CPU backends).
     QVERIFY(window_->workbench()->hasOnnxModel());
-    QVERIFY(!batch->isEnabled() && !bar->contextsBox()->isEnabled() && !bar->coreMaskBox()->isEnabled());
-    QTRY_VERIFY(!batch->isVisible() && !bar->coreMaskBox()->isVisible() && bar->backendBox()->isVisible());
+    QVERIFY(batch->isEnabled() && bar->contextsBox()->isEnabled() && !bar->coreMaskBox()->isEnabled());
+    QTRY_VERIFY(batch->isVisible() && bar->contextsBox()->isVisible() && !bar->coreMaskBox()->isVisible() &&
+                bar->backendBox()->isVisible());
     QCOMPARE(window_->width(), 1400);  // the window's default: the toolbar rows must fit it
+    QVERIFY(bar->targetBox()->isVisible());
 
     batch->setValue(4);  // what typing into the box does
     bar->contextsBox()->setValue(3);
@@ -485,8 +503,8 @@ void MainWindowTest::compiledModelTurnsOffOnnxActions() {
         QVERIFY2(!action->toolTip().contains(reason), qPrintable(action->toolTip()));
         QVERIFY2(!action->statusTip().contains(reason), qPrintable(action->statusTip()));
     }
-    QVERIFY(!bar->batchBox()->isEnabled());
-    QTRY_VERIFY(!bar->batchBox()->isVisible() && bar->backendBox()->isVisible() && bar->targetBox()->isVisible());
+    QVERIFY(!bar->coreMaskBox()->isEnabled() && bar->batchBox()->isEnabled());  // contexts and batch apply to ONNX too
+    QTRY_VERIFY(!bar->coreMaskBox()->isVisible() && bar->backendBox()->isVisible() && bar->targetBox()->isVisible());
     QVERIFY(QTest::qWaitForWindowActive(window_.get()));
     QTest::keyClick(window_.get(), Qt::Key_F6);
     QVERIFY(estimated.wait(kTimeoutMs));

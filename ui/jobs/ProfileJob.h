@@ -24,7 +24,7 @@ public:
     /// Cancels and waits for a run in flight (the worker reports to this object).
     ~ProfileJob() override;
     /// Ignored while a run is in flight. With `contexts`, the model runs as that many concurrent execution contexts
-    /// over its batch slices (profileContexts, seed 002 on the CPU); progress then counts passes.
+    /// over its batch slices (profileContexts: multi-context multi-batch on the CPU); progress then counts passes.
     void start(std::shared_ptr<const Model> model, const RunOptions& options,
                std::optional<ModelRunOptions> contexts = std::nullopt);
 

@@ -194,9 +194,10 @@ void RunController::startLocalRun() {
     workbench_.showProgress(0, runWarmup_ + runCount_,
                             runWarmup_ > 0 ? tr("warm-up 0/%1").arg(runWarmup_) : tr("run 0/%1").arg(runCount_));
     workbench_.setStatus(tr("Running %1 locally …").arg(QFileInfo(workbench_.loadedModel()->path).fileName()));
-    // Contexts, a batch or a core mask: seed 002's concurrent contexts on the CPU backends, as on the NPU.
+    // Contexts or a batch: concurrent contexts on the CPU backends, as on the NPU.
     ModelRunOptions contexts = bar_->modelRunOptions();
-    const bool multi = contexts.contexts > 1 || contexts.batch > 1 || contexts.coreMask != NpuCoreMask::Auto;
+    contexts.coreMask = NpuCoreMask::Auto;  // the NPU core mask box is for compiled models (hidden for ONNX)
+    const bool multi = contexts.contexts > 1 || contexts.batch > 1;
     if (multi) {
         contexts.randomSeed = options.seed;
         contexts.perLayer = options.layerTimes;

@@ -55,12 +55,14 @@ RunOptionsBar::RunOptionsBar(QWidget* parent)
     const ModelRunOptions modelDefaults;
     contexts_->setRange(0, kMaxContexts);
     contexts_->setSpecialValueText(tr("auto"));
-    contexts_->setToolTip(tr("Compiled models: contexts run concurrently, sharing the weights (at most three, and at "
-                             "most the batch: each context runs whole batch slices; auto: from the batch)"));
+    contexts_->setToolTip(tr("Contexts run concurrently, sharing the weights (compiled models: rknn_dup_context; ONNX: "
+                             "copies of the session sharing the backend's packed weights, the threads split among "
+                             "them). At most three, and at most the batch: each context runs whole batch slices; auto: "
+                             "from the batch"));
     batch_->setObjectName(QStringLiteral("batchBox"));
     batch_->setRange(1, kMaxBatch);
-    batch_->setToolTip(tr("Compiled models: samples per pass; the slices are spread round-robin over the contexts, "
-                          "and Contexts auto derives from it as the vendor does (1 -> 1, 2 -> 2, >= 3 -> 3)"));
+    batch_->setToolTip(tr("Samples per pass (ONNX: one model run each); the slices are spread round-robin over the "
+                          "contexts, and Contexts auto derives from it as the vendor does (1 -> 1, 2 -> 2, >= 3 -> 3)"));
     setBatch(modelDefaults.batch);  // also bounds the contexts
     target_->setObjectName(QStringLiteral("runTargetBox"));
     target_->setToolTip(tr("Where Run (F5) profiles the model: this computer or a saved board (Boards tab)"));
@@ -72,14 +74,17 @@ RunOptionsBar::RunOptionsBar(QWidget* parent)
     addWidget(new QLabel(tr("  Warm-up "), this));
     addWidget(warmup_);
     // Only the group that applies to the open model shows: both would not fit a 1400-pixel window's toolbar row.
+    // Contexts and batch apply to both (multi-context multi-batch runs on the NPU and on the CPU backends).
     auto addLabelled = [this](QList<QAction*>& group, const QString& label, QWidget* box) {
         group << addWidget(new QLabel(label, this)) << addWidget(box);
     };
     addLabelled(cpuActions_, tr("  Backend "), backend_);
     addLabelled(cpuActions_, tr("  Threads "), threads_);
     addLabelled(npuActions_, tr("  NPU cores "), coreMask_);
-    addLabelled(npuActions_, tr("  Contexts "), contexts_);
-    addLabelled(npuActions_, tr("  Batch "), batch_);
+    addWidget(new QLabel(tr("  Contexts "), this));
+    addWidget(contexts_);
+    addWidget(new QLabel(tr("  Batch "), this));
+    addWidget(batch_);
     addSeparator();
     addWidget(new QLabel(tr(" Target "), this));
     addWidget(target_);
@@ -161,8 +166,8 @@ void RunOptionsBar::setRunning(bool running) {
     backend_->setEnabled(!running && !compiled_);
     threads_->setEnabled(!running && !compiled_ && backend_->currentData().toString() != kReference);
     coreMask_->setEnabled(!running && compiled_);
-    contexts_->setEnabled(!running && compiled_);
-    batch_->setEnabled(!running && compiled_);
+    contexts_->setEnabled(!running);
+    batch_->setEnabled(!running);
 }
 
 }  // namespace npuwb::ui

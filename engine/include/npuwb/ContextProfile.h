@@ -1,5 +1,5 @@
 #pragma once
-// Seed 002 (multi-batch with several contexts) on the CPU backends: an ONNX model run as `contexts` execution
+// Multi-batch with several contexts on the CPU backends: an ONNX model run as `contexts` execution
 // contexts at once, as the NPU runtime runs a .rknn with rknn_dup_context. Context 0 is a Session; the others are
 // its Session::newContext() copies, which compile their own plans (own activation arena, own threads) on the same
 // backend instance and so share the weights it packed. Each pass spreads `batch` slices (one model run each)

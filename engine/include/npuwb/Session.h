@@ -79,7 +79,7 @@ public:
     /// The backend actually used ("reference" when none).
     std::string backendName() const;
     int threads() const { return threads_; }
-    /// Another execution context of the same model on the same backend instance (seed 002 on the CPU): it compiles
+    /// Another execution context of the same model on the same backend instance (multi-context multi-batch on the CPU): it compiles
     /// its own plan, with its own activation arena and `threads` (0: this session's), reusing the weights the
     /// instance packed already (SessionMemory::weightsShared), and runs concurrently with this session and its
     /// other contexts. A plain copy, by contrast, shares this session's plan and waits for its runs. Compile, run and
