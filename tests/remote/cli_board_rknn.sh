@@ -101,10 +101,12 @@ grep -q "core-mask .3." err.txt || fail "bad mask message: $(cat err.txt)"
 if "$CLI" profile model.rknn --board "$HOST" "${COMMON[@]}" --input images=missing.npy > out.txt 2> err.txt; then
   fail "missing input accepted"; fi
 grep -q "missing.npy" err.txt || fail "missing input message: $(cat err.txt)"
-if "$CLI" profile "$(dirname "$0")/../../resources/samples/tiny_mobilenet.onnx" --core-mask 0 > out.txt 2> err.txt; then
-  fail "--core-mask accepted for an ONNX model"; fi
-grep -q "apply to compiled models" err.txt || fail "onnx + core mask message: $(cat err.txt)"
-echo "ok 3 bad mask, missing input, runtime flags on ONNX refused"
+# An ONNX model's contexts run on this computer's CPU backends, never on the board: asked for with --board, refused.
+if "$CLI" profile "$(dirname "$0")/../../resources/samples/tiny_mobilenet.onnx" --board "$HOST" "${COMMON[@]}" \
+    --core-mask 0 > out.txt 2> err.txt; then
+  fail "--core-mask with --board accepted for an ONNX model"; fi
+grep -q "drop --board" err.txt || fail "onnx + core mask + board message: $(cat err.txt)"
+echo "ok 3 bad mask, missing input, runtime flags for an ONNX model on a board refused"
 
 # 4. A board without librknnrt.so: a clear answer naming the library, exit 1.
 BARE=(--identity "$D/bare/client_key" --ssh-config "$D/empty_config" --known-hosts "$D/known_hosts_bare" --accept-new
