@@ -229,6 +229,23 @@ def case_run_rknn():
     check([t["name"] for t in report["model"]["inputs"]] == ["image"], report["model"]["inputs"])
     env_r = report["environment"]
     check(env_r["arch"] == ARGS.expect_arch and env_r["npuDriver"] == fake_board.NPU_DRIVER_VERSION, env_r)
+    # Multi-batch over contexts 2 and 3 with a core mask each (rknn_dup_context copies): the weights once, each
+    # context's internal memory, every slice in the contexts trace.
+    sweep = []
+    for contexts, masks in ((2, ["0", "1"]), (3, ["0", "1", "2"])):
+        job["modelRun"] = {"runs": 3, "warmup": 1, "contexts": contexts, "batch": 3, "contextCoreMasks": masks, "seed": 7}
+        with open(os.path.join(work, f"job{contexts}.json"), "w") as f:
+            json.dump(job, f)
+        rt_report = run_events(os.path.join(work, f"job{contexts}.json"), env=env)[-1]["report"]
+        rt = rt_report["runtime"]
+        check([c["coreMask"] for c in rt["contexts"]] == masks, rt["contexts"])
+        check(rt["batch"] == 3 and rt["weightBytes"] == report["memory"]["weightBytes"], rt)
+        check(rt["totalBytes"] == rt["weightBytes"] + sum(c["internalBytes"] for c in rt["contexts"]), rt)
+        trace = [t for t in rt_report["traces"] if t["name"] == "contexts"][0]
+        check(len(trace["events"]) == 3 * 3, len(trace["events"]))
+        sweep.append(f"contexts {contexts}: {rt['samplesPerSecond']:.0f} samples/s, weights {rt['weightBytes']} B once, "
+                     f"total {rt['totalBytes']} B")
+    print("run-rknn: " + "; ".join(sweep))
     # A runtime that is not there: InvalidInput/Unsupported naming it, exit 1.
     job["runtime"] = "nosuchruntime"
     with open(os.path.join(work, "bad.json"), "w") as f:
