@@ -4,15 +4,7 @@
 set -u
 CLI="$1"; WORK="$2"
 mkdir -p "$WORK"
-failures=0
-fail() { echo "FAIL $*"; failures=$((failures + 1)); }
-expect() {  # expect NAME EXPECTED_SUBSTRING -- command...
-  local name="$1" needle="$2"; shift 3
-  local out rc
-  out=$(timeout 120 "$@" 2>&1 >/dev/null); rc=$?
-  if [ "$rc" -eq 1 ] && grep -qF -- "$needle" <<<"$out"; then echo "ok   $name: $out"
-  else fail "$name (exit $rc, wanted 1 and '$needle'): $out"; fi
-}
+source "$(dirname "$0")/expect.sh"  # fail, expect
 
 # RK3588 int8 and RK3566 fp16 sweeps: two M from one context, JSON checked field by field.
 if out=$(timeout 300 "$CLI" matmul-bench --chip rk3588 --type int8 --sweep M=1,8 K=64 N=96 --runs 2 --warmup 1 \

@@ -5,15 +5,7 @@
 set -u
 CLI="$1"; WORK="$2"; MODEL="$3"; SCHEMA="$4"; VALIDATE="$5"
 mkdir -p "$WORK"
-failures=0
-fail() { echo "FAIL $*"; failures=$((failures + 1)); }
-expect() {  # expect NAME EXPECTED_SUBSTRING -- command...
-  local name="$1" needle="$2"; shift 3
-  local out rc
-  out=$(timeout 120 "$@" 2>&1 >/dev/null); rc=$?
-  if [ "$rc" -eq 1 ] && grep -qF -- "$needle" <<<"$out"; then echo "ok   $name: $out"
-  else fail "$name (exit $rc, wanted 1 and '$needle'): $out"; fi
-}
+source "$(dirname "$0")/expect.sh"  # fail, expect
 
 out=$(timeout 300 "$CLI" profile "$MODEL" --contexts 2 --batch 4 --runs 3 --warmup 1 --threads 2 -q \
       --json "$WORK/c2b4.json" 2>&1); rc=$?
