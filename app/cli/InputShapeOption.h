@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "npuwb/ModelIO.h"  // withInputShapes, inputsWithSymbolicDims
 #include "npuwb/ir/Graph.h"
 
 namespace npuwb::cli {
@@ -18,13 +19,6 @@ void addInputShapeOption(CLI::App* cmd, std::vector<std::string>& specs);
 
 /// "x=1,3,480,480" -> {"x": [1,3,480,480]}; throws InvalidInput naming the spec at fault.
 std::map<std::string, Shape> parseInputShapes(const std::vector<std::string>& specs);
-
-/// A copy of `model` whose graph inputs have the given concrete shapes, with shapes re-inferred for every value.
-/// Throws InvalidInput for an unknown input name, a rank mismatch or a clash with a fixed dimension.
-Model withInputShapes(const Model& model, const std::map<std::string, Shape>& shapes);
-
-/// Names of graph inputs (not initializers) that still have symbolic or unknown dims, e.g. "x [?,3,?,?]".
-std::vector<std::string> inputsWithSymbolicDims(const Model& model);
 
 /// Loads a model for a command, fixes its input shapes from --input-shape specs, and warns on stderr about inputs
 /// whose dims stay symbolic (they are then taken as 1).

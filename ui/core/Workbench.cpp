@@ -85,6 +85,7 @@ void Workbench::onLoaded(std::shared_ptr<const LoadedModel> model) {
     hideProgress();
     editor_->undoStack()->clear();  // undo never crosses into another file
     quantization_.reset();
+    inputShapes_.clear();  // asked again per opened file, prefilled from the last use
     setModel(std::move(model));
     const QString file = QFileInfo(loaded_->path).fileName();
     if (hasCompiledModel()) {  // no graph, so no node counts; say where it runs and what it cannot do
@@ -136,6 +137,28 @@ void Workbench::showReport(std::shared_ptr<const Report> report) {
     selection_->clear();
     selection_->selectLayer(keep);
     emit stateChanged();
+}
+
+void Workbench::setInputShapes(const InputShapeMap& shapes) {
+    inputShapes_ = shapes;
+    if (loaded_) {
+        QSettings settings;
+        rememberShapes(settings, loaded_->path, shapes);
+    }
+    emit inputShapesChanged();
+}
+
+bool Workbench::needsInputShapes() const {
+    if (!hasOnnxModel()) return false;
+    const std::vector<DeclaredInput> inputs = declaredInputs(*loaded_->model);
+    return hasSymbolicInputs(inputs) && !coversSymbolicInputs(inputs, inputShapes_);
+}
+
+void Workbench::afterInputShapes(std::function<void()> proceed) {
+    if (!needsInputShapes() || !askShapes_)
+        proceed();
+    else
+        askShapes_(std::move(proceed));
 }
 
 bool Workbench::setTarget(const TargetOptions& target) {

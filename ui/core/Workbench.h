@@ -7,11 +7,13 @@
 #include <QPointer>
 #include <QString>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "jobs/EstimateJob.h"
 #include "jobs/ModelLoadJob.h"
+#include "models/InputShapes.h"
 #include "npuwb/Report.h"
 #include "npuwb/RknnConversion.h"
 
@@ -49,6 +51,18 @@ public:
     /// Runs `pass` with its numerical proof on a worker; modelChanged (undoable) or operationFailed follows.
     void applyPass(const QString& pass);
     QUndoStack* undoStack() const;
+
+    // Concrete sizes for the open model's symbolic input dims (models/InputShapes.h): what Run, Estimate, Advise
+    // and Quantize use. Empty until given for this model; remembered per model file for the next time.
+    const InputShapeMap& inputShapes() const { return inputShapes_; }
+    void setInputShapes(const InputShapeMap& shapes);
+    /// The open model has symbolic input dims that inputShapes() does not cover yet.
+    bool needsInputShapes() const;
+    /// Runs `proceed` now when no input shapes are needed, else asks for them (the asker: the Input Shapes
+    /// dialog) and runs it once they are given; cancelling the question drops it.
+    void afterInputShapes(std::function<void()> proceed);
+    using InputShapesAsker = std::function<void(std::function<void()> proceed)>;
+    void setInputShapesAsker(InputShapesAsker asker) { askShapes_ = std::move(asker); }
 
     // The last run (local, on a board, or an imported vendor log)
     const Report* lastReport() const { return report_.get(); }
@@ -91,6 +105,7 @@ signals:
     /// A pass was applied, undone or redone: views show the new model.
     void modelChanged();
     void reportChanged();
+    void inputShapesChanged();
     void targetChanged();
     /// Busy state, model or report changed: actions re-check whether they apply.
     void stateChanged();
@@ -119,6 +134,8 @@ private:
     std::shared_ptr<const Report> report_;
     std::shared_ptr<const rknn::QuantizationFacts> quantization_;
     TargetOptions target_;
+    InputShapeMap inputShapes_;
+    InputShapesAsker askShapes_;
 };
 
 }  // namespace npuwb::ui

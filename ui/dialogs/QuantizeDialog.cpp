@@ -207,6 +207,11 @@ void QuantizeDialog::setDataset(const QString& path) {
     updatePreview();
 }
 
+void QuantizeDialog::setInputShapes(const std::map<std::string, Shape>& shapes) {
+    inputShapes_ = shapes;
+    updatePreview();
+}
+
 QuantizeRequest QuantizeDialog::request() const {
     QuantizeRequest r;
     r.floatModel = model_;
@@ -224,6 +229,14 @@ QuantizeRequest QuantizeDialog::request() const {
                : layout_->currentIndex() == 2 ? imageio::Layout::NHWC
                                               : imageio::Layout::Auto;
     r.preprocessing["*"] = p;
+    for (const auto& [name, shape] : inputShapes_) {  // images of the sizes the user gave for symbolic H and W
+        if (shape.size() != 4) continue;
+        imageio::Preprocessing sized = p;
+        const bool nhwc = p.layout == imageio::Layout::NHWC || (p.layout == imageio::Layout::Auto && shape[3] <= 4);
+        sized.height = static_cast<int>(nhwc ? shape[1] : shape[2]);
+        sized.width = static_cast<int>(nhwc ? shape[2] : shape[3]);
+        r.preprocessing[name] = sized;
+    }
     r.options.scheme = quant::schemeFromName(scheme_->currentText().toStdString());
     r.options.observer = quant::observerFromName(observer_->currentText().toStdString());
     r.options.weightRounding = quant::weightRoundingFromName(rounding_->currentText().toStdString());

@@ -5,6 +5,7 @@
 // file dialog. Every field is remembered (QSettings).
 #include <QDialog>
 
+#include <map>
 #include <memory>
 
 #include "npuwb/ir/Graph.h"
@@ -31,6 +32,8 @@ public:
     /// The request the fields describe (throws npuwb::Error for a malformed mean/std list).
     QuantizeRequest request() const;
     void setDataset(const QString& path);
+    /// Sizes for symbolic input dims (the Input Shapes dialog's): images are resized to their height and width.
+    void setInputShapes(const std::map<std::string, Shape>& shapes);
     /// Whether Quantize asks for a file to save the QDQ model in (off in tests and the --quantize-dataset flag).
     void setAskToSave(bool ask) { askToSave_ = ask; }
     std::shared_ptr<const QuantizeOutcome> outcome() const { return outcome_; }
@@ -60,6 +63,7 @@ private:
     void onFinished(std::shared_ptr<const QuantizeOutcome> outcome);
 
     std::shared_ptr<const Model> model_;
+    std::map<std::string, Shape> inputShapes_;
     QuantizeJob* job_;
     std::shared_ptr<const QuantizeOutcome> outcome_;
     bool askToSave_ = true;

@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "npuwb/ChipProfile.h"
+#include "npuwb/ModelIO.h"
 
 namespace npuwb::ui {
 
@@ -16,12 +17,14 @@ AdviseJob::~AdviseJob() {
     watcher_.waitForFinished();
 }
 
-void AdviseJob::start(std::shared_ptr<const Model> model, const TargetOptions& target) {
+void AdviseJob::start(std::shared_ptr<const Model> model, const TargetOptions& target,
+                      const std::map<std::string, Shape>& shapes) {
     if (isRunning()) return;
     setRunning(true);
-    watcher_.setFuture(QtConcurrent::run([model = std::move(model), target]() {
+    watcher_.setFuture(QtConcurrent::run([model = std::move(model), target, shapes]() mutable {
         Outcome outcome;  // everything is caught here: no exception may cross into Qt's machinery
         try {
+            if (!shapes.empty()) model = std::make_shared<const Model>(withInputShapes(*model, shapes));
             const ChipProfile chip = findChipProfile(target.chip.toStdString());
             advisor::AdviseOptions options;
             options.dtype = target.dtype.toStdString();

@@ -3,6 +3,7 @@
 #include <QFutureWatcher>
 #include <QString>
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -19,7 +20,9 @@ public:
     /// Waits for the worker: it must not outlive the object it reports to.
     ~AdviseJob() override;
     /// Ignored while advice is being computed.
-    void start(std::shared_ptr<const Model> model, const TargetOptions& target);
+    /// `shapes`: sizes for symbolic input dims (the model is reshaped on the worker); empty: as declared.
+    void start(std::shared_ptr<const Model> model, const TargetOptions& target,
+               const std::map<std::string, Shape>& shapes = {});
 
 signals:
     void finished(std::shared_ptr<const std::vector<advisor::Finding>> findings);

@@ -6,6 +6,7 @@
 
 #include "npuwb/ChipProfile.h"
 #include "npuwb/CostModel.h"
+#include "npuwb/ModelIO.h"
 
 namespace npuwb::ui {
 
@@ -38,12 +39,15 @@ EstimateJob::~EstimateJob() {
     watcher_.waitForFinished();
 }
 
-void EstimateJob::start(std::shared_ptr<const Model> model, const TargetOptions& target) {
+void EstimateJob::start(std::shared_ptr<const Model> model, const TargetOptions& target,
+                        const std::map<std::string, Shape>& shapes) {
     if (isRunning()) return;
     setRunning(true);
-    watcher_.setFuture(QtConcurrent::run([model = std::move(model), target]() {
+    watcher_.setFuture(QtConcurrent::run([model = std::move(model), target, shapes]() mutable {
         Outcome outcome;  // everything is caught here: no exception may cross into Qt's machinery
         try {
+            // Symbolic dims fixed as `npuwb-cli estimate --input-shape` does: the same model, the same figures.
+            if (!shapes.empty()) model = std::make_shared<const Model>(withInputShapes(*model, shapes));
             outcome.result = estimate(*model, target);
         } catch (const std::exception& e) {
             outcome.error = QString::fromStdString(e.what());

@@ -5,6 +5,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -36,7 +37,9 @@ public:
     /// Waits for the worker: it must not outlive the object it reports to.
     ~EstimateJob() override;
     /// Ignored while an estimate is in flight.
-    void start(std::shared_ptr<const Model> model, const TargetOptions& target);
+    /// `shapes`: sizes for symbolic input dims (the model is reshaped on the worker); empty: as declared.
+    void start(std::shared_ptr<const Model> model, const TargetOptions& target,
+               const std::map<std::string, Shape>& shapes = {});
 
 signals:
     void finished(std::shared_ptr<const EstimateResult> result);

@@ -7,6 +7,7 @@
 
 #include "npuwb/ContextProfile.h"
 #include "npuwb/Error.h"
+#include "npuwb/ModelIO.h"
 #include "npuwb/Session.h"
 
 namespace npuwb::ui {
@@ -40,6 +41,9 @@ void ProfileJob::start(std::shared_ptr<const Model> model, const RunOptions& opt
             std::string warning;
             options.executor.backend = usableBackendName(options.executor.backend, warning);
             outcome.warning = QString::fromStdString(warning);
+            // Symbolic dims fixed: the report's inputs, MACs and shapes are those of the sizes run.
+            if (!options.inputShapes.empty())
+                model = std::make_shared<const Model>(withInputShapes(*model, options.inputShapes));
             outcome.report = std::make_shared<const Report>(
                 contexts ? profileContexts(model, options.executor, *contexts, control) : profileModel(model, options, control));
         });

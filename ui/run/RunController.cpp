@@ -11,6 +11,7 @@
 #include "core/Workbench.h"
 #include "dialogs/BoardQuestionDialogs.h"
 #include "dialogs/HostKeyDialog.h"
+#include "dialogs/InputShapesDialog.h"
 #include "jobs/BoardPrompter.h"
 #include "jobs/ProfileJob.h"
 #include "jobs/RemoteRunJob.h"
@@ -37,6 +38,7 @@ RunController::RunController(Workbench& workbench, QMainWindow* window)
     : QObject(window), workbench_(workbench),
       runAction_(new QAction(QIcon::fromTheme(QStringLiteral("media-playback-start")), tr("&Run Locally"), this)),
       cancelAction_(new QAction(QIcon::fromTheme(QStringLiteral("process-stop")), tr("&Cancel"), this)),
+      inputShapesAction_(new QAction(tr("&Input Shapes…"), this)),
       bar_(new RunOptionsBar(window)), profileJob_(new ProfileJob(this)),
       questions_(std::make_shared<BoardQuestionDialogs>(window)), boardJob_(new RemoteRunJob(questions_, this)),
       telemetry_(new TelemetryChart(window)), telemetryDock_(new QDockWidget(tr("Board Telemetry"), window)) {
@@ -44,6 +46,10 @@ RunController::RunController(Workbench& workbench, QMainWindow* window)
     cancelAction_->setShortcut(Qt::Key_Escape);
     connect(runAction_, &QAction::triggered, this, &RunController::startRun);
     connect(cancelAction_, &QAction::triggered, this, &RunController::cancelRun);
+    inputShapesAction_->setObjectName(QStringLiteral("inputShapesAction"));
+    inputShapesAction_->setToolTip(tr("Sizes for the model's symbolic input dims (Run, Estimate, Advise, Quantize)"));
+    connect(inputShapesAction_, &QAction::triggered, this, [this] { askInputShapes(); });
+    workbench.setInputShapesAsker([this](std::function<void()> proceed) { askInputShapes(std::move(proceed)); });
     bar_->insertAction(bar_->actions().value(0), runAction_);
     bar_->insertAction(bar_->actions().value(1), cancelAction_);
     bar_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
@@ -107,6 +113,7 @@ bool RunController::isRunning() const {
 void RunController::updateActions() {
     const bool running = isRunning();
     runAction_->setEnabled(workbench_.hasModel() && !workbench_.isBusy());
+    inputShapesAction_->setEnabled(workbench_.hasOnnxModel() && !workbench_.isBusy());
     cancelAction_->setEnabled(running);
     bar_->setRunning(running);
 }
@@ -176,8 +183,30 @@ bool RunController::setRunTarget(const QString& name) {
 
 void RunController::startRun() {
     if (!workbench_.hasModel() || workbench_.isBusy()) return;
-    if (bar_->targetBox()->currentIndex() > 0) startBoardRun();
-    else startLocalRun();
+    workbench_.afterInputShapes([this] {
+        if (!workbench_.hasModel() || workbench_.isBusy()) return;
+        if (bar_->targetBox()->currentIndex() > 0) startBoardRun();
+        else startLocalRun();
+    });
+}
+
+void RunController::askInputShapes(std::function<void()> proceed) {
+    if (!workbench_.hasOnnxModel()) return;
+    const auto loaded = workbench_.loadedModel();
+    QSettings settings;
+    QString source;
+    const InputShapeMap prefill =
+        prefillShapes(*loaded->model, loaded->path, workbench_.inputShapes(), settings, &source);
+    auto* dialog = new InputShapesDialog(QFileInfo(loaded->path).fileName(), declaredInputs(*loaded->model), prefill,
+                                         source, qobject_cast<QWidget*>(parent()));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog, proceed = std::move(proceed), loaded] {
+        if (workbench_.loadedModel() != loaded) return;  // another model was opened meanwhile
+        workbench_.setInputShapes(dialog->shapes());
+        workbench_.showMessage(tr("Input shapes: %1").arg(inputShapesText(workbench_.inputShapes())));
+        if (proceed) proceed();
+    });
+    dialog->open();  // not exec(): no nested event loop
 }
 
 void RunController::startLocalRun() {
@@ -188,7 +217,8 @@ void RunController::startLocalRun() {
                                    .arg(runtime));
         return;
     }
-    const RunOptions options = bar_->options();
+    RunOptions options = bar_->options();
+    options.inputShapes = workbench_.inputShapes();
     runWarmup_ = options.warmup;
     runCount_ = options.runs;
     workbench_.showProgress(0, runWarmup_ + runCount_,
@@ -214,6 +244,7 @@ void RunController::startBoardRun() {
     request.modelPath = workbench_.loadedModel()->path;
     if (workbench_.isModelEdited()) request.edited = workbench_.currentModel();  // run what the user sees
     request.options = bar_->options();
+    request.options.inputShapes = workbench_.inputShapes();
     request.options.executor.backend = kAutoBackend;  // the agent picks the board's best backend (plugin names differ per arch)
     request.runtime = workbench_.loadedModel()->runtime;
     boardRunWasRuntime_ = !request.runtime.isEmpty();

@@ -4,6 +4,7 @@
 // telemetry dock). Either report goes to the workbench, so the same table, chart and info panel show it.
 #include <QObject>
 
+#include <functional>
 #include <memory>
 
 #include "npuwb/Report.h"
@@ -31,6 +32,8 @@ public:
 
     QAction* runAction() const { return runAction_; }
     QAction* cancelAction() const { return cancelAction_; }
+    /// Run > Input Shapes...: sizes for the open model's symbolic input dims (dialogs/InputShapesDialog).
+    QAction* inputShapesAction() const { return inputShapesAction_; }
     RunOptionsBar* optionsBar() const { return bar_; }
     TelemetryChart* telemetryChart() const { return telemetry_; }
     ProfileJob* profileJob() const { return profileJob_; }
@@ -46,6 +49,8 @@ public:
 
 public slots:
     void startRun();
+    /// Opens the Input Shapes dialog (prefilled); `proceed` runs once the user accepts it.
+    void askInputShapes(std::function<void()> proceed = {});
     void cancelRun();
 
 signals:
@@ -67,6 +72,7 @@ private:
     Workbench& workbench_;
     QAction* runAction_;
     QAction* cancelAction_;
+    QAction* inputShapesAction_;
     RunOptionsBar* bar_;
     ProfileJob* profileJob_;
     std::shared_ptr<BoardQuestionDialogs> questions_;

@@ -84,6 +84,7 @@ void MainWindow::createMenusAndViews() {
     runner_ = new RunController(*workbench_, this);
     runMenu->addAction(runner_->runAction());
     runMenu->addAction(runner_->cancelAction());
+    runMenu->addAction(runner_->inputShapesAction());
     // The chip target sits beside the tabs it is for (Estimate, Suggestions), leaving the toolbar row to File and Run.
     auto* targetBar = new TargetOptionsBar(*workbench_, tabs_);
     targetBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);

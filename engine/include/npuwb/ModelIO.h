@@ -2,6 +2,7 @@
 // ONNX files <-> the engine IR. The protobuf classes stay behind this header.
 #include <map>
 #include <string>
+#include <vector>
 
 #include "npuwb/ir/Graph.h"
 #include "npuwb/ir/Value.h"
@@ -38,5 +39,13 @@ Model convertOpset(const Model& model, int64_t targetOpset);
 /// ONNX shape inference (with data propagation) for the model's inputs fixed to `inputShapes`: the type of every
 /// value it could infer, graph inputs included. Isolated like import's; empty when inference fails.
 std::map<std::string, ValueType> inferValueTypes(const Model& model, const std::map<std::string, Shape>& inputShapes);
+
+/// A copy of `model` whose graph inputs have these concrete shapes (e.g. a detector's x = [1,3,480,480]), with
+/// shapes re-inferred for every value: what estimates and advice need for a model with symbolic input dims.
+/// Throws InvalidInput for an unknown input name, a rank mismatch or a clash with a fixed dimension.
+Model withInputShapes(const Model& model, const std::map<std::string, Shape>& shapes);
+
+/// Names of graph inputs (not initializers) that still have symbolic or unknown dims, e.g. "x [?,3,?,?]".
+std::vector<std::string> inputsWithSymbolicDims(const Model& model);
 
 }  // namespace npuwb

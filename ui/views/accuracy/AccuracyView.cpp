@@ -158,7 +158,8 @@ AccuracyView::AccuracyView(Workbench& workbench, QWidget* parent)
 
     quantizeAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Q));
     quantizeAction_->setToolTip(tr("Calibrate on a data set, quantize, and analyse per-layer accuracy (Ctrl+Shift+Q)"));
-    connect(quantizeAction_, &QAction::triggered, this, [this] { openQuantizeDialog(); });
+    connect(quantizeAction_, &QAction::triggered, this,
+            [this] { this->workbench().afterInputShapes([this] { openQuantizeDialog(); }); });
     connect(&workbench, &Workbench::stateChanged, this, [this] {
         enableOnnxAction(quantizeAction_, this->workbench(), this->workbench().hasModel() && !this->workbench().isBusy());
     });
@@ -194,6 +195,7 @@ QuantizeDialog* AccuracyView::openQuantizeDialog() {
     auto* dialog = new QuantizeDialog(workbench().currentModel(), window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QuantizeDialog::quantized, this, &AccuracyView::showQuantization);
+    dialog->setInputShapes(workbench().inputShapes());
     dialog->show();
     return dialog;
 }

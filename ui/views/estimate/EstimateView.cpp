@@ -10,6 +10,7 @@
 #include "core/ViewRegistry.h"
 #include "core/Workbench.h"
 #include "models/Format.h"
+#include "models/InputShapes.h"
 #include "models/LayerSelection.h"
 #include "npuwb/CostModel.h"
 #include "views/estimate/CyclesChart.h"
@@ -79,14 +80,16 @@ void EstimateView::updateAction() {
 
 void EstimateView::startEstimate() {
     if (!workbench().hasOnnxModel() || workbench().isBusy()) return;  // a compiled model has no graph to estimate
-    start();
+    workbench().afterInputShapes([this] {  // symbolic input dims: asks for sizes first
+        if (workbench().hasOnnxModel() && !workbench().isBusy()) start();
+    });
 }
 
 void EstimateView::start() {
     if (job_->isRunning()) return;
     workbench().showProgress(0, 0);
     workbench().setStatus(tr("Estimating on %1 …").arg(workbench().target().chip));
-    job_->start(workbench().currentModel(), workbench().target());
+    job_->start(workbench().currentModel(), workbench().target(), workbench().inputShapes());
 }
 
 void EstimateView::onFinished(std::shared_ptr<const EstimateResult> result) {
@@ -124,7 +127,7 @@ void EstimateView::setResult(std::shared_ptr<const EstimateResult> result) {
     cyclesChart_->setLayers(report.layers);
     totals_->setText(tr("<b>%1</b> %2, %3 core(s): <b>%4</b> per inference, <b>%5 FPS</b> · %6 layers · "
                         "<span style='color:%11'>%7 CPU fallback(s), %8</span> · %9 of %10 NPU layers "
-                        "bandwidth-bound")
+                        "bandwidth-bound · %12")
                          .arg(QString::fromStdString(report.environment.device), result_->target.dtype)
                          .arg(result_->target.cores)
                          .arg(formatMicros(report.run.medianUs))
@@ -134,7 +137,8 @@ void EstimateView::setResult(std::shared_ptr<const EstimateResult> result) {
                          .arg(formatMicros(fallbackUs))
                          .arg(cyclesChart_->bandwidthBoundCount())
                          .arg(cyclesChart_->pointCount())
-                         .arg(fallbacks > 0 ? QStringLiteral("#d06000") : QStringLiteral("#404040")));
+                         .arg(fallbacks > 0 ? QStringLiteral("#d06000") : QStringLiteral("#404040"))
+                         .arg(inputShapesText(report.model).toHtmlEscaped()));
     details_->setText(tr("Click a bar or a point to select its layer (and its ONNX nodes) everywhere."));
 }
 

@@ -112,14 +112,16 @@ void SuggestionsView::updateActions() {
 
 void SuggestionsView::startAdvise() {
     if (!workbench().hasOnnxModel() || workbench().isBusy()) return;  // a compiled model has no graph to advise on
-    start();
+    workbench().afterInputShapes([this] {  // symbolic input dims: asks for sizes first
+        if (workbench().hasOnnxModel() && !workbench().isBusy()) start();
+    });
 }
 
 void SuggestionsView::start() {
     if (job_->isRunning()) return;
     workbench().showProgress(0, 0);
     workbench().setStatus(tr("Advising for %1 …").arg(workbench().target().chip));
-    job_->start(workbench().currentModel(), workbench().target());
+    job_->start(workbench().currentModel(), workbench().target(), workbench().inputShapes());
 }
 
 void SuggestionsView::onFinished(std::shared_ptr<const std::vector<advisor::Finding>> findings) {

@@ -119,7 +119,7 @@ protected:
             painter->setPen(highlighted ? QPen(Qt::black, 2.2) : QPen(colour.darker(150), 0.8));
             painter->setBrush(colour);
             painter->drawRect(bar);
-            const QString label = QString::number(e.frame);
+            const QString label = e.kind == "kernel" ? QString::fromStdString(e.name) : QString::number(e.frame);
             if (e.kind != "transfer" && bar.width() > metrics.horizontalAdvance(label) + 4) {
                 painter->setPen(isDark(colour) ? Qt::white : Qt::black);
                 painter->drawText(bar, Qt::AlignCenter, label);
@@ -220,6 +220,7 @@ void GanttChart::setTimelines(const std::optional<Trace>& predicted, const std::
     predicted_->setTrace(predicted.value_or(Trace{}));
     measured_->setTrace(measured.value_or(Trace{}));
     predictedTitle_->setText(predictedTitle);
+    predicted_->keyAxis()->axisRect()->setVisible(true);
     measuredTitle_->setText(measuredTitle);
     double endMs = 0;
     for (GanttPlottable* g : {predicted_, measured_}) {
@@ -235,6 +236,14 @@ void GanttChart::setTimelines(const std::optional<Trace>& predicted, const std::
     grid->setRowStretchFactor(1, std::max<double>(1, predicted_->trace().lanes.size()));
     grid->setRowStretchFactor(3, std::max<double>(1, measured_->trace().lanes.size()));
     predicted_->keyAxis()->setRange(0, endMs > 0 ? endMs * 1.01 : 1.0);
+    plot_->replot();
+}
+
+void GanttChart::setRunTimeline(const Trace& trace, const QString& title) {
+    setTimelines(std::nullopt, trace, {}, QString(), title);
+    QCPLayoutGrid* grid = plot_->plotLayout();  // no prediction: its rows take no room
+    grid->setRowStretchFactor(1, 0.001);
+    predicted_->keyAxis()->axisRect()->setVisible(false);
     plot_->replot();
 }
 
@@ -308,7 +317,10 @@ void GanttChart::onMouseMove(QMouseEvent* event) {
 
 void GanttChart::onMouseRelease(QMouseEvent* event) {
     if (event->button() != Qt::LeftButton || (event->pos() - pressPos_).manhattanLength() > 3) return;  // a drag
-    if (const TraceEvent* e = eventAt(event->pos())) emit stageClicked(stageOf(*e));
+    if (const TraceEvent* e = eventAt(event->pos())) {
+        emit stageClicked(stageOf(*e));
+        emit eventClicked(QString::fromStdString(e->name), QString::fromStdString(e->kind));
+    }
 }
 
 }  // namespace npuwb::ui

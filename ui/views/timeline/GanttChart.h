@@ -36,6 +36,8 @@ public:
     void setTimelines(const std::optional<Trace>& predicted, const std::optional<Trace>& measured,
                       const PartitionSection& partition, const QString& predictedTitle, const QString& measuredTitle);
     void clear(const QString& hint);
+    /// A run's own timeline (views/timeline/RunTimeline.h) alone, in the measured rows under `title`.
+    void setRunTimeline(const Trace& trace, const QString& title);
 
     QCustomPlot* plot() const { return plot_; }
     const Trace& timeline(Source source) const;
@@ -55,6 +57,8 @@ public slots:
 
 signals:
     void stageClicked(int64_t stage);
+    /// Any bar clicked: its name and kind ("kernel" bars are layers).
+    void eventClicked(const QString& name, const QString& kind);
     /// The text of the bar under the mouse (empty when none).
     void hovered(const QString& text);
 

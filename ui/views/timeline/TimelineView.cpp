@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QComboBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -23,6 +24,7 @@
 #include "core/Workbench.h"
 #include "jobs/PartitionJob.h"
 #include "models/Format.h"
+#include "models/InputShapes.h"
 #include "models/LayerSelection.h"
 #include "models/PartitionTableModel.h"
 #include "npuwb/DeviceProfile.h"
@@ -218,6 +220,10 @@ TimelineView::TimelineView(Workbench& workbench, QWidget* parent)
         hover_->setText(text.isEmpty() ? chartHint() : text);
     });
     connect(chart_, &GanttChart::stageClicked, this, &TimelineView::onStageClicked);
+    connect(chart_, &GanttChart::eventClicked, this, [this](const QString& name, const QString& kind) {
+        if (kind == QLatin1String("kernel")) emit nodesClicked({name});  // a layer of the run timeline
+    });
+    connect(&workbench, &Workbench::reportChanged, this, &TimelineView::showRunReport);
     LayerSelection* selection = workbench.selection();
     connect(this, &TimelineView::nodesClicked, selection, &LayerSelection::selectNodes);
     connect(selection, &LayerSelection::nodesSelected, this, &TimelineView::highlightNodes);
@@ -310,6 +316,7 @@ void TimelineView::startPartition() {
 
 void TimelineView::clear(const QString& hint) {
     report_.reset();
+    runTimeline_.reset();
     summary_->setText(hint);
     model_->setPartition({});
     const QSignalBlocker block(shown_);
@@ -326,12 +333,9 @@ void TimelineView::showReport(std::shared_ptr<const Report> report) {
     model_->setPartition(p);
     summary_->setText(summaryOf(*report_));
     {
-        const QSignalBlocker block(shown_);
-        shown_->clear();
-        for (const QString& name : kScheduleOrder)
-            for (const ScheduleResult& s : p.schedules)
-                if (s.schedule == name.toStdString()) shown_->addItem(name);
+        fillShown();
         // Pipelining is what this view is for: show it when it ran.
+        const QSignalBlocker block(shown_);
         shown_->setCurrentIndex(std::max(0, shown_->findText(QStringLiteral("pipelined"))));
     }
     showSchedule();
@@ -347,7 +351,43 @@ void TimelineView::showReport(std::shared_ptr<const Report> report) {
     emit resultShown();
 }
 
+void TimelineView::fillShown() {
+    const QSignalBlocker block(shown_);
+    shown_->clear();
+    if (report_)
+        for (const QString& name : kScheduleOrder)
+            for (const ScheduleResult& s : report_->partition->schedules)
+                if (s.schedule == name.toStdString()) shown_->addItem(name);
+    if (runTimeline_) shown_->addItem(tr("last run"), QStringLiteral("run"));
+}
+
+void TimelineView::showRunReport() {
+    const Report* report = workbench().lastReport();
+    runTimeline_ = report ? runTimelineOf(*report) : std::nullopt;
+    fillShown();
+    if (!runTimeline_) {
+        showSchedule();
+        return;
+    }
+    {
+        const QSignalBlocker block(shown_);
+        shown_->setCurrentIndex(shown_->findData(QStringLiteral("run")));
+    }
+    if (!report_)
+        summary_->setText(tr("<b>Last run</b> of %1 · %2, %3 thread(s) · %4 · Partition (F8) adds its schedules here")
+                              .arg(QFileInfo(QString::fromStdString(report->model.path)).fileName().toHtmlEscaped(),
+                                   QString::fromStdString(report->environment.backend).toHtmlEscaped())
+                              .arg(report->environment.threads)
+                              .arg(inputShapesText(report->model).toHtmlEscaped()));
+    showSchedule();
+}
+
 void TimelineView::showSchedule() {
+    if (runTimeline_ && shown_->currentData().toString() == QLatin1String("run")) {
+        chart_->setRunTimeline(runTimeline_->trace, runTimeline_->title);
+        hover_->setText(tr("Hover a bar for its times; click a layer's bar to select it everywhere."));
+        return;
+    }
     if (!report_) return;
     const std::string name = shown_->currentText().toStdString();
     const ScheduleResult* schedule = nullptr;

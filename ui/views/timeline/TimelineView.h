@@ -12,6 +12,7 @@
 
 #include "core/WorkbenchView.h"
 #include "npuwb/Report.h"
+#include "views/timeline/RunTimeline.h"
 
 class QComboBox;
 class QLabel;
@@ -43,6 +44,8 @@ public:
     QSpinBox* framesBox() const { return frames_; }
     /// Which executed schedule's timelines the chart shows.
     QComboBox* shownScheduleBox() const { return shown_; }
+    /// The run timeline on offer (views/timeline/RunTimeline.h), nullopt when the last report has none.
+    const std::optional<RunTimeline>& runTimeline() const { return runTimeline_; }
     QAction* partitionAction() const { return partitionAction_; }
     QAction* cancelAction() const { return cancelAction_; }
     QAction* saveAction() const { return saveAction_; }
@@ -59,6 +62,8 @@ public slots:
     /// Partitions the current model with the chosen settings (ignored without a model or while busy).
     void startPartition();
     void showReport(std::shared_ptr<const Report> report);
+    /// The workbench's last run: offered as "last run" in "Timeline of" (contexts lanes, or its layers in order).
+    void showRunReport();
     /// Writes the shown partition report (JSON, as `npuwb-cli partition --json`); false (and a message) on failure.
     bool saveReportTo(const QString& path);
     void highlightNodes(const QStringList& names);
@@ -77,7 +82,10 @@ private:
     QAction* partitionAction_;
     QAction* cancelAction_;
     QAction* saveAction_;
+    void fillShown();
+
     std::shared_ptr<const Report> report_;
+    std::optional<RunTimeline> runTimeline_;
     QComboBox* device_;
     QComboBox* schedule_;
     QSpinBox* frames_;

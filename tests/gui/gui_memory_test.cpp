@@ -1,0 +1,259 @@
+// The Memory view, the Timeline of a run and the Input Shapes dialog on real models: a resnet18 run draws one
+// rectangle per planned tensor with the peak step and the live bytes (the tensor table under
+// QAbstractItemModelTester), clicking a rectangle selects the layer that makes it and the view follows the shared
+// selection; a run with two contexts gives the Timeline two lanes; PP-OCRv4 det (symbolic dims) asks for its input
+// shapes before Estimate, the estimate uses them (the engine's figure at 480x480) and they are remembered for the
+// file. With NPUWB_SCREENSHOT_DIR set it saves mem-memory.png, mem-timeline-contexts.png, mem-shapes-dialog.png.
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QDialogButtonBox>
+#include <QFileInfo>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTest>
+#include <qcustomplot.h>
+
+#include <algorithm>
+
+#include "core/Workbench.h"
+#include "dialogs/InputShapesDialog.h"
+#include "models/LayerSelection.h"
+#include "models/TensorLifetimeModel.h"
+#include "npuwb/ChipProfile.h"
+#include "npuwb/CostModel.h"
+#include "npuwb/ModelIO.h"
+#include "run/RunController.h"
+#include "run/RunOptionsBar.h"
+#include "shell/MainWindow.h"
+#include "views/estimate/EstimateView.h"
+#include "views/memory/LifetimeChart.h"
+#include "views/memory/MemoryBreakdownChart.h"
+#include "views/memory/MemoryView.h"
+#include "views/timeline/GanttChart.h"
+#include "views/timeline/TimelineView.h"
+
+using namespace npuwb::ui;
+
+namespace {
+constexpr int kRunTimeoutMs = 240000;
+const QString kResnet = QStringLiteral(NPUWB_MODELS_DIR "/resnet18.onnx");
+const QString kDetector = QStringLiteral(NPUWB_MODELS_DIR "/ch_PP-OCRv4_det_infer.onnx");
+
+void sendMouse(QWidget* widget, QEvent::Type type, const QPoint& pos) {
+    const Qt::MouseButtons held = type == QEvent::MouseButtonPress ? Qt::LeftButton : Qt::NoButton;
+    QMouseEvent event(type, QPointF(pos), QPointF(widget->mapToGlobal(pos)), Qt::LeftButton, held, Qt::NoModifier);
+    QApplication::sendEvent(widget, &event);
+}
+
+void screenshot(QWidget* w, const QString& name) {
+    const QByteArray dir = qgetenv("NPUWB_SCREENSHOT_DIR");
+    if (dir.isEmpty()) return;
+    QTest::qWait(300);  // let charts replot
+    QVERIFY(w->grab().save(QString::fromLocal8Bit(dir) + QLatin1Char('/') + name));
+}
+
+InputShapesDialog* openShapesDialog() {
+    for (QWidget* w : QApplication::topLevelWidgets())
+        if (auto* d = qobject_cast<InputShapesDialog*>(w); d && d->isVisible()) return d;
+    return nullptr;
+}
+}  // namespace
+
+class MemoryViewTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void runDrawsEveryTensor();
+    void clickingARectangleSelectsItsLayerAndTheViewFollows();
+    void singleRunTimelineLaysLayersEndToEnd();
+    void contextsRunGivesOneLanePerContext();
+    void symbolicInputsAreAskedForBeforeEstimate();
+    void shapesAreRememberedForTheFile();
+    void cleanupTestCase();
+
+private:
+    MemoryView* memory() const { return window_->view<MemoryView>(); }
+    TimelineView* timeline() const { return window_->view<TimelineView>(); }
+    void open(const QString& path);
+    void run();
+
+    std::unique_ptr<MainWindow> window_;
+    std::vector<std::unique_ptr<QAbstractItemModelTester>> testers_;
+};
+
+void MemoryViewTest::open(const QString& path) {
+    QSignalSpy loaded(window_->workbench(), &Workbench::modelLoaded);
+    window_->openModel(path);
+    QVERIFY(loaded.wait(60000));
+}
+
+void MemoryViewTest::run() {
+    QSignalSpy finished(window_->runner(), &RunController::runFinished);
+    window_->runner()->startRun();
+    QVERIFY(finished.wait(kRunTimeoutMs));
+}
+
+void MemoryViewTest::initTestCase() {
+    if (!QFileInfo::exists(kResnet) || !QFileInfo::exists(kDetector))
+        QSKIP("tests/data/models lacks resnet18 or PP-OCRv4 det (scripts/fetch-models.sh)");
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("npuwb-test"));
+    QCoreApplication::setApplicationName(QStringLiteral("gui_memory_test"));
+    QSettings().clear();
+    window_ = std::make_unique<MainWindow>();
+    window_->resize(1400, 900);
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    QVERIFY(memory());
+    const auto mode = QAbstractItemModelTester::FailureReportingMode::QtTest;
+    testers_.push_back(std::make_unique<QAbstractItemModelTester>(memory()->model(), mode));
+    testers_.push_back(std::make_unique<QAbstractItemModelTester>(memory()->proxy(), mode));
+    window_->runner()->optionsBar()->setRuns(2);
+    window_->runner()->optionsBar()->setWarmup(1);
+    open(kResnet);
+    QVERIFY(window_->setCurrentView(QStringLiteral("memory")));
+}
+
+void MemoryViewTest::runDrawsEveryTensor() {
+    run();
+    const npuwb::Report* report = window_->workbench()->lastReport();
+    QVERIFY(report);
+    const size_t tensors = report->memory.tensors.size();
+    QVERIFY(tensors > 10);
+    QCOMPARE(memory()->chart()->rectCount(), int(tensors));
+    QCOMPARE(memory()->model()->rowCount(), int(tensors));
+    // The peak step marked is where the live bytes are largest, and never more than the planned arena.
+    const std::vector<int64_t>& live = memory()->model()->liveBytes();
+    QVERIFY(!live.empty());
+    const int64_t peak = *std::max_element(live.begin(), live.end());
+    QCOMPARE(live[size_t(memory()->chart()->markedPeakStep())], peak);
+    QCOMPARE(peak, report->memory.lowerBoundBytes);
+    QVERIFY(peak <= report->memory.arenaBytes);
+    // The breakdown names the report's figures.
+    const auto& rows = memory()->breakdown()->rows();
+    QVERIFY(std::any_of(rows.begin(), rows.end(), [&](const MemoryBreakdownChart::Row& r) {
+        return r.label == QStringLiteral("Weights") && r.bytes == report->memory.weightBytes;
+    }));
+    QVERIFY(memory()->headerLabel()->text().contains(QStringLiteral("input input [1,3,224,224]")) ||
+            memory()->headerLabel()->text().contains(QStringLiteral("[1,3,224,224]")));
+    screenshot(window_.get(), QStringLiteral("mem-memory.png"));
+}
+
+void MemoryViewTest::clickingARectangleSelectsItsLayerAndTheViewFollows() {
+    LifetimeChart* chart = memory()->chart();
+    QWidget* plot = chart->plot();
+    // A tensor in the middle of the run: the rectangle under its centre (the smallest one there) is clicked.
+    const QPoint at = chart->centreOf(chart->rectCount() / 2);
+    const int row = chart->tensorAt(at);
+    QVERIFY(row >= 0);
+    const int layer = memory()->model()->producerOfRow(row);
+    QVERIFY(layer >= 0);
+    sendMouse(plot, QEvent::MouseButtonPress, at);
+    sendMouse(plot, QEvent::MouseButtonRelease, at);
+    QCOMPARE(window_->workbench()->selection()->selectedLayer(), layer);
+    const std::vector<int>& lit = chart->highlightedRows();
+    QVERIFY(std::find(lit.begin(), lit.end(), row) != lit.end());
+    // Another layer selected elsewhere: exactly its tensors light up.
+    const int other = memory()->model()->producerOfRow(0);
+    QVERIFY(other >= 0 && other != layer);
+    window_->workbench()->selection()->selectLayer(other);
+    QCOMPARE(chart->highlightedRows(), memory()->model()->rowsOfProducer(other));
+}
+
+void MemoryViewTest::singleRunTimelineLaysLayersEndToEnd() {
+    const auto& timelineOf = timeline()->runTimeline();
+    QVERIFY(timelineOf.has_value());
+    QCOMPARE(timelineOf->trace.name, std::string("kernels"));
+    QCOMPARE(timelineOf->trace.lanes.size(), size_t(1));
+    const npuwb::Report* report = window_->workbench()->lastReport();
+    const auto timed = std::count_if(report->layers.begin(), report->layers.end(),
+                                     [](const npuwb::LayerRow& r) { return r.timeUs > 0; });
+    QCOMPARE(qsizetype(timelineOf->trace.events.size()), qsizetype(timed));
+    for (size_t i = 1; i < timelineOf->trace.events.size(); ++i)  // end to end, in order
+        QCOMPARE(timelineOf->trace.events[i].startUs, timelineOf->trace.events[i - 1].endUs);
+    QCOMPARE(timeline()->shownScheduleBox()->currentData().toString(), QStringLiteral("run"));
+}
+
+void MemoryViewTest::contextsRunGivesOneLanePerContext() {
+    window_->runner()->optionsBar()->batchBox()->setValue(4);  // first: contexts are at most the batch
+    window_->runner()->optionsBar()->contextsBox()->setValue(2);
+    QCOMPARE(window_->runner()->optionsBar()->contextsBox()->value(), 2);
+    run();
+    window_->runner()->optionsBar()->contextsBox()->setValue(1);
+    window_->runner()->optionsBar()->batchBox()->setValue(1);
+    const auto& timelineOf = timeline()->runTimeline();
+    QVERIFY(timelineOf.has_value());
+    QCOMPARE(timelineOf->trace.name, std::string("contexts"));
+    QCOMPARE(timelineOf->trace.lanes.size(), size_t(2));
+    const npuwb::Trace& drawn = timeline()->chart()->timeline(GanttChart::Source::Measured);
+    QCOMPARE(drawn.lanes.size(), size_t(2));
+    QVERIFY(!drawn.events.empty());
+    std::set<std::string> lanesUsed;
+    for (const npuwb::TraceEvent& e : drawn.events) lanesUsed.insert(e.lane);
+    QCOMPARE(lanesUsed.size(), size_t(2));  // both contexts ran slices
+    QVERIFY(window_->setCurrentView(QStringLiteral("timeline")));
+    screenshot(window_.get(), QStringLiteral("mem-timeline-contexts.png"));
+}
+
+void MemoryViewTest::symbolicInputsAreAskedForBeforeEstimate() {
+    open(kDetector);
+    QVERIFY(window_->workbench()->needsInputShapes());
+    QVERIFY(window_->setCurrentView(QStringLiteral("estimate")));
+    auto* estimate = window_->view<EstimateView>();
+    estimate->estimateAction()->trigger();
+    InputShapesDialog* dialog = openShapesDialog();
+    QVERIFY(dialog);
+    QVERIFY(!window_->workbench()->isBusy());  // nothing runs before the shapes are given
+    QLineEdit* x = dialog->editorFor("x");
+    QVERIFY(x);
+    QVERIFY(!dialog->buttons()->button(QDialogButtonBox::Ok)->isEnabled());  // nothing prefilled yet
+    x->setText(QStringLiteral("1,4,480,480"));  // dim 1 is fixed to 3
+    QVERIFY(!dialog->buttons()->button(QDialogButtonBox::Ok)->isEnabled());
+    QVERIFY(dialog->noteLabel()->text().contains(QStringLiteral("fixed to 3")));
+    x->setText(QStringLiteral("1,3,480,480"));
+    QVERIFY(dialog->buttons()->button(QDialogButtonBox::Ok)->isEnabled());
+    screenshot(dialog, QStringLiteral("mem-shapes-dialog.png"));
+    QSignalSpy shown(estimate, &EstimateView::estimateShown);
+    dialog->buttons()->button(QDialogButtonBox::Ok)->click();
+    QVERIFY(shown.wait(kRunTimeoutMs));
+    // The estimate is the engine's at 480x480 (what `npuwb-cli estimate --input-shape x=1,3,480,480` prints).
+    const npuwb::Model reshaped =
+        npuwb::withInputShapes(*window_->workbench()->currentModel(), {{"x", {1, 3, 480, 480}}});
+    const npuwb::Report expected = npuwb::estimateModel(reshaped, npuwb::findChipProfile("rk3588"), {});
+    QCOMPARE(estimate->result()->report.run.medianUs, expected.run.medianUs);
+    QVERIFY(expected.run.medianUs > 10000);  // not the tiny made-up size (about 3 ms)
+    QVERIFY(estimate->totalsLabel()->text().contains(QStringLiteral("input x [1,3,480,480]")));
+}
+
+void MemoryViewTest::shapesAreRememberedForTheFile() {
+    open(kDetector);  // opened again: asked again, prefilled from the last use
+    QVERIFY(window_->workbench()->inputShapes().empty());
+    QVERIFY(window_->workbench()->needsInputShapes());
+    window_->runner()->inputShapesAction()->trigger();
+    InputShapesDialog* dialog = openShapesDialog();
+    QVERIFY(dialog);
+    QCOMPARE(dialog->editorFor("x")->text(), QStringLiteral("1,3,480,480"));
+    QVERIFY(dialog->noteLabel()->text().contains(QStringLiteral("last used")));
+    dialog->editorFor("x")->setText(QStringLiteral("1,3,320,640"));
+    dialog->buttons()->button(QDialogButtonBox::Ok)->click();
+    const npuwb::Shape expected{1, 3, 320, 640};
+    QCOMPARE(window_->workbench()->inputShapes().at("x"), expected);
+    QVERIFY(!window_->workbench()->needsInputShapes());
+    QSettings settings;
+    QCOMPARE(rememberedShapes(settings, kDetector).at("x"), expected);
+}
+
+void MemoryViewTest::cleanupTestCase() {
+    testers_.clear();
+    window_.reset();
+}
+
+QTEST_MAIN(MemoryViewTest)
+#include "gui_memory_test.moc"
