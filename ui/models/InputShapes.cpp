@@ -143,10 +143,11 @@ QString inputShapesText(const InputShapeMap& shapes) {
     return parts.join(QStringLiteral(", "));
 }
 
-QString inputShapesText(const ModelSummary& model) {
+QString inputShapesText(const ModelSummary& model, bool word) {
     QStringList parts;
     for (const TensorDesc& in : model.inputs)
-        parts << QStringLiteral("input %1 %2").arg(QString::fromStdString(in.name), formatShape(in.shape));
+        parts << (word ? QStringLiteral("input %1 %2") : QStringLiteral("%1 %2"))
+                     .arg(QString::fromStdString(in.name), formatShape(in.shape));
     return parts.join(QStringLiteral(", "));
 }
 

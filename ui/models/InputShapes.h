@@ -49,7 +49,7 @@ Shape parseDims(const QString& text);
 QString dimsText(const Shape& shape);
 /// "input x [1,3,480,480]" (several inputs joined by ", "); empty for no shapes.
 QString inputShapesText(const InputShapeMap& shapes);
-/// The inputs a report's model was run or estimated with: "input x [1,3,480,480]".
-QString inputShapesText(const ModelSummary& model);
+/// The inputs a report's model was run or estimated with: "input x [1,3,480,480]" (`word` false: "x [1,3,480,480]").
+QString inputShapesText(const ModelSummary& model, bool word = true);
 
 }  // namespace npuwb::ui

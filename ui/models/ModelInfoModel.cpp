@@ -124,7 +124,7 @@ void ModelInfoModel::setRunResult(const Report& report, bool fromRuntime) {
     addRow(run, tr("Min / max"),
            QStringLiteral("%1 / %2").arg(formatMicros(report.run.minUs), formatMicros(report.run.maxUs)));
     addRow(run, tr("Runs (warm-up)"), QStringLiteral("%1 (%2)").arg(report.run.runs).arg(report.run.warmup));
-    if (!report.model.inputs.empty()) addRow(run, tr("Inputs"), inputShapesText(report.model));
+    if (!report.model.inputs.empty()) addRow(run, tr("Inputs"), inputShapesText(report.model, false));
     if (fromRuntime) {
         addRow(run, tr("Runtime"), tr("%1 (NPU)").arg(QString::fromStdString(report.environment.backend)));
     } else {

@@ -75,13 +75,13 @@ void MemoryBreakdownChart::draw() {
         auto* value = new QCPItemText(plot_);
         value->position->setCoords(mib(rows_[i].bytes), double(i));
         value->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-        value->setPadding(QMargins(4, 0, 0, 0));
+        value->setPadding(QMargins(6, 0, 0, 0));
         value->setText(formatBytes(rows_[i].bytes));
     }
     plot_->yAxis->setTicker(ticker);
     plot_->yAxis->setSubTicks(false);
     plot_->yAxis->setRange(-0.6, std::max<double>(1, double(rows_.size())) - 0.4);
-    plot_->xAxis->setRange(0, std::max(widest, 1e-3) * 1.3);  // room for the values beside the bars
+    plot_->xAxis->setRange(0, std::max(widest, 1e-3) * 1.5);  // room for the values beside the bars
     plot_->replot();
 }
 

@@ -21,7 +21,7 @@
 
 namespace npuwb::ui {
 
-NPUWB_GUI_VIEW(MemoryView, "memory", QT_TRANSLATE_NOOP("views", "Mem&ory"), Qt::ALT | Qt::Key_9, 35);
+NPUWB_GUI_VIEW(MemoryView, "memory", QT_TRANSLATE_NOOP("views", "Mem&ory"), Qt::ALT | Qt::Key_8, 35);
 
 MemoryView::MemoryView(Workbench& workbench, QWidget* parent)
     : WorkbenchView(workbench, parent), header_(new QLabel(this)), breakdown_(new MemoryBreakdownChart(this)),
@@ -37,6 +37,9 @@ MemoryView::MemoryView(Workbench& workbench, QWidget* parent)
     table_->setObjectName(QStringLiteral("tensorTable"));
     table_->setModel(proxy_);
     table_->setSortingEnabled(true);
+    table_->sortByColumn(TensorLifetimeModel::BytesColumn, Qt::DescendingOrder);  // the big ones first
+    table_->setWordWrap(false);
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->verticalHeader()->hide();

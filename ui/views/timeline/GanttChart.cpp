@@ -220,7 +220,12 @@ void GanttChart::setTimelines(const std::optional<Trace>& predicted, const std::
     predicted_->setTrace(predicted.value_or(Trace{}));
     measured_->setTrace(measured.value_or(Trace{}));
     predictedTitle_->setText(predictedTitle);
-    predicted_->keyAxis()->axisRect()->setVisible(true);
+    QCPAxisRect* prediction = predicted_->keyAxis()->axisRect();  // shown again after a run timeline hid it
+    prediction->setVisible(true);
+    prediction->setAutoMargins(QCP::msAll);
+    prediction->setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX);
+    predictedTitle_->setVisible(true);
+    predictedTitle_->setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX);
     measuredTitle_->setText(measuredTitle);
     double endMs = 0;
     for (GanttPlottable* g : {predicted_, measured_}) {
@@ -241,9 +246,13 @@ void GanttChart::setTimelines(const std::optional<Trace>& predicted, const std::
 
 void GanttChart::setRunTimeline(const Trace& trace, const QString& title) {
     setTimelines(std::nullopt, trace, {}, QString(), title);
-    QCPLayoutGrid* grid = plot_->plotLayout();  // no prediction: its rows take no room
-    grid->setRowStretchFactor(1, 0.001);
-    predicted_->keyAxis()->axisRect()->setVisible(false);
+    QCPAxisRect* prediction = predicted_->keyAxis()->axisRect();  // no prediction: its rows take no room
+    prediction->setVisible(false);
+    prediction->setAutoMargins(QCP::msNone);
+    prediction->setMargins({});
+    prediction->setMaximumSize(QWIDGETSIZE_MAX, 0);
+    predictedTitle_->setVisible(false);
+    predictedTitle_->setMaximumSize(QWIDGETSIZE_MAX, 0);
     plot_->replot();
 }
 

@@ -385,9 +385,11 @@ void TimelineView::showRunReport() {
 void TimelineView::showSchedule() {
     if (runTimeline_ && shown_->currentData().toString() == QLatin1String("run")) {
         chart_->setRunTimeline(runTimeline_->trace, runTimeline_->title);
+        table_->hide();  // the placement table is the partition's
         hover_->setText(tr("Hover a bar for its times; click a layer's bar to select it everywhere."));
         return;
     }
+    table_->show();
     if (!report_) return;
     const std::string name = shown_->currentText().toStdString();
     const ScheduleResult* schedule = nullptr;
