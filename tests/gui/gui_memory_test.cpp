@@ -21,6 +21,7 @@
 #include <qcustomplot.h>
 
 #include <algorithm>
+#include <set>
 
 #include "core/Workbench.h"
 #include "dialogs/InputShapesDialog.h"
@@ -201,6 +202,14 @@ void MemoryViewTest::contextsRunGivesOneLanePerContext() {
     QCOMPARE(lanesUsed.size(), size_t(2));  // both contexts ran slices
     QVERIFY(window_->setCurrentView(QStringLiteral("timeline")));
     screenshot(window_.get(), QStringLiteral("mem-timeline-contexts.png"));
+    // The contexts' memory as the run reports it: weights once, each context's own.
+    const auto& rows = memory()->breakdown()->rows();
+    for (int c = 0; c < 2; ++c)
+        QVERIFY(std::any_of(rows.begin(), rows.end(), [c](const MemoryBreakdownChart::Row& r) {
+            return r.label.endsWith(QStringLiteral("context %1 internal").arg(c)) && r.bytes > 0;
+        }));
+    QVERIFY(window_->setCurrentView(QStringLiteral("memory")));
+    screenshot(window_.get(), QStringLiteral("mem-memory-contexts.png"));
 }
 
 void MemoryViewTest::symbolicInputsAreAskedForBeforeEstimate() {
@@ -261,6 +270,13 @@ void MemoryViewTest::shapesAreRememberedForTheFile() {
     QVERIFY(!window_->workbench()->needsInputShapes());
     QSettings settings;
     QCOMPARE(rememberedShapes(settings, kDetector).at("x"), expected);
+    // Run uses them too: the report's input, and the Memory view's header, say 1x3x320x640.
+    run();
+    const npuwb::Report* report = window_->workbench()->lastReport();
+    QCOMPARE(report->model.inputs.at(0).shape, (std::vector<std::string>{"1", "3", "320", "640"}));
+    QCOMPARE(report->layers.front().inputShapes.front(), (std::vector<int64_t>{1, 3, 320, 640}));
+    QVERIFY(memory()->headerLabel()->text().contains(QStringLiteral("input x [1,3,320,640]")));
+    QCOMPARE(memory()->chart()->rectCount(), int(report->memory.tensors.size()));
 }
 
 void MemoryViewTest::cleanupTestCase() {

@@ -81,7 +81,7 @@ void MemoryBreakdownChart::draw() {
     plot_->yAxis->setTicker(ticker);
     plot_->yAxis->setSubTicks(false);
     plot_->yAxis->setRange(-0.6, std::max<double>(1, double(rows_.size())) - 0.4);
-    plot_->xAxis->setRange(0, std::max(widest, 1e-3) * 1.5);  // room for the values beside the bars
+    plot_->xAxis->setRange(0, std::max(widest, 1e-3) * 1.75);  // room for the values beside the bars
     plot_->replot();
 }
 

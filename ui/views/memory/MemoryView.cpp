@@ -85,13 +85,16 @@ void MemoryView::showReport() {
     model_->setReport(report->memory, report->layers);
     breakdown_->setReport(*report);
     chart_->setTensors(*model_, report->memory);
-    const QString where = report->runtime
-                              ? tr("%1 NPU runtime on %2").arg(QString::fromStdString(report->environment.backend),
-                                                               QString::fromStdString(report->environment.device))
-                              : tr("%1, %2 thread(s) on %3")
-                                    .arg(QString::fromStdString(report->environment.backend))
-                                    .arg(report->environment.threads)
-                                    .arg(QString::fromStdString(report->environment.device));
+    const bool board = report->environment.device != "local";
+    QString where = board && report->runtime
+                        ? tr("%1 runtime on %2").arg(QString::fromStdString(report->environment.backend),
+                                                     QString::fromStdString(report->environment.device))
+                        : tr("%1, %2 thread(s) on %3")
+                              .arg(QString::fromStdString(report->environment.backend))
+                              .arg(report->environment.threads)
+                              .arg(QString::fromStdString(report->environment.device));
+    if (report->runtime)
+        where += tr(", %1 context(s), batch %2").arg(report->runtime->contexts.size()).arg(report->runtime->batch);
     const QString shapes = inputShapesText(report->model);
     QString text = tr("<b>%1</b> · %2 of %3 · %4 · weights %5, arena %6 (lower bound %7), I/O %8")
                        .arg(QFileInfo(QString::fromStdString(report->model.path)).fileName().toHtmlEscaped(),
