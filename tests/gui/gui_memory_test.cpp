@@ -181,6 +181,24 @@ void MemoryViewTest::singleRunTimelineLaysLayersEndToEnd() {
     for (size_t i = 1; i < timelineOf->trace.events.size(); ++i)  // end to end, in order
         QCOMPARE(timelineOf->trace.events[i].startUs, timelineOf->trace.events[i - 1].endUs);
     QCOMPARE(timeline()->shownScheduleBox()->currentData().toString(), QStringLiteral("run"));
+    // Clicking a layer's bar selects it everywhere; a layer selected elsewhere is outlined.
+    QVERIFY(window_->setCurrentView(QStringLiteral("timeline")));
+    GanttChart* chart = timeline()->chart();
+    QTest::qWait(50);  // laid out at the tab's size
+    chart->plot()->replot();
+    const auto longer = [](const npuwb::TraceEvent& a, const npuwb::TraceEvent& b) {
+        return a.endUs - a.startUs < b.endUs - b.startUs;
+    };
+    const npuwb::TraceEvent& widest =
+        *std::max_element(timelineOf->trace.events.begin(), timelineOf->trace.events.end(), longer);
+    const QPoint at = chart->centreOf(GanttChart::Source::Measured, widest);
+    sendMouse(chart->plot(), QEvent::MouseButtonPress, at);
+    sendMouse(chart->plot(), QEvent::MouseButtonRelease, at);
+    QCOMPARE(window_->workbench()->selection()->selectedNodes().value(0), QString::fromStdString(widest.name));
+    const npuwb::TraceEvent& first = timelineOf->trace.events.front();
+    window_->workbench()->selection()->selectNodes({QString::fromStdString(first.name)});
+    QCOMPARE(chart->highlightedName(), QString::fromStdString(first.name));
+    QVERIFY(window_->setCurrentView(QStringLiteral("memory")));
 }
 
 void MemoryViewTest::contextsRunGivesOneLanePerContext() {

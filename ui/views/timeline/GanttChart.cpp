@@ -51,6 +51,7 @@ public:
         return it == laneOf_.end() ? -1 : it->second;
     }
     void setHighlighted(int64_t stage) { highlighted_ = stage; }
+    void setHighlightedName(std::string name) { highlightedName_ = std::move(name); }
 
     QColor colourOf(const TraceEvent& e) const {
         if (e.kind == "transfer") return kTransferColor;
@@ -115,7 +116,8 @@ protected:
                 painter->drawRect(wait);
             }
             const QRectF bar = rectOf(ms(e.startUs), ms(e.endUs), lane + kBarTop, lane + kBarBottom);
-            const bool highlighted = highlighted_ >= 0 && stageOf_(e) == highlighted_;
+            const bool highlighted = (highlighted_ >= 0 && stageOf_(e) == highlighted_) ||
+                                     (!highlightedName_.empty() && e.name == highlightedName_);
             painter->setPen(highlighted ? QPen(Qt::black, 2.2) : QPen(colour.darker(150), 0.8));
             painter->setBrush(colour);
             painter->drawRect(bar);
@@ -143,6 +145,7 @@ private:
     std::map<std::string, int> laneOf_;
     std::function<int64_t(const TraceEvent&)> stageOf_;
     int64_t highlighted_ = -1;
+    std::string highlightedName_;  // a run timeline's layer
 };
 
 namespace {
@@ -215,8 +218,10 @@ void GanttChart::setTimelines(const std::optional<Trace>& predicted, const std::
     stageOfName_.clear();
     for (const PartitionStage& stage : partition.stages) stageOfName_[stage.name] = stage.id;
     highlighted_ = -1;
+    highlightedName_.clear();
     predicted_->setHighlighted(-1);
     measured_->setHighlighted(-1);
+    measured_->setHighlightedName({});
     predicted_->setTrace(predicted.value_or(Trace{}));
     measured_->setTrace(measured.value_or(Trace{}));
     predictedTitle_->setText(predictedTitle);
@@ -305,6 +310,12 @@ QString GanttChart::describe(const TraceEvent& e) {
         text += wait > 0 ? tr(" · waited %1 for the lane").arg(formatMicros(wait)) : tr(" · no wait");
     }
     return text;
+}
+
+void GanttChart::highlightName(const QString& name) {
+    highlightedName_ = name;
+    measured_->setHighlightedName(name.toStdString());
+    plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void GanttChart::highlightStage(int64_t stage) {

@@ -51,9 +51,13 @@ public:
     /// Stage id of an event (its name is a stage's name), -1 for a transfer or the single schedule's whole model.
     int64_t stageOf(const TraceEvent& event) const;
     int64_t highlightedStage() const { return highlighted_; }
+    /// The bar name outlined in a run timeline (a layer), empty when none.
+    QString highlightedName() const { return highlightedName_; }
 
 public slots:
     void highlightStage(int64_t stage);
+    /// Outlines the run timeline's bars of this name (a layer selected elsewhere); empty: none.
+    void highlightName(const QString& name);
 
 signals:
     void stageClicked(int64_t stage);
@@ -73,6 +77,7 @@ private:
     GanttPlottable* measured_;
     std::map<std::string, int64_t> stageOfName_;
     int64_t highlighted_ = -1;
+    QString highlightedName_;
     QPoint pressPos_;
 };
 

@@ -402,6 +402,7 @@ void TimelineView::showSchedule() {
 }
 
 void TimelineView::highlightNodes(const QStringList& names) {
+    chart_->highlightName(names.value(0));  // a run timeline's layer; no bar has a node's name otherwise
     for (const QString& name : names) {
         const int row = model_->rowOfNode(name);
         if (row < 0) continue;
