@@ -35,17 +35,25 @@ class ProfilingObserver : public ExecutionObserver {
 public:
     explicit ProfilingObserver(const Graph& graph) : graph_(graph) {}
 
-    void runStarted(size_t nodeCount) override { current_.assign(nodeCount, -1.0); }
+    void runStarted(size_t nodeCount) override {
+        current_.assign(nodeCount, -1.0);
+        runStart_ = Clock::now();
+        runKernels_.clear();
+    }
     void nodeStarted(size_t, const Node&) override { start_ = Clock::now(); }
     bool wantsKernelTimes() const override { return true; }
     bool acceptsPlaceholderOutputs() const override { return true; }  // it records shapes, never values
     void kernelTimed(const std::vector<size_t>& steps, double microseconds) override {
         for (size_t step : steps) addTime(step, microseconds / static_cast<double>(steps.size()));
+        // Called as the kernel ends, on the running thread: now is its end (one clock read per kernel).
+        const size_t first = steps.empty() ? 0 : steps.front();
+        addKernel(first < rows_.size() ? rows_[first].fullName : std::string(), microseconds, true);
     }
     void nodeFinished(size_t step, const Node& node, const std::vector<const Value*>& inputs,
                       const std::vector<Value>& outputs) override {
         double us = std::chrono::duration<double, std::micro>(Clock::now() - start_).count();
         addTime(step, us);
+        addKernel(node.name.empty() ? node.outputs.empty() ? node.opType : node.outputs[0] : node.name, us, false);
         if (!recordShapes_) return;
         if (rows_.size() <= step) rows_.resize(step + 1);
         LayerRow& row = rows_[step];
@@ -76,6 +84,7 @@ public:
         row.macs = nodeMacs(node, inShapes, outShapes);
     }
     void runFinished() override {
+        lastRunKernels_ = runKernels_;
         if (times_.size() < current_.size()) times_.resize(current_.size());
         for (size_t i = 0; i < current_.size(); ++i)
             if (current_[i] >= 0.0) times_[i].push_back(current_[i]);
@@ -115,6 +124,22 @@ public:
     }
     void resetTimes() { times_.clear(); }
 
+    /// Every kernel of the last run with its measured start and end: a lane for the backend's kernels and one for
+    /// the nodes the reference kernels ran (fallbacks), in execution order.
+    Trace kernelsTrace(const std::string& backend) const {
+        Trace trace;
+        trace.name = "kernels";
+        trace.source = "measured";
+        for (const auto& [event, onBackend] : lastRunKernels_) {
+            TraceEvent e = event;
+            e.lane = onBackend ? backend + " kernels" : std::string("reference kernels");
+            if (std::find(trace.lanes.begin(), trace.lanes.end(), e.lane) == trace.lanes.end())
+                trace.lanes.push_back(e.lane);
+            trace.events.push_back(std::move(e));
+        }
+        return trace;
+    }
+
 private:
     const Graph& graph_;
     Clock::time_point start_;
@@ -122,6 +147,18 @@ private:
     std::vector<LayerRow> rows_;
     std::vector<std::vector<double>> times_;
     std::vector<double> current_;  // this run's time per step, -1 when not timed
+
+    void addKernel(std::string name, double us, bool onBackend) {
+        const double endUs = std::chrono::duration<double, std::micro>(Clock::now() - runStart_).count();
+        TraceEvent e;
+        e.name = std::move(name);
+        e.kind = "kernel";
+        e.startUs = std::max(0.0, endUs - us);
+        e.endUs = endUs;
+        runKernels_.emplace_back(std::move(e), onBackend);
+    }
+    Clock::time_point runStart_;
+    std::vector<std::pair<TraceEvent, bool>> runKernels_, lastRunKernels_;  // (kernel, ran on the backend)
 
     void addTime(size_t step, double us) {
         if (current_.size() <= step) current_.resize(step + 1, -1.0);
@@ -262,6 +299,9 @@ Report profileModel(std::shared_ptr<const Model> model, const RunOptions& option
     report.memory.lowerBoundBytes = plan.lowerBoundBytes;
     report.memory.peakRssBytes = peakRssBytes();
     report.memory.tensors = std::move(plan.tensors);
+    if (options.layerTimes)
+        if (Trace kernels = observer.kernelsTrace(session.backendName()); !kernels.events.empty())
+            report.traces.push_back(std::move(kernels));
     return report;
 }
 

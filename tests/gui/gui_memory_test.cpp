@@ -172,14 +172,20 @@ void MemoryViewTest::clickingARectangleSelectsItsLayerAndTheViewFollows() {
 void MemoryViewTest::singleRunTimelineLaysLayersEndToEnd() {
     const auto& timelineOf = timeline()->runTimeline();
     QVERIFY(timelineOf.has_value());
+    // The profiler's measured kernels of the last timed run: one after another on the running thread, each a layer.
     QCOMPARE(timelineOf->trace.name, std::string("kernels"));
-    QCOMPARE(timelineOf->trace.lanes.size(), size_t(1));
+    QCOMPARE(timelineOf->trace.source, std::string("measured"));
     const npuwb::Report* report = window_->workbench()->lastReport();
-    const auto timed = std::count_if(report->layers.begin(), report->layers.end(),
-                                     [](const npuwb::LayerRow& r) { return r.timeUs > 0; });
-    QCOMPARE(qsizetype(timelineOf->trace.events.size()), qsizetype(timed));
-    for (size_t i = 1; i < timelineOf->trace.events.size(); ++i)  // end to end, in order
-        QCOMPARE(timelineOf->trace.events[i].startUs, timelineOf->trace.events[i - 1].endUs);
+    QVERIFY(timelineOf->trace.events.size() >= report->layers.size() / 2);  // fused kernels cover several layers
+    std::set<std::string> layerNames;
+    for (const npuwb::LayerRow& r : report->layers) layerNames.insert(r.fullName);
+    for (size_t i = 0; i < timelineOf->trace.events.size(); ++i) {
+        const npuwb::TraceEvent& e = timelineOf->trace.events[i];
+        QVERIFY(e.startUs <= e.endUs);
+        QVERIFY2(layerNames.count(e.name), e.name.c_str());
+        if (i > 0) QVERIFY(e.startUs + 1.0 >= timelineOf->trace.events[i - 1].endUs);  // sequential
+    }
+    QVERIFY(timelineOf->trace.events.back().endUs <= report->run.maxUs * 1.05 + 50);  // within one run
     QCOMPARE(timeline()->shownScheduleBox()->currentData().toString(), QStringLiteral("run"));
     // Clicking a layer's bar selects it everywhere; a layer selected elsewhere is outlined.
     QVERIFY(window_->setCurrentView(QStringLiteral("timeline")));

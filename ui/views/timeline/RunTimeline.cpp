@@ -21,6 +21,17 @@ std::optional<RunTimeline> runTimelineOf(const Report& report) {
                                       .arg(batch > 0 ? QObject::tr(", batch %1").arg(batch) : QString())
                                       .arg(formatMicros(endUs))};
         }
+    for (const Trace& t : report.traces)  // the profiler's measured start and end of every kernel
+        if (t.name == "kernels" && t.source == "measured" && !t.events.empty()) {
+            double endUs = 0;
+            for (const TraceEvent& e : t.events) endUs = std::max(endUs, e.endUs);
+            return RunTimeline{t, QObject::tr("Measured · the last timed run's %1 kernels, each from its start to its "
+                                              "end (%2 thread(s)) · %3 in all")
+                                      .arg(t.events.size())
+                                      .arg(report.environment.threads)
+                                      .arg(formatMicros(endUs))};
+        }
+    // Older reports (and board runs) have per-layer durations only.
     std::vector<const LayerRow*> rows;
     for (const LayerRow& row : report.layers)
         if (row.timeUs > 0) rows.push_back(&row);

@@ -1,8 +1,9 @@
 #pragma once
 // What the Timeline draws for a run (not a partition): the "contexts" trace of a run with several contexts or a
-// batch (one lane per context, one bar per batch slice, as measured), else the layers of a single run laid end to
-// end in execution order on one lane. The profiler records each layer's duration (the median over the runs), not
-// when it started, so that lane's start times are the sum of the earlier layers' medians, and its title says so.
+// batch (one lane per context, one bar per batch slice, as measured); else the "kernels" trace of a single run (the
+// profiler's measured start and end of every kernel of the last timed run, a lane for the backend's kernels and one
+// for reference fallbacks); else, for reports without it (board runs, imported logs), the layers laid end to end in
+// execution order, start times being the sum of the earlier layers' median durations, as the title says.
 #include <QString>
 
 #include <optional>
