@@ -330,6 +330,8 @@ Report profileContexts(std::shared_ptr<const Model> model, const ExecutorOptions
     report.memory.peakRssBytes = peakRssBytes();
     report.runtime = rt;
 
+    // The single-context profile's kernels ran before the contexts, on another clock origin: not this timeline.
+    report.traces.clear();
     report.traces.push_back(contextsTrace(static_cast<size_t>(contexts), sliceRuns));
     return report;
 }
