@@ -85,6 +85,31 @@ TEST(Profiler, ReportHasOneRowPerNodeAndSaneTotals) {
     EXPECT_EQ(back.memory.arenaBytes, r.memory.arenaBytes);
 }
 
+TEST(Profiler, LastRunKernelsAreATraceWithMeasuredStartAndEnd) {
+    RunOptions opts;
+    opts.executor.backend = kReferenceBackend;
+    opts.runs = 2;
+    opts.warmup = 1;
+    opts.symbolicDimValue = 4;
+    Report r = profileModel(chainModel(6), opts);
+    ASSERT_EQ(r.traces.size(), 1u);
+    const Trace& t = r.traces[0];
+    EXPECT_EQ(t.name, "kernels");
+    EXPECT_EQ(t.source, "measured");
+    EXPECT_EQ(t.lanes, (std::vector<std::string>{"reference kernels"}));
+    ASSERT_EQ(t.events.size(), 6u) << "one kernel per node of the last run, not of every run";
+    for (size_t i = 0; i < t.events.size(); ++i) {
+        EXPECT_EQ(t.events[i].name, r.layers[i].fullName);
+        EXPECT_EQ(t.events[i].kind, "kernel");
+        EXPECT_LE(t.events[i].startUs, t.events[i].endUs);
+        if (i > 0) {
+            EXPECT_GE(t.events[i].startUs, t.events[i - 1].endUs) << "one after another";
+        }
+    }
+    EXPECT_LE(t.events.back().endUs, r.run.maxUs + 1.0) << "times from the start of that run";
+    EXPECT_EQ(reportFromJson(toJson(r)).traces.size(), 1u);
+}
+
 TEST(Profiler, ZeroRunsIsAUserError) {
     RunOptions opts;
     opts.runs = 0;
