@@ -204,6 +204,7 @@ void MemoryViewTest::singleRunTimelineLaysLayersEndToEnd() {
     const npuwb::TraceEvent& first = timelineOf->trace.events.front();
     window_->workbench()->selection()->selectNodes({QString::fromStdString(first.name)});
     QCOMPARE(chart->highlightedName(), QString::fromStdString(first.name));
+    screenshot(window_.get(), QStringLiteral("mem-timeline-kernels.png"));
     QVERIFY(window_->setCurrentView(QStringLiteral("memory")));
 }
 

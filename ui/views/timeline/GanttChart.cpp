@@ -53,8 +53,11 @@ public:
     void setHighlighted(int64_t stage) { highlighted_ = stage; }
     void setHighlightedName(std::string name) { highlightedName_ = std::move(name); }
 
+    void setNameColours(std::map<std::string, QColor> colours) { nameColours_ = std::move(colours); }
+
     QColor colourOf(const TraceEvent& e) const {
         if (e.kind == "transfer") return kTransferColor;
+        if (const auto it = nameColours_.find(e.name); it != nameColours_.end()) return it->second;
         const int64_t stage = stageOf_(e);
         return stage >= 0 ? PartitionTableModel::stageColor(stage) : kWholeModelColor;
     }
@@ -146,6 +149,7 @@ private:
     std::function<int64_t(const TraceEvent&)> stageOf_;
     int64_t highlighted_ = -1;
     std::string highlightedName_;  // a run timeline's layer
+    std::map<std::string, QColor> nameColours_;  // a run timeline's kernels: their layer's op type colour
 };
 
 namespace {
@@ -217,6 +221,7 @@ void GanttChart::setTimelines(const std::optional<Trace>& predicted, const std::
                               const QString& measuredTitle) {
     stageOfName_.clear();
     for (const PartitionStage& stage : partition.stages) stageOfName_[stage.name] = stage.id;
+    if (!measured.has_value() || measured->name != "kernels") measured_->setNameColours({});
     highlighted_ = -1;
     highlightedName_.clear();
     predicted_->setHighlighted(-1);
@@ -249,7 +254,8 @@ void GanttChart::setTimelines(const std::optional<Trace>& predicted, const std::
     plot_->replot();
 }
 
-void GanttChart::setRunTimeline(const Trace& trace, const QString& title) {
+void GanttChart::setRunTimeline(const Trace& trace, const QString& title, std::map<std::string, QColor> colours) {
+    measured_->setNameColours(std::move(colours));
     setTimelines(std::nullopt, trace, {}, QString(), title);
     QCPAxisRect* prediction = predicted_->keyAxis()->axisRect();  // no prediction: its rows take no room
     prediction->setVisible(false);

@@ -4,6 +4,7 @@
 // stage (the partition table's colours), transfers grey, and under each bar a hatched strip for the time its frame
 // waited for the lane (readyUs to startUs). Hovering a bar shows its name, frame, start and end; clicking one
 // emits its stage; highlightStage outlines every bar of a stage.
+#include <QColor>
 #include <QPoint>
 #include <QString>
 #include <QWidget>
@@ -36,8 +37,9 @@ public:
     void setTimelines(const std::optional<Trace>& predicted, const std::optional<Trace>& measured,
                       const PartitionSection& partition, const QString& predictedTitle, const QString& measuredTitle);
     void clear(const QString& hint);
-    /// A run's own timeline (views/timeline/RunTimeline.h) alone, in the measured rows under `title`.
-    void setRunTimeline(const Trace& trace, const QString& title);
+    /// A run's own timeline (views/timeline/RunTimeline.h) alone, in the measured rows under `title`; `colours`
+    /// fills bars by name (a kernel: its layer's op type colour).
+    void setRunTimeline(const Trace& trace, const QString& title, std::map<std::string, QColor> colours = {});
 
     QCustomPlot* plot() const { return plot_; }
     const Trace& timeline(Source source) const;

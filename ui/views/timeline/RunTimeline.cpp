@@ -5,8 +5,17 @@
 #include <algorithm>
 
 #include "models/Format.h"
+#include "models/OpTypeColors.h"
 
 namespace npuwb::ui {
+
+namespace {
+std::map<std::string, QColor> opColours(const Report& report) {
+    std::map<std::string, QColor> colours;
+    for (const LayerRow& row : report.layers) colours[row.fullName] = opTypeColor(QString::fromStdString(row.opType));
+    return colours;
+}
+}  // namespace
 
 std::optional<RunTimeline> runTimelineOf(const Report& report) {
     if (report.kind != "profile") return std::nullopt;
@@ -19,17 +28,20 @@ std::optional<RunTimeline> runTimelineOf(const Report& report) {
                                               "number) · %3 in all")
                                       .arg(t.lanes.size())
                                       .arg(batch > 0 ? QObject::tr(", batch %1").arg(batch) : QString())
-                                      .arg(formatMicros(endUs))};
+                                      .arg(formatMicros(endUs)),
+                               {}};
         }
     for (const Trace& t : report.traces)  // the profiler's measured start and end of every kernel
         if (t.name == "kernels" && t.source == "measured" && !t.events.empty()) {
             double endUs = 0;
             for (const TraceEvent& e : t.events) endUs = std::max(endUs, e.endUs);
-            return RunTimeline{t, QObject::tr("Measured · the last timed run's %1 kernels, each from its start to its "
-                                              "end (%2 thread(s)) · %3 in all")
-                                      .arg(t.events.size())
-                                      .arg(report.environment.threads)
-                                      .arg(formatMicros(endUs))};
+            return RunTimeline{t,
+                               QObject::tr("Measured · the last timed run's %1 kernels, each from its start to its "
+                                           "end, coloured by op type (%2 thread(s)) · %3 in all")
+                                   .arg(t.events.size())
+                                   .arg(report.environment.threads)
+                                   .arg(formatMicros(endUs)),
+                               opColours(report)};
         }
     // Older reports (and board runs) have per-layer durations only.
     std::vector<const LayerRow*> rows;
@@ -54,6 +66,7 @@ std::optional<RunTimeline> runTimelineOf(const Report& report) {
         at = e.endUs;
         timeline.trace.events.push_back(std::move(e));
     }
+    timeline.colours = opColours(report);
     timeline.title = QObject::tr("Single run · %1 layers in execution order, %2 in all · start times are the sum of "
                                  "the earlier layers' median times (the profiler records durations, not starts)")
                          .arg(rows.size())

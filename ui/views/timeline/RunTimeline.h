@@ -4,7 +4,11 @@
 // profiler's measured start and end of every kernel of the last timed run, a lane for the backend's kernels and one
 // for reference fallbacks); else, for reports without it (board runs, imported logs), the layers laid end to end in
 // execution order, start times being the sum of the earlier layers' median durations, as the title says.
+#include <QColor>
 #include <QString>
+
+#include <map>
+#include <string>
 
 #include <optional>
 
@@ -15,6 +19,7 @@ namespace npuwb::ui {
 struct RunTimeline {
     Trace trace;
     QString title;  // what the lanes are and where the times come from
+    std::map<std::string, QColor> colours;  // kernel bars: their layer's op type colour (models/OpTypeColors)
 };
 
 /// The timeline a run report offers, nullopt when it has neither a contexts trace nor timed layers.

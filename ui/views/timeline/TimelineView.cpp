@@ -384,7 +384,7 @@ void TimelineView::showRunReport() {
 
 void TimelineView::showSchedule() {
     if (runTimeline_ && shown_->currentData().toString() == QLatin1String("run")) {
-        chart_->setRunTimeline(runTimeline_->trace, runTimeline_->title);
+        chart_->setRunTimeline(runTimeline_->trace, runTimeline_->title, runTimeline_->colours);
         table_->hide();  // the placement table is the partition's
         hover_->setText(tr("Hover a bar for its times; click a layer's bar to select it everywhere."));
         return;
