@@ -69,7 +69,7 @@ def case_version():
     events = json_lines(out)
     check(len(events) == 1, f"expected one line, got {out!r}")
     v = events[0]
-    check(v["agent"] == "npuwb-agent" and v["protocol"] == 3, v)
+    check(v["agent"] == "npuwb-agent" and v["protocol"] == 4, v)
     check(v["version"].count(".") == 2, v)
     check(v["arch"] == ARGS.expect_arch, f"arch {v['arch']} != {ARGS.expect_arch}")
     print("version:", out.strip())
