@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 
 #include "agent-client/AgentClient.h"
@@ -59,19 +58,8 @@ Report profileCompiledOnBoard(const std::string& modelPath, const std::string& r
 
 MatmulBenchResult matmulBenchOnBoard(const ChipProfile& chip, const MatmulBenchOptions& bench,
                                      const std::string& runtime, const BoardCliOptions& board) {
-    AgentJob job;
-    job.runtime = runtime;
+    AgentJob job = remote::agentMatmulJob(chip, bench, runtime);
     job.timeLimitSeconds = static_cast<int>(std::ceil(processTimeLimitSeconds()));
-    AgentMatmulJob matmul{.chip = chip.name, .chipProfile = nlohmann::json(), .bench = bench};
-    if (!chip.sourcePath.empty()) {  // boards carry no chip profiles: this one travels with the job
-        std::ifstream file(chip.sourcePath);
-        try {
-            matmul.chipProfile = nlohmann::json::parse(file);
-        } catch (const nlohmann::json::exception& e) {
-            failInput("chip profile " + chip.sourcePath + ": " + e.what());
-        }
-    }
-    job.matmul = matmul;
     BoardConnection c = connectBoard(board);
     remote::AgentInstall install = c.deployer->deployAgent(deployProgressPrinter("agent", board.quiet));
     remote::AgentClient agent(*c.session, install);

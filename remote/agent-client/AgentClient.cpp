@@ -1,5 +1,6 @@
 #include "agent-client/AgentClient.h"
 
+#include <fstream>
 #include <optional>
 #include <variant>
 
@@ -10,6 +11,22 @@
 namespace npuwb::remote {
 
 std::string agentJobLine(const AgentJob& job) { return toJson(job).dump() + "\n"; }
+
+AgentJob agentMatmulJob(const ChipProfile& chip, const MatmulBenchOptions& bench, const std::string& runtime) {
+    AgentJob job;
+    job.runtime = runtime;
+    AgentMatmulJob matmul{.chip = chip.name, .chipProfile = nlohmann::json(), .bench = bench};
+    if (!chip.sourcePath.empty()) {
+        std::ifstream file(chip.sourcePath);
+        try {
+            matmul.chipProfile = nlohmann::json::parse(file);
+        } catch (const nlohmann::json::exception& e) {
+            failInput("chip profile " + chip.sourcePath + ": " + e.what());
+        }
+    }
+    job.matmul = matmul;
+    return job;
+}
 
 AgentClient::AgentClient(SshSession& session, AgentInstall install) : session_(session), install_(std::move(install)) {}
 

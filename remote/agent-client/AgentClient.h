@@ -15,6 +15,7 @@
 
 #include "deploy/Deployer.h"
 #include "npuwb/AgentProtocol.h"
+#include "npuwb/ChipProfile.h"
 #include "npuwb/Report.h"
 
 namespace npuwb::remote {
@@ -30,6 +31,10 @@ struct AgentEvents {
 
 /// What run() sends on the agent's stdin: the job as one JSON line.
 std::string agentJobLine(const AgentJob& job);
+
+/// The matmul job of `bench` on `chip` for the board's `runtime` plugin. A chip read from a profile file takes that
+/// file's JSON along (boards carry no chip profiles); throws InvalidInput naming the file when it is not JSON.
+AgentJob agentMatmulJob(const ChipProfile& chip, const MatmulBenchOptions& bench, const std::string& runtime);
 
 class AgentClient {
 public:

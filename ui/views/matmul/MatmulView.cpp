@@ -11,6 +11,7 @@
 #include <QRegularExpression>
 #include <QPushButton>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStandardItemModel>
@@ -22,11 +23,17 @@
 
 #include "core/ViewRegistry.h"
 #include "core/Workbench.h"
+#include "dialogs/BoardQuestionDialogs.h"
+#include "dialogs/HostKeyDialog.h"
+#include "jobs/BoardMatmulJob.h"
+#include "jobs/BoardPrompter.h"
 #include "jobs/MatmulBenchJob.h"
+#include "models/BoardListModel.h"
 #include "models/Format.h"
 #include "models/MatmulBenchModel.h"
 #include "npuwb/ChipProfile.h"
 #include "npuwb/Error.h"
+#include "npuwb/sdk/ModelRuntime.h"
 #include "views/matmul/MatmulChart.h"
 
 namespace npuwb::ui {
@@ -51,6 +58,16 @@ std::vector<int64_t> parseSizes(const QString& field, const QString& text, QStri
 
 // Profiles are small JSON files, read once when the view is made; chips without a matmul API and broken profiles
 // are left out of the list.
+// The cores a mask runs on, for the estimate and the peak ("auto": the API's one core; "all": the chip's).
+int64_t coresOf(NpuCoreMask mask, const ChipProfile& chip) {
+    switch (mask) {
+        case NpuCoreMask::Cores01: return std::min<int64_t>(2, chip.cores);
+        case NpuCoreMask::Cores012: return std::min<int64_t>(3, chip.cores);
+        case NpuCoreMask::All: return chip.cores;
+        default: return 1;
+    }
+}
+
 std::map<QString, ChipProfile> matmulChips() {
     std::map<QString, ChipProfile> chips;
     for (const std::string& name : availableChipProfiles()) {
@@ -66,11 +83,13 @@ std::map<QString, ChipProfile> matmulChips() {
 }  // namespace
 
 MatmulView::MatmulView(Workbench& workbench, QWidget* parent)
-    : WorkbenchView(workbench, parent), job_(new MatmulBenchJob(this)),
+    : WorkbenchView(workbench, parent), questions_(std::make_shared<BoardQuestionDialogs>(this)),
+      job_(new MatmulBenchJob(this)), boardJob_(new BoardMatmulJob(questions_, this)),
       runAction_(new QAction(tr("Run &Matmul Benchmark"), this)), chip_(new QComboBox(this)),
       type_(new QComboBox(this)), bLayout_(new QComboBox(this)), acLayout_(new QComboBox(this)),
       m_(new QLineEdit(QStringLiteral("1,64,256"), this)), k_(new QLineEdit(QStringLiteral("1024"), this)),
-      n_(new QLineEdit(QStringLiteral("1024"), this)), runs_(new QSpinBox(this)), run_(new QPushButton(tr("&Run"), this)),
+      n_(new QLineEdit(QStringLiteral("1024"), this)), runs_(new QSpinBox(this)), runOn_(new QComboBox(this)),
+      coreMask_(new QComboBox(this)), run_(new QPushButton(tr("&Run"), this)),
       cancel_(new QPushButton(tr("Cancel"), this)), clearChart_(new QPushButton(tr("Clear chart"), this)),
       progress_(new QProgressBar(this)), problemsLabel_(new QLabel(this)), layouts_(new QLabel(this)),
       summary_(new QLabel(this)), chart_(new MatmulChart(this)), model_(new MatmulBenchModel(this)),
@@ -91,6 +110,15 @@ MatmulView::MatmulView(Workbench& workbench, QWidget* parent)
         acLayout_->addItem(QString::fromLatin1(matmulLayoutName(layout)), int(layout));
     runs_->setRange(1, 1000);
     runs_->setValue(5);
+    for (NpuCoreMask mask : {NpuCoreMask::Auto, NpuCoreMask::Core0, NpuCoreMask::Core1, NpuCoreMask::Core2,
+                             NpuCoreMask::Cores01, NpuCoreMask::Cores012, NpuCoreMask::All})
+        coreMask_->addItem(QString::fromLatin1(coreMaskName(mask)), int(mask));
+    coreMask_->setToolTip(tr("The board's NPU cores (rknn_matmul_set_core_mask); the estimate and the peak count as "
+                             "many cores"));
+    runOn_->setObjectName(QStringLiteral("matmulRunOn"));
+    runOn_->setToolTip(tr("Where Run measures the sweep: this computer's CPU, or a saved board's NPU (Boards tab) "
+                          "through its agent"));
+    fillBoards();
     m_->setToolTip(tr("Several M are one context with dynamic shapes, buffers sized for the largest"));
 
     auto* form = new QFormLayout;
@@ -111,6 +139,11 @@ MatmulView::MatmulView(Workbench& workbench, QWidget* parent)
     choices->addWidget(acLayout_);
     form->addRow(tr("Chip, type"), choices);
     form->addRow(tr("Sizes"), sizes);
+    auto* where = new QHBoxLayout;
+    where->addWidget(runOn_, 1);
+    where->addWidget(new QLabel(tr("NPU cores"), this));
+    where->addWidget(coreMask_);
+    form->addRow(tr("Run on"), where);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(run_);
     buttons->addWidget(cancel_);
@@ -143,7 +176,8 @@ MatmulView::MatmulView(Workbench& workbench, QWidget* parent)
     progress_->setVisible(false);
     cancel_->setEnabled(false);
 
-    runAction_->setToolTip(tr("Benchmark the Matmul tab's sweep on the CPU, next to the chip's NPU estimate"));
+    runAction_->setToolTip(tr("Benchmark the Matmul tab's sweep on the CPU or a board's NPU, next to the chip's NPU "
+                              "estimate"));
     connect(runAction_, &QAction::triggered, this, &MatmulView::startBench);
     connect(run_, &QPushButton::clicked, this, &MatmulView::startBench);
     connect(cancel_, &QPushButton::clicked, this, &MatmulView::cancelBench);
@@ -153,7 +187,10 @@ MatmulView::MatmulView(Workbench& workbench, QWidget* parent)
     connect(chip_, &QComboBox::currentIndexChanged, this, &MatmulView::fillTypes);
     for (QLineEdit* edit : {m_, k_, n_}) connect(edit, &QLineEdit::textChanged, this, &MatmulView::updateForm);
     connect(runs_, &QSpinBox::valueChanged, this, &MatmulView::updateForm);
+    connect(runOn_, &QComboBox::currentIndexChanged, this, &MatmulView::updateForm);
+    connect(workbench.boards(), &BoardListModel::boardsChanged, this, &MatmulView::fillBoards);
     workbench.trackJob(job_);
+    workbench.trackJob(boardJob_);
     connect(&workbench, &Workbench::stateChanged, this, &MatmulView::updateForm);
     connect(job_, &MatmulBenchJob::progress, this, [this](int done, int total) {
         progress_->setRange(0, total);
@@ -164,10 +201,21 @@ MatmulView::MatmulView(Workbench& workbench, QWidget* parent)
         onEnded();
         this->workbench().setStatus(tr("Matmul benchmark cancelled"));
     });
-    connect(job_, &MatmulBenchJob::failed, this, [this](const QString& message) {
-        onEnded();
-        this->workbench().reportError(tr("Matmul benchmark failed"), message);
+    connect(job_, &MatmulBenchJob::failed, this, [this](const QString& message) { onBoardFailed(message, false); });
+    connect(boardJob_, &BoardMatmulJob::stage, this, &MatmulView::showStage);
+    connect(boardJob_, &BoardMatmulJob::progress, this, [this](int done, int total) {
+        progress_->setRange(0, total);
+        progress_->setValue(done);
+        progress_->setFormat(tr("%v / %m points"));
     });
+    connect(boardJob_, &BoardMatmulJob::finished, this, &MatmulView::onFinished);
+    connect(boardJob_, &BoardMatmulJob::cancelled, this, [this] {
+        onEnded();
+        this->workbench().setStatus(tr("Matmul benchmark on %1 cancelled").arg(runOn_->currentText()));
+    });
+    connect(boardJob_, &BoardMatmulJob::failed, this, &MatmulView::onBoardFailed);
+    connect(boardJob_->prompter(), &BoardPrompter::keychainMessage, this,
+            [this](const QString& message) { this->workbench().showMessage(message); });
     summary_->setText(tr("Specify a sweep and press Run: each point runs on this CPU (the fastest matmul kernel of "
                          "the built backends), next to the cost model's estimate for the chip's NPU."));
     fillTypes();
@@ -187,6 +235,8 @@ void MatmulView::saveSettings(QSettings& settings) const {
     settings.setValue(QStringLiteral("K"), k_->text());
     settings.setValue(QStringLiteral("N"), n_->text());
     settings.setValue(QStringLiteral("runs"), runs_->value());
+    settings.setValue(QStringLiteral("runOn"), runOn_->currentIndex() > 0 ? runOn_->currentText() : QString());
+    settings.setValue(QStringLiteral("coreMask"), coreMask_->currentText());
 }
 
 void MatmulView::restoreSettings(QSettings& settings) {
@@ -202,6 +252,32 @@ void MatmulView::restoreSettings(QSettings& settings) {
     k_->setText(settings.value(QStringLiteral("K"), k_->text()).toString());
     n_->setText(settings.value(QStringLiteral("N"), n_->text()).toString());
     runs_->setValue(settings.value(QStringLiteral("runs"), runs_->value()).toInt());
+    select(runOn_, settings.value(QStringLiteral("runOn")), false);
+    select(coreMask_, settings.value(QStringLiteral("coreMask")), false);
+}
+
+bool MatmulView::setRunOn(const QString& target, const QString& coreMask) {
+    const int index = target.isEmpty() || target == QLatin1String("CPU") ? 0 : runOn_->findText(target);
+    const int mask = coreMask_->findText(coreMask);
+    if (index < 0 || mask < 0) return false;
+    runOn_->setCurrentIndex(index);
+    coreMask_->setCurrentIndex(mask);
+    return true;
+}
+
+// The saved boards after "This computer's CPU", the chosen one kept by name while it is there.
+void MatmulView::fillBoards() {
+    const QString chosen = runOn_->currentIndex() > 0 ? runOn_->currentText() : QString();
+    const QSignalBlocker block(runOn_);
+    runOn_->clear();
+    runOn_->addItem(tr("This computer's CPU"));
+    for (const BoardEntry& board : workbench().boards()->boards()) runOn_->addItem(board.name);
+    runOn_->setCurrentIndex(std::max(0, runOn_->findText(chosen)));
+    if (isVisible()) updateForm();
+}
+
+bool MatmulView::isRunning() const {
+    return job_->isRunning() || boardJob_->isRunning();
 }
 
 bool MatmulView::startFromCommandLine() {
@@ -283,10 +359,12 @@ void MatmulView::updateForm() {
     }
     problemsLabel_->setText(problems_.join(QLatin1Char('\n')));
     problemsLabel_->setVisible(!problems_.isEmpty());
-    const bool canRun = problems_.isEmpty() && !job_->isRunning() && !workbench().isBusy();
+    const bool canRun = problems_.isEmpty() && !isRunning() && !workbench().isBusy();
     run_->setEnabled(canRun);
     runAction_->setEnabled(canRun);
-    cancel_->setEnabled(job_->isRunning());
+    cancel_->setEnabled(isRunning());
+    runOn_->setEnabled(!isRunning());
+    coreMask_->setEnabled(!isRunning() && runOn_->currentIndex() > 0);
 }
 
 void MatmulView::startBench() {
@@ -295,19 +373,50 @@ void MatmulView::startBench() {
     QStringList ignored;
     const MatmulBenchOptions sweep = options(&ignored);
     progress_->setRange(0, 0);
+    progress_->setFormat(QStringLiteral("%p%"));
     progress_->setVisible(true);
-    workbench().setStatus(tr("Matmul benchmark on the CPU for %1 …").arg(chip_->currentText()));
-    job_->start(chip_->currentData().toString(), sweep);
+    const int boardRow = runOn_->currentIndex() - 1;
+    if (boardRow < 0 || boardRow >= workbench().boards()->rowCount()) {
+        workbench().setStatus(tr("Matmul benchmark on the CPU for %1 …").arg(chip_->currentText()));
+        job_->start(chip_->currentData().toString(), sweep);
+    } else {
+        MatmulBenchOptions onBoard = sweep;
+        onBoard.coreMask = NpuCoreMask(coreMask_->currentData().toInt());
+        onBoard.npuCores = coresOf(onBoard.coreMask, *currentChip());
+        workbench().setStatus(tr("Matmul benchmark on %1's NPU for %2 …").arg(runOn_->currentText(), chip_->currentText()));
+        boardJob_->start(workbench().boards()->board(boardRow), chip_->currentData().toString(), onBoard);
+    }
     updateForm();
 }
 
 void MatmulView::cancelBench() {
     job_->cancel();
+    boardJob_->cancel();
 }
 
 void MatmulView::onEnded() {
     progress_->setVisible(false);
+    workbench().hideProgress();
     updateForm();
+}
+
+void MatmulView::showStage(const QString& text, qint64 done, qint64 total) {
+    workbench().setStatus(text);
+    progress_->setFormat(text.section(QStringLiteral(": "), 1));  // the board's name is in the Run on box
+    progress_->setRange(0, total > 0 ? 1000 : 0);
+    progress_->setValue(total > 0 ? int(1000 * done / total) : 0);
+}
+
+void MatmulView::onBoardFailed(const QString& message, bool hostKeyChanged) {
+    onEnded();
+    summary_->setText(QStringLiteral("<span style=\"color:#b00020\">%1</span>")
+                          .arg(tr("The sweep failed: %1").arg(message.toHtmlEscaped())));
+    if (!hostKeyChanged) return workbench().reportError(tr("Matmul benchmark failed"), message);
+    workbench().setStatus(tr("Matmul benchmark refused: the board's host key has changed"));
+    auto* warning = HostKeyDialog::changedKeyWarning(message, this);
+    warning->setAttribute(Qt::WA_DeleteOnClose);
+    warning->open();
+    workbench().reportFailure(tr("Host key changed") + QLatin1Char('\n') + message);
 }
 
 void MatmulView::onFinished(std::shared_ptr<const MatmulBenchResult> result) {
@@ -317,14 +426,27 @@ void MatmulView::onFinished(std::shared_ptr<const MatmulBenchResult> result) {
     double best = 0;
     for (const MatmulBenchPoint& point : result->points) best = std::max(best, point.gops);
     const MatmulTypeInfo& info = matmulTypeInfo(result->type);
-    summary_->setText(tr("<b>%1</b> %2 on %3 thread(s): best <b>%4 GOP/s</b> on the CPU; the chip's peak for the "
-                         "type is <b>%5 GOP/s</b> on %6 NPU core(s)")
-                          .arg(QString::fromStdString(result->chip),
-                               QString::fromLatin1(info.name.data(), qsizetype(info.name.size())))
-                          .arg(result->threads)
-                          .arg(best, 0, 'f', 1)
-                          .arg(result->peakGops, 0, 'f', 0)
-                          .arg(result->npuCores));
+    const QString chip = QString::fromStdString(result->chip);
+    const QString type = QString::fromLatin1(info.name.data(), qsizetype(info.name.size()));
+    if (model_->measuredOnBoard())
+        summary_->setText(tr("<b>%1</b> %2 on the NPU of <b>%3</b> (core mask %4): best <b>%5 GOP/s</b> measured; "
+                             "the chip's peak for the type is <b>%6 GOP/s</b> on %7 NPU core(s); the table's "
+                             "Predicted / measured column is the estimate's time over the board's")
+                              .arg(chip, type, QString::fromStdString(result->measuredOn).toHtmlEscaped(),
+                                   QString::fromLatin1(coreMaskName(result->coreMask)))
+                              .arg(best, 0, 'f', 1)
+                              .arg(result->peakGops, 0, 'f', 0)
+                              .arg(result->npuCores));
+    else
+        summary_->setText(tr("<b>%1</b> %2 on %3 thread(s): best <b>%4 GOP/s</b> on the CPU; the chip's peak for the "
+                             "type is <b>%5 GOP/s</b> on %6 NPU core(s)")
+                              .arg(chip, type)
+                              .arg(result->threads)
+                              .arg(best, 0, 'f', 1)
+                              .arg(result->peakGops, 0, 'f', 0)
+                              .arg(result->npuCores));
+    for (int column = 0; column < MatmulBenchModel::ColumnCount; ++column)
+        if (MatmulBenchModel::isBoardColumn(column)) table_->setColumnHidden(column, !model_->measuredOnBoard());
     workbench().setStatus(summary_->text().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
     emit benchShown(result);
     emit resultShown();
