@@ -160,11 +160,14 @@ MatmulView::MatmulView(Workbench& workbench, QWidget* parent)
     table_->setModel(model_);
     table_->verticalHeader()->hide();
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    for (int column = 0; column < MatmulBenchModel::ColumnCount; ++column)  // until a board's sweep is shown
+        table_->setColumnHidden(column, MatmulBenchModel::isBoardColumn(column));
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(chart_);
     splitter->addWidget(table_);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
+    splitter->setSizes({600, 250});  // the chart first: a sweep is a handful of rows
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(form);
@@ -430,8 +433,8 @@ void MatmulView::onFinished(std::shared_ptr<const MatmulBenchResult> result) {
     const QString type = QString::fromLatin1(info.name.data(), qsizetype(info.name.size()));
     if (model_->measuredOnBoard())
         summary_->setText(tr("<b>%1</b> %2 on the NPU of <b>%3</b> (core mask %4): best <b>%5 GOP/s</b> measured; "
-                             "the chip's peak for the type is <b>%6 GOP/s</b> on %7 NPU core(s); the table's "
-                             "Predicted / measured column is the estimate's time over the board's")
+                             "the chip's peak for the type is <b>%6 GOP/s</b> on %7 NPU core(s); est/meas "
+                             "is the estimate's time over the measured one")
                               .arg(chip, type, QString::fromStdString(result->measuredOn).toHtmlEscaped(),
                                    QString::fromLatin1(coreMaskName(result->coreMask)))
                               .arg(best, 0, 'f', 1)
