@@ -31,6 +31,7 @@
 #include "models/MatmulBenchModel.h"
 #include "shell/MainWindow.h"
 #include "views/matmul/MatmulChart.h"
+#include "views/matmul/MatmulRunOn.h"
 #include "views/matmul/MatmulView.h"
 
 using namespace npuwb::ui;
@@ -64,6 +65,7 @@ private slots:
     void cancelKillsTheAgent();
     void runtimeWithoutMatmulApiIsNamed();
     void chipOtherThanTheBoardsIsNamed();
+    void runOnIsRemembered();
     void cleanupTestCase();
 
 private:
@@ -147,12 +149,12 @@ void MatmulBoardTest::boardSweepFillsTableAndChart() {
     QVERIFY(view_->setForm(QStringLiteral("rk3588"), QStringLiteral("int8"), QStringLiteral("native"),
                            QStringLiteral("1,16,64"), QStringLiteral("256"), QStringLiteral("128")));
     QVERIFY(view_->setRunOn(QStringLiteral("CPU")));
-    QVERIFY(!view_->coreMaskBox()->isEnabled());  // the CPU has no NPU cores
+    QVERIFY(!view_->runOn()->coreMaskBox()->isEnabled());  // the CPU has no NPU cores
     QCOMPARE(runSweep(), QString());
     QVERIFY(!view_->model()->measuredOnBoard());
 
     QVERIFY(view_->setRunOn(QStringLiteral("rk3588-sim"), QStringLiteral("0_1")));
-    QVERIFY(view_->coreMaskBox()->isEnabled());
+    QVERIFY(view_->runOn()->coreMaskBox()->isEnabled());
     QSignalSpy stages(view_->boardJob(), &BoardMatmulJob::stage);
     QCOMPARE(runSweep(), QString());
     QVERIFY(!stages.isEmpty());
@@ -175,7 +177,8 @@ void MatmulBoardTest::boardSweepFillsTableAndChart() {
         QVERIFY(value(MatmulBenchModel::CpuTimeColumn).toDouble() > 0);
         const double ratio = value(MatmulBenchModel::PredictedOverMeasuredColumn).toDouble();
         QVERIFY(ratio > 0);
-        QCOMPARE(ratio, value(MatmulBenchModel::NpuTimeColumn).toDouble() / value(MatmulBenchModel::CpuTimeColumn).toDouble());
+        const double measuredUs = value(MatmulBenchModel::CpuTimeColumn).toDouble();
+        QCOMPARE(ratio, value(MatmulBenchModel::NpuTimeColumn).toDouble() / measuredUs);
     }
     QCOMPARE(model->headerData(MatmulBenchModel::CpuTimeColumn, Qt::Horizontal).toString(), QStringLiteral("NPU time"));
     // Board and CPU series side by side; the legend names the host.
@@ -230,6 +233,22 @@ void MatmulBoardTest::chipOtherThanTheBoardsIsNamed() {
     QVERIFY(view_->setRunOn(QStringLiteral("rk3588-sim")));
     const QString message = runSweep();
     QVERIFY2(message.contains(QStringLiteral("is the board that chip?")), qPrintable(message));
+}
+
+void MatmulBoardTest::runOnIsRemembered() {
+    QVERIFY(view_->setRunOn(QStringLiteral("rk3588-sim"), QStringLiteral("0_1_2")));
+    QSettings settings;
+    settings.beginGroup(QStringLiteral("matmulRemembered"));
+    view_->saveSettings(settings);
+    QVERIFY(view_->setRunOn(QStringLiteral("CPU"), QStringLiteral("auto")));
+    QVERIFY(!view_->runOn()->board());
+    view_->restoreSettings(settings);
+    QCOMPARE(view_->runOn()->board()->name, QStringLiteral("rk3588-sim"));
+    QCOMPARE(view_->runOn()->coreMask(), npuwb::NpuCoreMask::Cores012);
+    // A board removed from the list leaves "Run on" at the CPU rather than at another board.
+    QVERIFY(!view_->setRunOn(QStringLiteral("no-such-board")));
+    window_->workbench()->boards()->removeBoard(0);
+    QVERIFY(!view_->runOn()->board());
 }
 
 void MatmulBoardTest::cleanupTestCase() {

@@ -44,7 +44,8 @@ MatmulChart::MatmulChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPl
 }
 
 QCPGraph* MatmulChart::measuredGraph(const MatmulBenchResult& result) const {
-    const auto found = measured_.find(seriesName(result) + QLatin1Char('|') + QString::fromStdString(result.measuredOn));
+    const QString key = seriesName(result) + QLatin1Char('|') + QString::fromStdString(result.measuredOn);
+    const auto found = measured_.find(key);
     return found == measured_.end() ? nullptr : found->second;
 }
 
@@ -81,7 +82,7 @@ void MatmulChart::addResult(const MatmulBenchResult& result) {
         gops << point.gops;
         if (point.estimate.timeUs > 0) spec->second.estimateGops[opCount] = opCount / point.estimate.timeUs / 1e3;
     }
-    measured->setData(ops, gops);  // sorted by key
+    measured->setData(ops, gops);  // QCustomPlot sorts by key
     QVector<double> estimateOps, estimateGops;
     for (const auto& [opCount, value] : spec->second.estimateGops) {
         estimateOps << opCount;

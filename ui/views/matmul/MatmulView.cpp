@@ -11,7 +11,6 @@
 #include <QRegularExpression>
 #include <QPushButton>
 #include <QSettings>
-#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStandardItemModel>
@@ -28,13 +27,13 @@
 #include "jobs/BoardMatmulJob.h"
 #include "jobs/BoardPrompter.h"
 #include "jobs/MatmulBenchJob.h"
-#include "models/BoardListModel.h"
 #include "models/Format.h"
 #include "models/MatmulBenchModel.h"
 #include "npuwb/ChipProfile.h"
 #include "npuwb/Error.h"
 #include "npuwb/sdk/ModelRuntime.h"
 #include "views/matmul/MatmulChart.h"
+#include "views/matmul/MatmulRunOn.h"
 
 namespace npuwb::ui {
 
@@ -58,16 +57,6 @@ std::vector<int64_t> parseSizes(const QString& field, const QString& text, QStri
 
 // Profiles are small JSON files, read once when the view is made; chips without a matmul API and broken profiles
 // are left out of the list.
-// The cores a mask runs on, for the estimate and the peak ("auto": the API's one core; "all": the chip's).
-int64_t coresOf(NpuCoreMask mask, const ChipProfile& chip) {
-    switch (mask) {
-        case NpuCoreMask::Cores01: return std::min<int64_t>(2, chip.cores);
-        case NpuCoreMask::Cores012: return std::min<int64_t>(3, chip.cores);
-        case NpuCoreMask::All: return chip.cores;
-        default: return 1;
-    }
-}
-
 std::map<QString, ChipProfile> matmulChips() {
     std::map<QString, ChipProfile> chips;
     for (const std::string& name : availableChipProfiles()) {
@@ -88,8 +77,8 @@ MatmulView::MatmulView(Workbench& workbench, QWidget* parent)
       runAction_(new QAction(tr("Run &Matmul Benchmark"), this)), chip_(new QComboBox(this)),
       type_(new QComboBox(this)), bLayout_(new QComboBox(this)), acLayout_(new QComboBox(this)),
       m_(new QLineEdit(QStringLiteral("1,64,256"), this)), k_(new QLineEdit(QStringLiteral("1024"), this)),
-      n_(new QLineEdit(QStringLiteral("1024"), this)), runs_(new QSpinBox(this)), runOn_(new QComboBox(this)),
-      coreMask_(new QComboBox(this)), run_(new QPushButton(tr("&Run"), this)),
+      n_(new QLineEdit(QStringLiteral("1024"), this)), runs_(new QSpinBox(this)),
+      runOn_(new MatmulRunOn(workbench.boards(), this)), run_(new QPushButton(tr("&Run"), this)),
       cancel_(new QPushButton(tr("Cancel"), this)), clearChart_(new QPushButton(tr("Clear chart"), this)),
       progress_(new QProgressBar(this)), problemsLabel_(new QLabel(this)), layouts_(new QLabel(this)),
       summary_(new QLabel(this)), chart_(new MatmulChart(this)), model_(new MatmulBenchModel(this)),
@@ -110,15 +99,6 @@ MatmulView::MatmulView(Workbench& workbench, QWidget* parent)
         acLayout_->addItem(QString::fromLatin1(matmulLayoutName(layout)), int(layout));
     runs_->setRange(1, 1000);
     runs_->setValue(5);
-    for (NpuCoreMask mask : {NpuCoreMask::Auto, NpuCoreMask::Core0, NpuCoreMask::Core1, NpuCoreMask::Core2,
-                             NpuCoreMask::Cores01, NpuCoreMask::Cores012, NpuCoreMask::All})
-        coreMask_->addItem(QString::fromLatin1(coreMaskName(mask)), int(mask));
-    coreMask_->setToolTip(tr("The board's NPU cores (rknn_matmul_set_core_mask); the estimate and the peak count as "
-                             "many cores"));
-    runOn_->setObjectName(QStringLiteral("matmulRunOn"));
-    runOn_->setToolTip(tr("Where Run measures the sweep: this computer's CPU, or a saved board's NPU (Boards tab) "
-                          "through its agent"));
-    fillBoards();
     m_->setToolTip(tr("Several M are one context with dynamic shapes, buffers sized for the largest"));
 
     auto* form = new QFormLayout;
@@ -139,11 +119,7 @@ MatmulView::MatmulView(Workbench& workbench, QWidget* parent)
     choices->addWidget(acLayout_);
     form->addRow(tr("Chip, type"), choices);
     form->addRow(tr("Sizes"), sizes);
-    auto* where = new QHBoxLayout;
-    where->addWidget(runOn_, 1);
-    where->addWidget(new QLabel(tr("NPU cores"), this));
-    where->addWidget(coreMask_);
-    form->addRow(tr("Run on"), where);
+    form->addRow(tr("Run on"), runOn_);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(run_);
     buttons->addWidget(cancel_);
@@ -190,8 +166,7 @@ MatmulView::MatmulView(Workbench& workbench, QWidget* parent)
     connect(chip_, &QComboBox::currentIndexChanged, this, &MatmulView::fillTypes);
     for (QLineEdit* edit : {m_, k_, n_}) connect(edit, &QLineEdit::textChanged, this, &MatmulView::updateForm);
     connect(runs_, &QSpinBox::valueChanged, this, &MatmulView::updateForm);
-    connect(runOn_, &QComboBox::currentIndexChanged, this, &MatmulView::updateForm);
-    connect(workbench.boards(), &BoardListModel::boardsChanged, this, &MatmulView::fillBoards);
+    connect(runOn_, &MatmulRunOn::changed, this, &MatmulView::updateForm);
     workbench.trackJob(job_);
     workbench.trackJob(boardJob_);
     connect(&workbench, &Workbench::stateChanged, this, &MatmulView::updateForm);
@@ -214,7 +189,7 @@ MatmulView::MatmulView(Workbench& workbench, QWidget* parent)
     connect(boardJob_, &BoardMatmulJob::finished, this, &MatmulView::onFinished);
     connect(boardJob_, &BoardMatmulJob::cancelled, this, [this] {
         onEnded();
-        this->workbench().setStatus(tr("Matmul benchmark on %1 cancelled").arg(runOn_->currentText()));
+        this->workbench().setStatus(tr("Matmul benchmark on %1 cancelled").arg(runOn_->targetName()));
     });
     connect(boardJob_, &BoardMatmulJob::failed, this, &MatmulView::onBoardFailed);
     connect(boardJob_->prompter(), &BoardPrompter::keychainMessage, this,
@@ -238,8 +213,7 @@ void MatmulView::saveSettings(QSettings& settings) const {
     settings.setValue(QStringLiteral("K"), k_->text());
     settings.setValue(QStringLiteral("N"), n_->text());
     settings.setValue(QStringLiteral("runs"), runs_->value());
-    settings.setValue(QStringLiteral("runOn"), runOn_->currentIndex() > 0 ? runOn_->currentText() : QString());
-    settings.setValue(QStringLiteral("coreMask"), coreMask_->currentText());
+    runOn_->save(settings);
 }
 
 void MatmulView::restoreSettings(QSettings& settings) {
@@ -255,28 +229,11 @@ void MatmulView::restoreSettings(QSettings& settings) {
     k_->setText(settings.value(QStringLiteral("K"), k_->text()).toString());
     n_->setText(settings.value(QStringLiteral("N"), n_->text()).toString());
     runs_->setValue(settings.value(QStringLiteral("runs"), runs_->value()).toInt());
-    select(runOn_, settings.value(QStringLiteral("runOn")), false);
-    select(coreMask_, settings.value(QStringLiteral("coreMask")), false);
+    runOn_->restore(settings);
 }
 
 bool MatmulView::setRunOn(const QString& target, const QString& coreMask) {
-    const int index = target.isEmpty() || target == QLatin1String("CPU") ? 0 : runOn_->findText(target);
-    const int mask = coreMask_->findText(coreMask);
-    if (index < 0 || mask < 0) return false;
-    runOn_->setCurrentIndex(index);
-    coreMask_->setCurrentIndex(mask);
-    return true;
-}
-
-// The saved boards after "This computer's CPU", the chosen one kept by name while it is there.
-void MatmulView::fillBoards() {
-    const QString chosen = runOn_->currentIndex() > 0 ? runOn_->currentText() : QString();
-    const QSignalBlocker block(runOn_);
-    runOn_->clear();
-    runOn_->addItem(tr("This computer's CPU"));
-    for (const BoardEntry& board : workbench().boards()->boards()) runOn_->addItem(board.name);
-    runOn_->setCurrentIndex(std::max(0, runOn_->findText(chosen)));
-    if (isVisible()) updateForm();
+    return runOn_->select(target, coreMask);
 }
 
 bool MatmulView::isRunning() const {
@@ -366,8 +323,7 @@ void MatmulView::updateForm() {
     run_->setEnabled(canRun);
     runAction_->setEnabled(canRun);
     cancel_->setEnabled(isRunning());
-    runOn_->setEnabled(!isRunning());
-    coreMask_->setEnabled(!isRunning() && runOn_->currentIndex() > 0);
+    runOn_->setRunning(isRunning());
 }
 
 void MatmulView::startBench() {
@@ -378,16 +334,17 @@ void MatmulView::startBench() {
     progress_->setRange(0, 0);
     progress_->setFormat(QStringLiteral("%p%"));
     progress_->setVisible(true);
-    const int boardRow = runOn_->currentIndex() - 1;
-    if (boardRow < 0 || boardRow >= workbench().boards()->rowCount()) {
+    const std::optional<BoardEntry> board = runOn_->board();
+    if (!board) {
         workbench().setStatus(tr("Matmul benchmark on the CPU for %1 …").arg(chip_->currentText()));
         job_->start(chip_->currentData().toString(), sweep);
     } else {
         MatmulBenchOptions onBoard = sweep;
-        onBoard.coreMask = NpuCoreMask(coreMask_->currentData().toInt());
-        onBoard.npuCores = coresOf(onBoard.coreMask, *currentChip());
-        workbench().setStatus(tr("Matmul benchmark on %1's NPU for %2 …").arg(runOn_->currentText(), chip_->currentText()));
-        boardJob_->start(workbench().boards()->board(boardRow), chip_->currentData().toString(), onBoard);
+        onBoard.coreMask = runOn_->coreMask();
+        onBoard.npuCores = MatmulRunOn::coresOf(onBoard.coreMask, *currentChip());
+        workbench().setStatus(
+            tr("Matmul benchmark on %1's NPU for %2 …").arg(board->name, chip_->currentText()));
+        boardJob_->start(*board, chip_->currentData().toString(), onBoard);
     }
     updateForm();
 }

@@ -29,6 +29,7 @@ class BoardQuestionDialogs;
 class MatmulBenchJob;
 class MatmulBenchModel;
 class MatmulChart;
+class MatmulRunOn;
 
 class MatmulView : public WorkbenchView {
     Q_OBJECT
@@ -56,8 +57,7 @@ public:
     BoardMatmulJob* boardJob() const { return boardJob_; }
     /// The dialogs a board sweep's connection questions open.
     BoardQuestionDialogs* boardQuestions() const { return questions_.get(); }
-    QComboBox* runOnBox() const { return runOn_; }
-    QComboBox* coreMaskBox() const { return coreMask_; }
+    MatmulRunOn* runOn() const { return runOn_; }
     QLabel* summaryLabel() const { return summary_; }
     bool isRunning() const;
     MatmulBenchModel* model() const { return model_; }
@@ -77,7 +77,6 @@ private:
     void onFinished(std::shared_ptr<const MatmulBenchResult> result);
     void onEnded();
     void onBoardFailed(const QString& message, bool hostKeyChanged);
-    void fillBoards();
     void showStage(const QString& text, qint64 done, qint64 total);
 
     std::shared_ptr<BoardQuestionDialogs> questions_;
@@ -92,8 +91,7 @@ private:
     QLineEdit* k_;
     QLineEdit* n_;
     QSpinBox* runs_;
-    QComboBox* runOn_;     // "This computer's CPU", then the saved boards (by name)
-    QComboBox* coreMask_;  // the board's NPU cores
+    MatmulRunOn* runOn_;
     QPushButton* run_;
     QPushButton* cancel_;
     QPushButton* clearChart_;
