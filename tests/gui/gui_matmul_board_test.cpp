@@ -5,7 +5,7 @@
 // rknpu runtime plugin) into the table (under QAbstractItemModelTester: measured on the host, backend rknpu, the core
 // mask, predicted over measured) and the chart (a board series beside the CPU one); Cancel kills the agent; a board
 // whose runtime is the mini librknnmrt.so (no matmul API) and a chip other than the board's fail with the runtime's
-// words. With NPUWB_SCREENSHOT_DIR set it saves mm-board.png there.
+// words. With NPUWB_SCREENSHOT_DIR set it saves mm-board.png and mm-board-error.png there.
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QDir>
@@ -222,6 +222,7 @@ void MatmulBoardTest::runtimeWithoutMatmulApiIsNamed() {
     QVERIFY2(message.contains(QStringLiteral("librknnmrt.so' has no matmul API: it lacks rknn_matmul_create")),
              qPrintable(message));
     QVERIFY(view_->summaryLabel()->text().contains(QStringLiteral("has no matmul API")));
+    saveScreenshot(window_.get(), QStringLiteral("mm-board-error.png"));
     QCOMPARE(view_->model()->rowCount(), rowsBefore);
     QVERIFY(view_->runButton()->isEnabled());
 }

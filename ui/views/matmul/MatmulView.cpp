@@ -179,7 +179,7 @@ MatmulView::MatmulView(Workbench& workbench, QWidget* parent)
         onEnded();
         this->workbench().setStatus(tr("Matmul benchmark cancelled"));
     });
-    connect(job_, &MatmulBenchJob::failed, this, [this](const QString& message) { onBoardFailed(message, false); });
+    connect(job_, &MatmulBenchJob::failed, this, [this](const QString& message) { onFailed(message, false); });
     connect(boardJob_, &BoardMatmulJob::stage, this, &MatmulView::showStage);
     connect(boardJob_, &BoardMatmulJob::progress, this, [this](int done, int total) {
         progress_->setRange(0, total);
@@ -191,11 +191,12 @@ MatmulView::MatmulView(Workbench& workbench, QWidget* parent)
         onEnded();
         this->workbench().setStatus(tr("Matmul benchmark on %1 cancelled").arg(runOn_->targetName()));
     });
-    connect(boardJob_, &BoardMatmulJob::failed, this, &MatmulView::onBoardFailed);
+    connect(boardJob_, &BoardMatmulJob::failed, this, &MatmulView::onFailed);
     connect(boardJob_->prompter(), &BoardPrompter::keychainMessage, this,
             [this](const QString& message) { this->workbench().showMessage(message); });
     summary_->setText(tr("Specify a sweep and press Run: each point runs on this CPU (the fastest matmul kernel of "
-                         "the built backends), next to the cost model's estimate for the chip's NPU."));
+                         "the built backends) or, Run on a saved board, on its NPU through the agent, next to the "
+                         "cost model's estimate for the chip's NPU."));
     fillTypes();
     updateForm();
 }
@@ -356,7 +357,6 @@ void MatmulView::cancelBench() {
 
 void MatmulView::onEnded() {
     progress_->setVisible(false);
-    workbench().hideProgress();
     updateForm();
 }
 
@@ -367,7 +367,7 @@ void MatmulView::showStage(const QString& text, qint64 done, qint64 total) {
     progress_->setValue(total > 0 ? int(1000 * done / total) : 0);
 }
 
-void MatmulView::onBoardFailed(const QString& message, bool hostKeyChanged) {
+void MatmulView::onFailed(const QString& message, bool hostKeyChanged) {
     onEnded();
     summary_->setText(QStringLiteral("<span style=\"color:#b00020\">%1</span>")
                           .arg(tr("The sweep failed: %1").arg(message.toHtmlEscaped())));

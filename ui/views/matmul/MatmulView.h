@@ -76,7 +76,7 @@ private:
     MatmulBenchOptions options(QStringList* problems) const;
     void onFinished(std::shared_ptr<const MatmulBenchResult> result);
     void onEnded();
-    void onBoardFailed(const QString& message, bool hostKeyChanged);
+    void onFailed(const QString& message, bool hostKeyChanged);
     void showStage(const QString& text, qint64 done, qint64 total);
 
     std::shared_ptr<BoardQuestionDialogs> questions_;
