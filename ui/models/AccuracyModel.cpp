@@ -86,6 +86,7 @@ QVariant AccuracyModel::data(const QModelIndex& index, int role) const {
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && index.column() == PrecisionColumn)
         return tr("Double-click to run this layer in another precision, then Re-evaluate");
+    if (role == Qt::ToolTipRole && index.column() == LayerColumn) return QString::fromStdString(l.fullName);
     if (role != Qt::DisplayRole && role != Qt::EditRole) return {};
     switch (index.column()) {
         case IdColumn: return static_cast<qlonglong>(l.id);
