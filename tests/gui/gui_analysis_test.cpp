@@ -68,6 +68,7 @@ private slots:
     void applyToAllSitesRewritesEverySite();
     void selectingAFindingSelectsItsNodes();
     void applyAndUndoRestoreTheModel();
+    void aRunsLayerIdsReachTheEstimate();
     void savesTheModelAtomically();
     void cleanupTestCase();
 
@@ -457,6 +458,29 @@ void AnalysisViewsTest::applyAndUndoRestoreTheModel() {
     QCOMPARE(window_->workbench()->currentModel()->graph.nodes.size(), nodesBefore);
     // The window re-advises on the restored model: let it finish before the next test.
     if (window_->workbench()->isBusy()) QTRY_VERIFY_WITH_TIMEOUT(!window_->workbench()->isBusy(), kTimeoutMs);
+}
+
+void AnalysisViewsTest::aRunsLayerIdsReachTheEstimate() {
+    if (!estimate()->result()) {  // the model changed in the tests before: estimate again
+        QSignalSpy shown(estimate(), &EstimateView::estimateShown);
+        estimate()->estimateAction()->trigger();
+        QVERIFY(shown.wait(kTimeoutMs));
+    }
+    // A run numbers the layers in its own execution order: table, bars and tooltips follow the run report's IDs.
+    auto renumbered = std::make_shared<npuwb::Report>();
+    renumbered->layers = window_->workbench()->loadedModel()->layers;
+    for (npuwb::LayerRow& l : renumbered->layers) l.id += 100;
+    window_->workbench()->showReport(renumbered);
+    const EstimateResult* result = estimate()->result();
+    QVERIFY(result);
+    for (int row = 0; row < int(result->report.layers.size()); ++row) {
+        const QString anchor = result->layerNodes[size_t(row)].front();
+        const int id = window_->workbench()->selection()->layerOfNode(anchor);
+        QVERIFY2(id >= 100, qPrintable(anchor + QStringLiteral(" -> %1").arg(id)));
+        QCOMPARE(estimate()->tableModel()->idText(row), QString::number(id));
+        QCOMPARE(estimate()->timeChart()->tickLabel(row), QString::number(id));
+    }
+    QVERIFY(estimate()->layerToolTip(0).startsWith(QStringLiteral("Layer %1:").arg(estimate()->tableModel()->idText(0))));
 }
 
 void AnalysisViewsTest::savesTheModelAtomically() {

@@ -149,6 +149,15 @@ void QuantizeGuiTest::accuracyIdsAreTheLayersIds() {
         QCOMPARE(model->index(r, AccuracyModel::LayerColumn).data(Qt::ToolTipRole).toString(), name);
     }
     QVERIFY(mapped > 0);
+    // A run numbers the layers in its own execution order: the table follows the run report's IDs.
+    auto renumbered = std::make_shared<npuwb::Report>();
+    renumbered->layers = window_->workbench()->loadedModel()->layers;
+    for (npuwb::LayerRow& l : renumbered->layers) l.id += 100;
+    window_->workbench()->showReport(renumbered);
+    const QString first = model->index(0, AccuracyModel::LayerColumn).data().toString();
+    const int firstId = window_->workbench()->selection()->layerOfNode(first);
+    QVERIFY(firstId >= 100);
+    QCOMPARE(model->index(0, AccuracyModel::IdColumn).data().toLongLong(), qlonglong(firstId));
     QCOMPARE(accuracy()->findChild<QTableView*>(QStringLiteral("accuracyTable"))->textElideMode(), Qt::ElideMiddle);
     QVERIFY(accuracy()->placeholder()->isHidden());
     QVERIFY(!accuracy()->plot()->isHidden());

@@ -33,6 +33,12 @@ void AccuracyModel::setAccuracy(const AccuracySection& accuracy) {
     emit overridesChanged();
 }
 
+void AccuracyModel::setLayerIds(const std::function<int(const QString&)>& idOf) {
+    for (AccuracyLayer& l : accuracy_.layers)
+        if (const int id = idOf(QString::fromStdString(l.fullName)); id >= 0) l.id = id;
+    if (rowCount() > 0) emit dataChanged(index(0, IdColumn), index(rowCount() - 1, IdColumn));
+}
+
 void AccuracyModel::clearOverrides() {
     if (overrides_.empty()) return;
     overrides_.clear();

@@ -131,8 +131,8 @@ QVariant SuggestionTreeModel::siteDisplay(const advisor::Finding& f, int column)
         case GainColumn: return f.estimatedGainUs > 0 ? QString::number(f.estimatedGainUs, 'f', 1) : QString();
         case SitesColumn: return QString();
         case SeverityColumn: return QString::fromStdString(f.severity);
-        case RuleColumn: return QString::fromStdString(f.rule);
-        case PassColumn: return f.pass.empty() ? tr("(manual)") : QString::fromStdString(f.pass);
+        case RuleColumn:
+        case PassColumn: return QString();  // the group row above says it once for all its sites
         case HazardColumn: return QString::fromStdString(f.hazard);
         case NodesColumn: return shortList(nodesOf(f));
     }
@@ -153,6 +153,8 @@ QVariant SuggestionTreeModel::data(const QModelIndex& index, int role) const {
             if (column == SitesColumn) return isGroup ? int(g->sites.size()) : 1;
             if (column == SeverityColumn) return severityRank(isGroup ? g->severity : f.severity);
             if (column == NodesColumn) return int(nodesOf(sitesOf(index)).size());
+            if (column == RuleColumn) return QString::fromStdString(f.rule);
+            if (column == PassColumn) return QString::fromStdString(f.pass);
             return isGroup ? groupDisplay(*g, column) : siteDisplay(f, column);
         case FindingIndexRole: return isGroup ? -1 : g->sites[size_t(index.row())];
         case SiteIndicesRole: return QVariant::fromValue(sitesOf(index));

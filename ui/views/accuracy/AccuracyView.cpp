@@ -181,6 +181,7 @@ AccuracyView::AccuracyView(Workbench& workbench, QWidget* parent)
     LayerSelection* selection = workbench.selection();
     connect(this, &AccuracyView::nodesClicked, selection, &LayerSelection::selectNodes);
     connect(selection, &LayerSelection::nodesSelected, this, &AccuracyView::highlightNodes);
+    connect(&workbench, &Workbench::reportChanged, this, &AccuracyView::showLayerIds);  // a run renumbers the layers
 
     workbench.trackJob(job_);
     connect(job_, &QuantizeJob::progress, this, [this](const QString& phase, int done, int total) {
@@ -288,13 +289,16 @@ void AccuracyView::onJobEnded() {
     updateReevaluate();
 }
 
-void AccuracyView::setAccuracy(const AccuracySection& analysed, const QString& summary) {
-    // One layer ID in every tab: the Layers table's (the run report's) for the node, not the analysis' own step in
-    // its float graph, which counts other nodes.
-    AccuracySection accuracy = analysed;
-    for (AccuracyLayer& l : accuracy.layers)
-        if (const int id = workbench().selection()->layerOfNode(QString::fromStdString(l.fullName)); id >= 0) l.id = id;
+void AccuracyView::showLayerIds() {
+    // One layer ID in every tab: the Layers table's (the last run report's) for the node, not the analysis' own
+    // step in its float graph, which a run's order need not share.
+    const LayerSelection* selection = workbench().selection();
+    model_->setLayerIds([selection](const QString& node) { return selection->layerOfNode(node); });
+}
+
+void AccuracyView::setAccuracy(const AccuracySection& accuracy, const QString& summary) {
     model_->setAccuracy(accuracy);
+    showLayerIds();
     placeholder_->setVisible(accuracy.layers.empty());
     plot_->setVisible(!accuracy.layers.empty());
     summary_->setText(summary);

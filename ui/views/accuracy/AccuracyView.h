@@ -67,6 +67,7 @@ signals:
     void quantizationShown(std::shared_ptr<const QuantizeOutcome> outcome);
 
 private:
+    void showLayerIds();
     void reevaluate();
     void clearQuantization();  // a new or changed model: the old analysis no longer applies
     void onJobEnded();

@@ -95,6 +95,10 @@ EstimateView::EstimateView(Workbench& workbench, QWidget* parent)
     LayerSelection* selection = workbench.selection();
     connect(this, &EstimateView::nodesClicked, selection, &LayerSelection::selectNodes);
     connect(selection, &LayerSelection::nodesSelected, this, &EstimateView::highlightNodes);
+    connect(&workbench, &Workbench::reportChanged, this, [this] {  // a run renumbers the layers: follow it
+        showLayers();
+        highlightNodes(this->workbench().selection()->selectedNodes());
+    });
     updateAction();
 }
 
@@ -120,10 +124,15 @@ void EstimateView::start() {
     if (job_->isRunning()) return;
     workbench().showProgress(0, 0);
     workbench().setStatus(tr("Estimating on %1 …").arg(workbench().target().chip));
-    job_->start(workbench().currentModel(), workbench().target());
+    estimated_ = workbench().currentModel();
+    job_->start(estimated_, workbench().target());
 }
 
 void EstimateView::onFinished(std::shared_ptr<const EstimateResult> result) {
+    if (estimated_ != workbench().currentModel()) {  // the model changed (undo, redo) while it ran: estimate that one
+        if (workbench().hasOnnxModel()) start();
+        return;
+    }
     setResult(result);
     highlightNodes(workbench().selection()->selectedNodes());
     workbench().setStatus(totals_->text().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
@@ -155,17 +164,7 @@ void EstimateView::setResult(std::shared_ptr<const EstimateResult> result) {
     double fallbackUs = 0;
     for (const LayerRow& row : report.layers)
         if (row.target != "NPU") ++fallbacks, fallbackUs += row.timeUs;
-    // One ID per layer in every tab: the Layers table's ID of the layer's anchor node, not the estimate's row.
-    std::vector<int> ids;
-    QStringList idTexts;
-    for (size_t i = 0; i < report.layers.size(); ++i) {
-        const QStringList& nodes = result_->layerNodes[i];
-        ids.push_back(nodes.isEmpty() ? -1 : workbench().selection()->layerOfNode(nodes.front()));
-    }
-    tableModel_->setLayers(report.layers, ids, int(report.environment.cores), result_->target.cores);
-    for (int i = 0; i < int(report.layers.size()); ++i) idTexts << tableModel_->idText(i);
-    timeChart_->setLayers(report.layers, idTexts);
-    cyclesChart_->setLayers(report.layers);
+    showLayers();
     totals_->setText(tr("<b>%1</b> %2, %3 core(s): <b>%4</b> per inference, <b>%5 FPS</b> · %6 layers · "
                         "<span style='color:%11'>%7 CPU fallback(s), %8</span> · %9 of %10 NPU layers "
                         "bandwidth-bound")
@@ -181,6 +180,23 @@ void EstimateView::setResult(std::shared_ptr<const EstimateResult> result) {
                          .arg(fallbacks > 0 ? QStringLiteral("#d06000") : QStringLiteral("#404040")));
     details_->setText(tr("Click a bar, a point or a row to select its layer (and its ONNX nodes) everywhere; hover "
                          "for its figures."));
+}
+
+void EstimateView::showLayers() {
+    if (!result_) return;
+    const Report& report = result_->report;
+    // One ID per layer in every tab: the Layers table's ID of the layer's anchor node (the last run report's once
+    // the model ran), not the estimate's row.
+    std::vector<int> ids;
+    for (size_t i = 0; i < report.layers.size(); ++i) {
+        const QStringList& nodes = result_->layerNodes[i];
+        ids.push_back(nodes.isEmpty() ? -1 : workbench().selection()->layerOfNode(nodes.front()));
+    }
+    tableModel_->setLayers(report.layers, ids, int(report.environment.cores), result_->target.cores);
+    QStringList idTexts;
+    for (int i = 0; i < int(report.layers.size()); ++i) idTexts << tableModel_->idText(i);
+    timeChart_->setLayers(report.layers, idTexts);
+    cyclesChart_->setLayers(report.layers);
 }
 
 std::vector<int> EstimateView::rowsOfNodes(const QStringList& names) const {

@@ -63,6 +63,8 @@ private:
     void onRowClicked(int row);
     void showDetails(const std::vector<int>& rows);
     void selectTableRows(const std::vector<int>& rows);
+    /// Table and charts from result_, under the current Layers IDs.
+    void showLayers();
     void onTableRowChanged();
     void updateAction();
 
@@ -76,7 +78,8 @@ private:
     EstimateTableModel* tableModel_;
     QSortFilterProxyModel* tableProxy_;
     QTableView* table_;
-    bool followingSelection_ = false;  // the table is being set from the shared selection: do not echo it back
+    bool followingSelection_ = false;
+    std::shared_ptr<const Model> estimated_;  // what the running or last estimate was of  // the table is being set from the shared selection: do not echo it back
 };
 
 }  // namespace npuwb::ui

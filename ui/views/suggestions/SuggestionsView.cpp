@@ -145,20 +145,26 @@ void SuggestionsView::start() {
     if (job_->isRunning()) return;
     workbench().showProgress(0, 0);
     workbench().setStatus(tr("Advising for %1 …").arg(workbench().target().chip));
-    job_->start(workbench().currentModel(), workbench().target());
+    advised_ = workbench().currentModel();
+    job_->start(advised_, workbench().target());
 }
 
 void SuggestionsView::onFinished(std::shared_ptr<const std::vector<advisor::Finding>> findings) {
+    if (advised_ != workbench().currentModel()) {  // the model changed (undo, redo) while it ran: advise on that one
+        if (workbench().hasOnnxModel()) start();
+        return;
+    }
     int fixable = 0;
     for (const advisor::Finding& f : *findings) fixable += f.pass.empty() ? 0 : 1;
     const TargetOptions target = workbench().target();
-    setFindings(*findings, tr("%1 finding(s) in %2 group(s) for %3 (%4, %5 core(s)); %6 site(s) can be fixed by a "
+    setFindings(*findings, {});
+    summary_->setText(tr("%1 finding(s) in %2 group(s) for %3 (%4, %5 core(s)); %6 site(s) can be fixed by a "
                               "pass: Apply to This Site (Ctrl+Return) or to All Sites (Ctrl+Shift+Return)")
                                .arg(findings->size())
                                .arg(model_->groups().size())
                                .arg(target.chip, target.dtype)
                                .arg(target.cores)
-                               .arg(fixable));
+                               .arg(fixable));  // after setFindings: the groups are the model's
     workbench().setStatus(tr("%1 finding(s)").arg(findings->size()));
     workbench().hideProgress();
     emit adviceShown(findings);

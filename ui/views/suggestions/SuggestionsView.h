@@ -90,6 +90,7 @@ private:
     QTextBrowser* details_;
     QToolButton* apply_;
     QToolButton* applyAll_;
+    std::shared_ptr<const Model> advised_;  // what the running or last advice was on
 };
 
 }  // namespace npuwb::ui
