@@ -3,7 +3,7 @@
 // table in RKNN's columns with the Layers table's IDs on rows, bars and tooltips, selection shared with the layer
 // table (fused layers select all their nodes); the findings grouped by rule and pass under
 // QAbstractItemModelTester, Apply to This Site rewriting one site only, Apply to All Sites, with the proof shown,
-// and Undo. Runs offscreen.
+// and Undo. Runs offscreen; with NPUWB_SCREENSHOT_DIR set it saves the window after Apply to This Site there.
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QLabel>
@@ -385,6 +385,8 @@ void AnalysisViewsTest::applyToThisSiteRewritesOnlyThatSite() {
     QVERIFY(view->proofLabel()->isVisible());
     QVERIFY(view->proofLabel()->text().contains(QStringLiteral("max rel diff")));
     QTRY_VERIFY_WITH_TIMEOUT(!window_->workbench()->isBusy(), kTimeoutMs);
+    if (const QByteArray dir = qgetenv("NPUWB_SCREENSHOT_DIR"); !dir.isEmpty())
+        QVERIFY(window_->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/sug-applied-one-site.png")));
     // Re-advised: one fuse_hardswish site is left.
     const int left = groupOfPass(*view->model(), "fuse_hardswish");
     QVERIFY(left >= 0);

@@ -158,8 +158,8 @@ void SuggestionsView::onFinished(std::shared_ptr<const std::vector<advisor::Find
     for (const advisor::Finding& f : *findings) fixable += f.pass.empty() ? 0 : 1;
     const TargetOptions target = workbench().target();
     setFindings(*findings, {});
-    summary_->setText(tr("%1 finding(s) in %2 group(s) for %3 (%4, %5 core(s)); %6 site(s) can be fixed by a "
-                              "pass: Apply to This Site (Ctrl+Return) or to All Sites (Ctrl+Shift+Return)")
+    // One line: a wrapped label above the proof line gets clipped at 1400x900. The buttons' tooltips say the keys.
+    summary_->setText(tr("%1 finding(s) in %2 group(s) for %3 (%4, %5 core(s)); a pass can fix %6 site(s)")
                                .arg(findings->size())
                                .arg(model_->groups().size())
                                .arg(target.chip, target.dtype)
