@@ -60,6 +60,7 @@ private slots:
     void addBoardDialogLabelsHaveBuddies();
     void quantizeDialogPrefillsTheInputSizeAndDefaultsToMmse();
     void quantizeDialogAsksForTheSizeOfASymbolicInput();
+    void layersShapeColumnsFitAt1400x900();
     void cleanupTestCase();
 
 private:
@@ -209,6 +210,26 @@ void PolishTest::quantizeDialogAsksForTheSizeOfASymbolicInput() {
     if (const QByteArray dir = qgetenv("NPUWB_SCREENSHOT_DIR"); !dir.isEmpty())
         QVERIFY(dialog->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/sug-quantize-dialog.png")));
     dialog->close();
+}
+
+void PolishTest::layersShapeColumnsFitAt1400x900() {
+    // PP-OCRv4 det: long names and symbolic shapes. Before a run, both shape columns are on screen at the default size.
+    QSignalSpy loaded(window_->workbench(), &Workbench::modelLoaded);
+    window_->openModel(QStringLiteral(NPUWB_SOURCE_DIR "/tests/data/models/ch_PP-OCRv4_det_infer.onnx"));
+    QVERIFY(loaded.wait(kTimeoutMs));
+    window_->resize(1400, 900);
+    window_->setCurrentView(QStringLiteral("layers"));
+    QTableView* table = window_->view<LayersView>()->tableView()->tableView();
+    QTRY_VERIFY(table->isVisible());
+    QCoreApplication::processEvents();
+    QVERIFY(table->isColumnHidden(LayerTableModel::TimeColumn));  // nothing measured yet
+    const int right = table->columnViewportPosition(LayerTableModel::OutputShapesColumn) +
+                      table->columnWidth(LayerTableModel::OutputShapesColumn);
+    QVERIFY2(right <= table->viewport()->width(),
+             qPrintable(QStringLiteral("output shapes end at %1 of %2 px").arg(right).arg(table->viewport()->width())));
+    QCOMPARE(table->textElideMode(), Qt::ElideMiddle);
+    const QModelIndex shape = table->model()->index(0, LayerTableModel::InputShapesColumn);
+    QCOMPARE(shape.data(Qt::ToolTipRole).toString(), shape.data().toString());
 }
 
 void PolishTest::cleanupTestCase() {

@@ -50,6 +50,10 @@ void LayerTableView::onModelReset() {
     const bool vendor = model_->hasVendorColumns();
     table_->setColumnHidden(LayerTableModel::CyclesColumn, !vendor);
     table_->setColumnHidden(LayerTableModel::MacUsageColumn, !vendor);
+    // Before the first run the measured columns are empty: they come with the run, leaving room for the shapes.
+    for (int c : {LayerTableModel::TimeColumn, LayerTableModel::TimePercentColumn, LayerTableModel::TimeMinColumn,
+                  LayerTableModel::ReadWriteColumn})
+        table_->setColumnHidden(c, !model_->isTimed());
     table_->resizeColumnsToContents();
     // Long node names and shape lists would push the last columns off screen at 1400x900 (the shapes, which come
     // last): cap them, the tooltips have the full texts.
