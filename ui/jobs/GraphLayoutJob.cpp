@@ -32,7 +32,6 @@ void GraphLayoutJob::stopChild() {
 
 void GraphLayoutJob::start(std::shared_ptr<const LayoutRequest> request) {
     stopChild();
-    ++generation_;
     request_ = std::move(request);
     setRunning(true);
     clock_.start();
@@ -109,7 +108,6 @@ void GraphLayoutJob::onLayeredFinished() {
 void GraphLayoutJob::cancelLayout() {
     if (!isRunning()) return;
     stopChild();
-    ++generation_;
     setRunning(false);
     emit cancelled();
 }

@@ -57,7 +57,6 @@ private:
     QTimer timeout_;
     QElapsedTimer clock_;
     QFutureWatcher<std::shared_ptr<const LayoutResult>> watcher_;
-    int generation_ = 0;  // a worker result of an older generation is dropped
 };
 
 }  // namespace npuwb::ui

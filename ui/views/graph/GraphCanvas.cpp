@@ -6,6 +6,7 @@
 #include <QScrollBar>
 #include <QWheelEvent>
 
+#include <algorithm>
 #include <cmath>
 
 #include "views/graph/GraphItems.h"
@@ -115,7 +116,11 @@ void GraphMinimap::refit() {
 }
 
 void GraphMinimap::drawForeground(QPainter* painter, const QRectF&) {
-    const QRectF visible = canvas_->mapToScene(canvas_->viewport()->rect()).boundingRect();
+    QRectF visible = canvas_->mapToScene(canvas_->viewport()->rect()).boundingRect();
+    // On a very tall graph the visible part is a few pixels here: keep the marker big enough to see.
+    const double minimum = 10.0 / std::max(1e-9, transform().m11());
+    if (visible.height() < minimum) visible.adjust(0, -(minimum - visible.height()) / 2, 0, (minimum - visible.height()) / 2);
+    if (visible.width() < minimum) visible.adjust(-(minimum - visible.width()) / 2, 0, (minimum - visible.width()) / 2, 0);
     QPen pen(QColor(0x00, 0x66, 0xff), 0);
     painter->setPen(pen);
     painter->setBrush(QColor(0x00, 0x66, 0xff, 40));

@@ -1,6 +1,7 @@
 #include "views/graph/GraphView.h"
 
 #include <QComboBox>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QGraphicsScene>
 #include <QHBoxLayout>
@@ -23,7 +24,7 @@
 
 namespace npuwb::ui {
 
-NPUWB_GUI_VIEW(GraphView, "graph", QT_TRANSLATE_NOOP("views", "&Graph"), Qt::ALT | Qt::Key_G, 15);
+NPUWB_GUI_VIEW(GraphView, "graph", QT_TRANSLATE_NOOP("views", "&Graph"), Qt::ALT | Qt::Key_9, 15);
 
 GraphView::GraphView(Workbench& workbench, QWidget* parent)
     : WorkbenchView(workbench, parent), job_(new GraphLayoutJob(this)), scene_(new QGraphicsScene(this)),
@@ -37,6 +38,9 @@ GraphView::GraphView(Workbench& workbench, QWidget* parent)
     minimap_->setFixedHeight(170);
 
     status_->setObjectName(QStringLiteral("graphStatus"));
+    // A long status must not widen the tab (and squeeze the window's docks): it is cut, its tooltip has it all.
+    status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    status_->setMinimumWidth(120);
     status_->setText(tr("Open a model to see its graph"));
     legend_->setObjectName(QStringLiteral("graphLegend"));
     legend_->setTextFormat(Qt::RichText);
@@ -212,11 +216,13 @@ void GraphView::onLayoutFailed(const QString& message) {
 
 void GraphView::onLayoutFinished(std::shared_ptr<const LayoutResult> result, qint64 elapsedMs) {
     cancel_->hide();
+    QElapsedTimer drawing;
+    drawing.start();
     buildScene(*result);
     const bool large = int(data_.nodes.size()) >= job_->largeGraphNodes();
-    QString text = tr("%1 nodes (%2 ops), %3 edges; laid out by %4 in %5 ms")
+    QString text = tr("%1 nodes (%2 ops), %3 edges; laid out by %4 in %5 ms, drawn in %6 ms")
                        .arg(data_.nodes.size()).arg(data_.opNodes).arg(data_.edges.size())
-                       .arg(result->method).arg(elapsedMs);
+                       .arg(result->method).arg(elapsedMs).arg(drawing.elapsed());
     if (large) text += tr(" (a cheaper layout past %1 nodes)").arg(job_->largeGraphNodes());
     status_->setText(text);
     status_->setToolTip(text);
@@ -299,6 +305,7 @@ void GraphView::showLegend() {
 
 void GraphView::setCurrent(int node, bool centre) {
     if (GraphNodeItem* old = nodeItem(current_)) old->setCurrent(false);
+    siblingsOf_ = -1;
     current_ = node;
     if (GraphNodeItem* item = nodeItem(node)) {
         item->setCurrent(true);
@@ -345,24 +352,37 @@ void GraphView::followSelection(const QStringList& names) {
 
 void GraphView::onMove(GraphCanvas::Move move) {
     if (data_.nodes.empty()) return;
-    int next = -1;
     if (current_ < 0) {
-        next = 0;  // the first graph input
-    } else {
-        const auto& producers = data_.producers[size_t(current_)];
-        const auto& consumers = data_.consumers[size_t(current_)];
-        if (move == GraphCanvas::Move::Producer && !producers.empty()) next = producers.front();
-        if (move == GraphCanvas::Move::Consumer && !consumers.empty()) next = consumers.front();
-        if ((move == GraphCanvas::Move::PreviousSibling || move == GraphCanvas::Move::NextSibling) && !producers.empty()) {
-            const auto& siblings = data_.consumers[size_t(producers.front())];
-            const auto at = std::find(siblings.begin(), siblings.end(), current_);
-            const int i = int(at - siblings.begin()), n = int(siblings.size());
-            if (at != siblings.end() && n > 1)
-                next = siblings[size_t((i + (move == GraphCanvas::Move::NextSibling ? 1 : n - 1)) % n)];
+        setCurrent(0, true);  // the first graph input
+        publish(0);
+        return;
+    }
+    const auto& producers = data_.producers[size_t(current_)];
+    const auto& consumers = data_.consumers[size_t(current_)];
+    int next = -1, from = siblingsOf_;
+    if (move == GraphCanvas::Move::Producer && !producers.empty()) {
+        next = producers.front();
+        from = -1;
+    } else if (move == GraphCanvas::Move::Consumer && !consumers.empty()) {
+        next = consumers.front();
+        from = current_;
+    } else if (move == GraphCanvas::Move::PreviousSibling || move == GraphCanvas::Move::NextSibling) {
+        // Sideways among the consumers of the node Down came from, else of the first producer.
+        auto isSibling = [&](int p) {
+            const auto& c = data_.consumers[size_t(p)];
+            return std::find(c.begin(), c.end(), current_) != c.end();
+        };
+        if (from < 0 || !isSibling(from)) from = producers.empty() ? -1 : producers.front();
+        if (from >= 0) {
+            const auto& siblings = data_.consumers[size_t(from)];
+            const int i = int(std::find(siblings.begin(), siblings.end(), current_) - siblings.begin());
+            const int n = int(siblings.size());
+            if (n > 1) next = siblings[size_t((i + (move == GraphCanvas::Move::NextSibling ? 1 : n - 1)) % n)];
         }
     }
     if (next < 0) return;
     setCurrent(next, false);
+    siblingsOf_ = from;
     publish(next);
 }
 

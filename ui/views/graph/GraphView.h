@@ -105,6 +105,7 @@ private:
     std::vector<QStringList> layoutGroups_;  // the fused groups the shown (or running) layout was asked with
     int groupCount_ = 0;
     int current_ = -1;
+    int siblingsOf_ = -1;  // the producer whose consumers Left/Right cycle through (the node Down came from)
     std::vector<int> hits_;
     int hit_ = -1;
     bool layoutPending_ = false;

@@ -2,7 +2,8 @@
 
 #include <QHeaderView>
 #include <QPainter>
-#include <QTreeWidget>
+#include <QStandardItemModel>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -108,10 +109,12 @@ void WeightHistogram::paintEvent(QPaintEvent*) {
 }
 
 NodeProperties::NodeProperties(QWidget* parent)
-    : QWidget(parent), tree_(new QTreeWidget(this)), histogram_(new WeightHistogram(this)) {
+    : QWidget(parent), model_(new QStandardItemModel(0, 2, this)), tree_(new QTreeView(this)),
+      histogram_(new WeightHistogram(this)) {
+    model_->setHorizontalHeaderLabels({tr("Property"), tr("Value")});
     tree_->setObjectName(QStringLiteral("graphProperties"));
-    tree_->setColumnCount(2);
-    tree_->setHeaderLabels({tr("Property"), tr("Value")});
+    tree_->setModel(model_);
+    tree_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     tree_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     tree_->setWordWrap(false);
     tree_->setUniformRowHeights(true);
@@ -124,25 +127,26 @@ NodeProperties::NodeProperties(QWidget* parent)
     layout->addWidget(histogram_);
 }
 
-QTreeWidgetItem* NodeProperties::section(const QString& title) {
-    auto* item = new QTreeWidgetItem(tree_, {title});
-    QFont bold = item->font(0);
+QStandardItem* NodeProperties::section(const QString& title) {
+    auto* item = new QStandardItem(title);
+    QFont bold = item->font();
     bold.setBold(true);
-    item->setFont(0, bold);
-    item->setFirstColumnSpanned(true);
-    item->setExpanded(true);
+    item->setFont(bold);
+    model_->appendRow({item, new QStandardItem});
+    tree_->setFirstColumnSpanned(item->row(), QModelIndex(), true);
     return item;
 }
 
-static void addRow(QTreeWidgetItem* parent, const QString& key, const QString& value) {
-    auto* item = new QTreeWidgetItem(parent, {key, value});
-    item->setToolTip(1, value);
+static void addRow(QStandardItem* parent, const QString& key, const QString& value) {
+    auto* valueItem = new QStandardItem(value);
+    valueItem->setToolTip(value);
+    parent->appendRow({new QStandardItem(key), valueItem});
 }
 
 void NodeProperties::addMetrics(const Report& report, const QString& title, const QString& name) {
     const LayerRow* row = rowsByNode(report).value(name);
     if (!row) return;
-    QTreeWidgetItem* s = section(title);
+    QStandardItem* s = section(title);
     addRow(s, tr("Layer"), QStringLiteral("#%1 %2").arg(row->id).arg(QString::fromStdString(row->fullName)));
     if (row->timeUs > 0)
         addRow(s, tr("Time"), QStringLiteral("%1 (%2 %)").arg(formatMicros(row->timeUs)).arg(row->timePercent, 0, 'f', 1));
@@ -161,7 +165,7 @@ void NodeProperties::addMetrics(const Report& report, const QString& title, cons
 }
 
 void NodeProperties::addWeights(const Graph& graph, const Node& node) {
-    QTreeWidgetItem* weights = nullptr;
+    QStandardItem* weights = nullptr;
     const Tensor* largest = nullptr;
     std::string largestName;
     for (const std::string& in : node.inputs) {
@@ -198,14 +202,20 @@ void NodeProperties::addWeights(const Graph& graph, const Node& node) {
 }
 
 void NodeProperties::showNode(const GraphData& data, int index, const MetricSources& sources) {
-    tree_->clear();
+    model_->removeRows(0, model_->rowCount());
+    fill(data, index, sources);
+    tree_->expandAll();
+}
+
+void NodeProperties::fill(const GraphData& data, int index, const MetricSources& sources) {
     if (index < 0 || size_t(index) >= data.nodes.size()) {
+        if (data.model) section(tr("Click a node, or pick a layer in any tab"));
         histogram_->setData({});
         return;
     }
     const GraphNodeInfo& info = data.nodes[size_t(index)];
     const Graph& graph = data.graph();
-    QTreeWidgetItem* identity = section(info.kind == GraphNodeInfo::Kind::Op ? tr("Node") : info.opType);
+    QStandardItem* identity = section(info.kind == GraphNodeInfo::Kind::Op ? tr("Node") : info.opType);
     addRow(identity, tr("Name"), info.name);
     if (info.kind != GraphNodeInfo::Kind::Op) {
         addRow(identity, tr("Type"), describeValue(graph, info.value));
@@ -218,14 +228,14 @@ void NodeProperties::showNode(const GraphData& data, int index, const MetricSour
     if (sources.run) addMetrics(*sources.run, tr("Last run"), info.name);
     if (sources.estimate) addMetrics(*sources.estimate, tr("Estimate (%1)").arg(sources.estimateTarget), info.name);
     if (!node.attributes.empty()) {
-        QTreeWidgetItem* attrs = section(tr("Attributes"));
+        QStandardItem* attrs = section(tr("Attributes"));
         for (const auto& [name, attribute] : node.attributes)
             addRow(attrs, QString::fromStdString(name), attributeText(attribute));
     }
-    QTreeWidgetItem* inputs = section(tr("Inputs"));
+    QStandardItem* inputs = section(tr("Inputs"));
     for (const std::string& in : node.inputs)
         if (!in.empty()) addRow(inputs, QString::fromStdString(in), describeValue(graph, in));
-    QTreeWidgetItem* outputs = section(tr("Outputs"));
+    QStandardItem* outputs = section(tr("Outputs"));
     for (const std::string& out : node.outputs)
         if (!out.empty()) addRow(outputs, QString::fromStdString(out), describeValue(graph, out));
     addWeights(graph, node);

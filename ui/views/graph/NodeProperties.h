@@ -9,8 +9,9 @@
 #include "views/graph/GraphColoring.h"
 #include "views/graph/GraphData.h"
 
-class QTreeWidget;
-class QTreeWidgetItem;
+class QStandardItem;
+class QStandardItemModel;
+class QTreeView;
 
 namespace npuwb::ui {
 
@@ -42,15 +43,19 @@ public:
     explicit NodeProperties(QWidget* parent = nullptr);
     /// `node` -1 clears the panel.
     void showNode(const GraphData& data, int node, const MetricSources& sources);
-    QTreeWidget* tree() const { return tree_; }
+    /// Sections (Node, Last run, Estimate, Attributes, Inputs, Outputs, Weights) with Property/Value rows.
+    QStandardItemModel* model() const { return model_; }
+    QTreeView* tree() const { return tree_; }
     WeightHistogram* histogram() const { return histogram_; }
 
 private:
-    QTreeWidgetItem* section(const QString& title);
+    void fill(const GraphData& data, int node, const MetricSources& sources);
+    QStandardItem* section(const QString& title);
     void addMetrics(const Report& report, const QString& title, const QString& name);
     void addWeights(const Graph& graph, const Node& node);
 
-    QTreeWidget* tree_;
+    QStandardItemModel* model_;
+    QTreeView* tree_;
     WeightHistogram* histogram_;
 };
 
