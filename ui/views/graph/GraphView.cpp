@@ -24,7 +24,7 @@
 
 namespace npuwb::ui {
 
-NPUWB_GUI_VIEW(GraphView, "graph", QT_TRANSLATE_NOOP("views", "&Graph"), Qt::ALT | Qt::Key_9, 15);
+NPUWB_GUI_VIEW(GraphView, "graph", QT_TRANSLATE_NOOP("views", "&Graph"), Qt::ALT | Qt::Key_0, 15);
 
 GraphView::GraphView(Workbench& workbench, QWidget* parent)
     : WorkbenchView(workbench, parent), job_(new GraphLayoutJob(this)), scene_(new QGraphicsScene(this)),
