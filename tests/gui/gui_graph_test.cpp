@@ -97,6 +97,7 @@ private slots:
     void coloursByTimeAfterARun();
     void estimateFusedLayersAreGroups();
     void propertiesShowWeights();
+    void coloursByQuantizationError();
     void laysOutPpOcrDet();
     void largeChainUsesTheCheaperLayout();
     void benchModels();
@@ -482,6 +483,39 @@ void GraphViewTest::propertiesShowWeights() {
     for (int bin : histogram->data().bins) sum += bin;
     QCOMPARE(sum, 64 * 3 * 7 * 7);  // conv1's kernel, every value counted once
     QVERIFY(histogram->data().min < 0 && histogram->data().max > 0);
+}
+
+void GraphViewTest::coloursByQuantizationError() {
+    graph()->setMetric(GraphMetric::QuantError);
+    QCOMPARE(graph()->nodeColors().coloured, 0);
+    QVERIFY(graph()->legendLabel()->text().contains(QStringLiteral("no accuracy analysis")));
+    // An analysis of two layers (what the Accuracy view shares after a quantization): a noisy one and a clean one.
+    auto accuracy = std::make_shared<npuwb::AccuracySection>();
+    accuracy->samples = 4;
+    npuwb::AccuracyLayer noisy, clean;
+    noisy.fullName = "/conv1/Conv";
+    noisy.precision = "int8";
+    noisy.singleSnrDb = 3.0;
+    clean.fullName = "/fc/Gemm";
+    clean.precision = "float";
+    clean.singleSnrDb = 60.0;
+    accuracy->layers = {noisy, clean};
+    window_->workbench()->showAccuracy(accuracy);
+    const GraphData& data = graph()->graphData();
+    const int conv = data.nodeOfName.value(QStringLiteral("/conv1/Conv"), -1);
+    const int fc = data.nodeOfName.value(QStringLiteral("/fc/Gemm"), -1);
+    QVERIFY(conv >= 0 && fc >= 0);
+    QCOMPARE(graph()->nodeColors().coloured, 2);
+    // Low SNR is hot (dark), 40 dB and up pale.
+    QVERIFY(graph()->nodeItem(conv)->fill().lightnessF() < graph()->nodeItem(fc)->fill().lightnessF());
+    graph()->setMetric(GraphMetric::Precision);
+    QCOMPARE(graph()->nodeColors().coloured, 2);
+    QVERIFY(graph()->legendLabel()->text().contains(QStringLiteral("int8")));
+    QVERIFY(graph()->nodeItem(conv)->fill() != graph()->nodeItem(fc)->fill());
+    window_->workbench()->selection()->selectNodes({QStringLiteral("/conv1/Conv")});
+    QVERIFY(!graph()->properties()->model()->findItems(QStringLiteral("Quantization")).isEmpty());
+    window_->workbench()->showAccuracy(nullptr);
+    QCOMPARE(graph()->nodeColors().coloured, 0);
 }
 
 void GraphViewTest::laysOutPpOcrDet() {

@@ -78,6 +78,7 @@ void Workbench::setModel(std::shared_ptr<const LoadedModel> model) {
     loaded_ = std::move(model);
     report_.reset();
     estimate_.reset();
+    accuracy_.reset();
     selection_->clear();
     selection_->setLayers(loaded_->layers);
 }
@@ -142,6 +143,11 @@ void Workbench::showReport(std::shared_ptr<const Report> report) {
 void Workbench::showEstimate(std::shared_ptr<const EstimateResult> estimate) {
     estimate_ = std::move(estimate);
     emit estimateChanged();
+}
+
+void Workbench::showAccuracy(std::shared_ptr<const AccuracySection> accuracy) {
+    accuracy_ = std::move(accuracy);
+    emit accuracyChanged();
 }
 
 bool Workbench::setTarget(const TargetOptions& target) {

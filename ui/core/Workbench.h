@@ -57,6 +57,9 @@ public:
     // The last estimate (Estimate view): the Graph view colours and groups fused layers by it. Cleared with the model.
     std::shared_ptr<const EstimateResult> lastEstimate() const { return estimate_; }
     void showEstimate(std::shared_ptr<const EstimateResult> estimate);
+    /// The per-layer accuracy of the last quantization or accuracy report (Accuracy view), nullptr when none.
+    std::shared_ptr<const AccuracySection> lastAccuracy() const { return accuracy_; }
+    void showAccuracy(std::shared_ptr<const AccuracySection> accuracy);
 
     // The last quantization of this session (scheme, observer, layers kept in float, data set, preprocessing): what
     // Convert to RKNN starts from. Cleared when another model is loaded.
@@ -96,6 +99,7 @@ signals:
     void modelChanged();
     void reportChanged();
     void estimateChanged();
+    void accuracyChanged();
     void targetChanged();
     /// Busy state, model or report changed: actions re-check whether they apply.
     void stateChanged();
@@ -123,6 +127,7 @@ private:
     std::shared_ptr<const LoadedModel> loaded_;
     std::shared_ptr<const Report> report_;
     std::shared_ptr<const EstimateResult> estimate_;
+    std::shared_ptr<const AccuracySection> accuracy_;
     std::shared_ptr<const rknn::QuantizationFacts> quantization_;
     TargetOptions target_;
 };

@@ -277,6 +277,7 @@ void AccuracyView::onJobEnded() {
 
 void AccuracyView::setAccuracy(const AccuracySection& accuracy, const QString& summary) {
     model_->setAccuracy(accuracy);
+    workbench().showAccuracy(std::make_shared<const AccuracySection>(accuracy));  // the Graph view colours by it
     summary_->setText(summary);
     QVector<double> x, entire, single;
     double lowest = 1.0;
@@ -298,6 +299,7 @@ void AccuracyView::setAccuracy(const AccuracySection& accuracy, const QString& s
 
 void AccuracyView::clear(const QString& hint) {
     model_->setAccuracy({});
+    if (workbench().lastAccuracy()) workbench().showAccuracy(nullptr);
     summary_->setText(hint);
     entire_->data()->clear();
     single_->data()->clear();

@@ -94,6 +94,8 @@ QString metricTitle(GraphMetric metric) {
         case GraphMetric::DataType: return tr("Data type");
         case GraphMetric::Target: return tr("Target (NPU/CPU)");
         case GraphMetric::Bound: return tr("Estimated bound");
+        case GraphMetric::QuantError: return tr("Quantization error (SNR)");
+        case GraphMetric::Precision: return tr("Precision (quantized)");
     }
     return {};
 }
@@ -109,7 +111,50 @@ QHash<QString, const LayerRow*> rowsByNode(const Report& report) {
     return rows;
 }
 
+/// Quantization error (SNR of the layer alone, else of the model up to it; low is bad) or precision, from the last
+/// accuracy analysis.
+static NodeColors colorByAccuracy(const GraphData& data, GraphMetric metric, const AccuracySection* accuracy) {
+    NodeColors out;
+    out.colors.assign(data.nodes.size(), missingMetricColor());
+    if (!accuracy || accuracy->layers.empty()) {
+        out.source = tr("no accuracy analysis yet: quantize the model (Ctrl+Shift+Q) to colour by %1")
+                         .arg(metricTitle(metric));
+        return out;
+    }
+    out.source = tr("accuracy analysis, %1 samples").arg(accuracy->samples);
+    constexpr double kWorstDb = 0.0, kBestDb = 40.0;  // 40 dB and up read as clean, 0 dB as noise
+    QStringList categories;
+    for (const AccuracyLayer& layer : accuracy->layers) {
+        const int v = data.nodeOfName.value(QString::fromStdString(layer.fullName), -1);
+        if (v < 0 || data.nodes[size_t(v)].kind != GraphNodeInfo::Kind::Op) continue;
+        if (metric == GraphMetric::QuantError) {
+            const auto snr = layer.singleSnrDb ? layer.singleSnrDb : layer.entireSnrDb;
+            if (!snr) continue;
+            out.colors[size_t(v)] = heat(1.0 - (*snr - kWorstDb) / (kBestDb - kWorstDb));
+        } else {
+            const QString category = QString::fromStdString(layer.precision);
+            if (category.isEmpty()) continue;
+            if (!categories.contains(category)) categories.append(category);
+            out.colors[size_t(v)] = categoryColor(metric, category, int(categories.indexOf(category)));
+        }
+        ++out.coloured;
+    }
+    if (metric == GraphMetric::QuantError) {
+        for (int i = 4; i >= 0; --i)
+            out.legend.push_back({heat(1.0 - i / 4.0), QStringLiteral("%1%2 dB").arg(i == 4 ? QStringLiteral("≥") : i == 0
+                                                                                      ? QStringLiteral("≤") : QString())
+                                                           .arg(kWorstDb + i * (kBestDb - kWorstDb) / 4)});
+    } else {
+        for (int i = 0; i < categories.size(); ++i)
+            out.legend.push_back({categoryColor(metric, categories[i], i), categories[i]});
+    }
+    out.legend.push_back({missingMetricColor(), tr("no value")});
+    return out;
+}
+
 NodeColors colorNodes(const GraphData& data, GraphMetric metric, const MetricSources& sources) {
+    if (metric == GraphMetric::QuantError || metric == GraphMetric::Precision)
+        return colorByAccuracy(data, metric, sources.accuracy);
     NodeColors out;
     out.colors.assign(data.nodes.size(), missingMetricColor());
     if (metric == GraphMetric::OpType) {

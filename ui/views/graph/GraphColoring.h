@@ -1,6 +1,7 @@
 #pragma once
 // What the Graph view colours nodes by: a metric of the last run's report or of the last estimate (a fused layer's
-// value colours every node it covers), with the legend that explains the colours. Nodes without the metric are grey.
+// value colours every node it covers) or of the last accuracy analysis, with the legend that explains the colours.
+// Nodes without the metric are grey.
 #include <QColor>
 #include <QString>
 #include <QStringList>
@@ -13,11 +14,11 @@
 
 namespace npuwb::ui {
 
-enum class GraphMetric { OpType, Time, TimeShare, Macs, MacUsage, DataType, Target, Bound };
+enum class GraphMetric { OpType, Time, TimeShare, Macs, MacUsage, DataType, Target, Bound, QuantError, Precision };
 
-inline constexpr GraphMetric kGraphMetrics[] = {GraphMetric::OpType,   GraphMetric::Time,     GraphMetric::TimeShare,
-                                                GraphMetric::Macs,     GraphMetric::MacUsage, GraphMetric::DataType,
-                                                GraphMetric::Target,   GraphMetric::Bound};
+inline constexpr GraphMetric kGraphMetrics[] = {
+    GraphMetric::OpType, GraphMetric::Time,   GraphMetric::TimeShare, GraphMetric::Macs,       GraphMetric::MacUsage,
+    GraphMetric::DataType, GraphMetric::Target, GraphMetric::Bound,   GraphMetric::QuantError, GraphMetric::Precision};
 
 QString metricTitle(GraphMetric metric);
 
@@ -26,6 +27,7 @@ struct MetricSources {
     const Report* run = nullptr;
     const Report* estimate = nullptr;
     QString estimateTarget;  // "rk3588 int8", for the legend
+    const AccuracySection* accuracy = nullptr;  // quantization error and precision per layer
 };
 
 struct NodeColors {

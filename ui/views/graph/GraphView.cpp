@@ -107,6 +107,10 @@ GraphView::GraphView(Workbench& workbench, QWidget* parent)
     connect(&workbench, &Workbench::modelChanged, this, &GraphView::onModelChanged);
     connect(&workbench, &Workbench::reportChanged, this, &GraphView::onGroupsMaybeChanged);
     connect(&workbench, &Workbench::estimateChanged, this, &GraphView::onGroupsMaybeChanged);
+    connect(&workbench, &Workbench::accuracyChanged, this, [this] {
+        recolor();
+        refreshProperties();
+    });
     connect(workbench.selection(), &LayerSelection::nodesSelected, this, &GraphView::followSelection);
 }
 
@@ -285,6 +289,7 @@ MetricSources GraphView::sources() const {
         s.estimate = &estimate->report;
         s.estimateTarget = QStringLiteral("%1 %2").arg(estimate->target.chip, estimate->target.dtype);
     }
+    s.accuracy = workbench().lastAccuracy().get();
     return s;
 }
 

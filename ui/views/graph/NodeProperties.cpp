@@ -115,7 +115,11 @@ NodeProperties::NodeProperties(QWidget* parent)
     tree_->setObjectName(QStringLiteral("graphProperties"));
     tree_->setModel(model_);
     tree_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    tree_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    // Long tensor names must not push the values out of sight: both columns share the width, elided in the middle.
+    tree_->header()->setSectionResizeMode(0, QHeaderView::Interactive);
+    tree_->header()->setStretchLastSection(true);
+    tree_->header()->resizeSection(0, 150);
+    tree_->setTextElideMode(Qt::ElideMiddle);
     tree_->setWordWrap(false);
     tree_->setUniformRowHeights(true);
     histogram_->setObjectName(QStringLiteral("weightHistogram"));
@@ -162,6 +166,21 @@ void NodeProperties::addMetrics(const Report& report, const QString& title, cons
         for (const std::string& f : row->fusedNodes) fused << QString::fromStdString(f);
         addRow(s, tr("Fused with"), fused.join(QStringLiteral(", ")));
     }
+}
+
+void NodeProperties::addAccuracy(const AccuracySection& accuracy, const QString& name) {
+    const auto layer = std::find_if(accuracy.layers.begin(), accuracy.layers.end(),
+                                    [&](const AccuracyLayer& l) { return QString::fromStdString(l.fullName) == name; });
+    if (layer == accuracy.layers.end()) return;
+    QStandardItem* s = section(tr("Quantization"));
+    addRow(s, tr("Precision"), QString::fromStdString(layer->precision));
+    auto db = [](const std::optional<double>& v) { return v ? QStringLiteral("%1 dB").arg(*v, 0, 'f', 1) : QString(); };
+    if (layer->singleSnrDb) addRow(s, tr("SNR (this layer alone)"), db(layer->singleSnrDb));
+    if (layer->entireSnrDb) addRow(s, tr("SNR (model up to here)"), db(layer->entireSnrDb));
+    addRow(s, tr("Cosine (model up to here)"), QString::number(layer->entireCosine, 'f', 5));
+    if (layer->scale) addRow(s, tr("Scale / zero point"), QStringLiteral("%1 / %2").arg(*layer->scale, 0, 'g', 4)
+                                                               .arg(layer->zeroPoint.value_or(0)));
+    if (layer->lowSnr) addRow(s, tr("Flagged"), tr("SNR below %1 dB").arg(accuracy.snrThresholdDb));
 }
 
 void NodeProperties::addWeights(const Graph& graph, const Node& node) {
@@ -227,6 +246,7 @@ void NodeProperties::fill(const GraphData& data, int index, const MetricSources&
                                                                                  : node.domain + "::" + node.opType));
     if (sources.run) addMetrics(*sources.run, tr("Last run"), info.name);
     if (sources.estimate) addMetrics(*sources.estimate, tr("Estimate (%1)").arg(sources.estimateTarget), info.name);
+    if (sources.accuracy) addAccuracy(*sources.accuracy, info.name);
     if (!node.attributes.empty()) {
         QStandardItem* attrs = section(tr("Attributes"));
         for (const auto& [name, attribute] : node.attributes)

@@ -52,6 +52,7 @@ private:
     void fill(const GraphData& data, int node, const MetricSources& sources);
     QStandardItem* section(const QString& title);
     void addMetrics(const Report& report, const QString& title, const QString& name);
+    void addAccuracy(const AccuracySection& accuracy, const QString& name);
     void addWeights(const Graph& graph, const Node& node);
 
     QStandardItemModel* model_;
