@@ -91,6 +91,7 @@ GraphView::GraphView(Workbench& workbench, QWidget* parent)
         status_->setText(tr("Layout cancelled: %1 nodes not drawn (switch tabs and back to try again)")
                              .arg(data_.nodes.size()));
         layoutPending_ = true;
+        emit layoutEnded();
     });
     connect(metric_, &QComboBox::currentIndexChanged, this, &GraphView::recolor);
     connect(search_, &QLineEdit::textChanged, this, &GraphView::onSearchChanged);
@@ -168,7 +169,7 @@ void GraphView::showEvent(QShowEvent* event) {
 bool GraphView::startFromCommandLine() {
     if (!data_.model) return false;
     if (!job_->isRunning()) startLayout();
-    connect(this, &GraphView::layoutShown, this, &WorkbenchView::resultShown, Qt::SingleShotConnection);
+    connect(this, &GraphView::layoutEnded, this, &WorkbenchView::resultShown, Qt::SingleShotConnection);
     return true;
 }
 
@@ -216,6 +217,7 @@ void GraphView::onLayoutFailed(const QString& message) {
     status_->setText(tr("No layout: %1").arg(message));
     status_->setToolTip(message);
     workbench().showMessage(message);
+    emit layoutEnded();
 }
 
 void GraphView::onLayoutFinished(std::shared_ptr<const LayoutResult> result, qint64 elapsedMs) {
@@ -242,6 +244,7 @@ void GraphView::onLayoutFinished(std::shared_ptr<const LayoutResult> result, qin
     minimap_->refit();
     followSelection(workbench().selection()->selectedNodes());
     emit layoutShown();
+    emit layoutEnded();
 }
 
 void GraphView::buildScene(const LayoutResult& result) {

@@ -62,6 +62,8 @@ public:
 signals:
     /// A layout is on screen (after each model load, edit, or change of fused groups).
     void layoutShown();
+    /// A layout was shown, failed or was cancelled: what `--view graph --screenshot` waits for.
+    void layoutEnded();
 
 protected:
     void showEvent(QShowEvent* event) override;
