@@ -1,5 +1,6 @@
 #include "views/graph/GraphCanvas.h"
 
+#include <QGraphicsScene>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -100,44 +101,71 @@ void GraphCanvas::resizeEvent(QResizeEvent* event) {
     emit viewportMoved();
 }
 
-GraphMinimap::GraphMinimap(GraphCanvas* canvas, QWidget* parent) : QGraphicsView(parent), canvas_(canvas) {
+GraphMinimap::GraphMinimap(GraphCanvas* canvas, QWidget* parent)
+    : QWidget(parent), canvas_(canvas) {
     setObjectName(QStringLiteral("graphMinimap"));
-    setInteractive(false);
-    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    setBackgroundBrush(QColor(0xf0, 0xf0, 0xf0));
     setToolTip(tr("Click or drag to move the graph"));
-    connect(canvas_, &GraphCanvas::viewportMoved, viewport(), qOverload<>(&QWidget::update));
+    setMinimumSize(80, 60);
+    connect(canvas_, &GraphCanvas::viewportMoved, this, qOverload<>(&QWidget::update));
+}
+
+QRectF GraphMinimap::sceneRect() const {
+    return canvas_->scene() ? canvas_->scene()->itemsBoundingRect() : QRectF();
+}
+
+QTransform GraphMinimap::toWidget() const {
+    const QRectF scene = sceneRect();
+    if (scene.isEmpty()) return {};
+    const double scale = std::min((width() - 4) / scene.width(), (height() - 4) / scene.height());
+    const QPointF offset((width() - scene.width() * scale) / 2, (height() - scene.height() * scale) / 2);
+    return QTransform::fromTranslate(-scene.left(), -scene.top()) * QTransform::fromScale(scale, scale) *
+           QTransform::fromTranslate(offset.x(), offset.y());
 }
 
 void GraphMinimap::refit() {
-    if (scene()) fitInView(scene()->itemsBoundingRect(), Qt::KeepAspectRatio);
-    viewport()->update();
+    QGraphicsScene* scene = canvas_->scene();
+    const double ratio = devicePixelRatioF();
+    picture_ = QPixmap((QSizeF(size()) * ratio).toSize());
+    picture_.setDevicePixelRatio(ratio);
+    picture_.fill(QColor(0xf0, 0xf0, 0xf0));
+    const QRectF source = sceneRect();
+    if (scene && !source.isEmpty()) {
+        QPainter painter(&picture_);
+        painter.setRenderHint(QPainter::Antialiasing);
+        painter.setTransform(toWidget());
+        scene->render(&painter, source, source);
+    }
+    update();
 }
 
-void GraphMinimap::drawForeground(QPainter* painter, const QRectF&) {
-    QRectF visible = canvas_->mapToScene(canvas_->viewport()->rect()).boundingRect();
+void GraphMinimap::paintEvent(QPaintEvent*) {
+    QPainter painter(this);
+    painter.drawPixmap(0, 0, picture_);
+    if (sceneRect().isEmpty()) return;
+    QRectF visible = toWidget().mapRect(canvas_->mapToScene(canvas_->viewport()->rect()).boundingRect());
     // On a very tall graph the visible part is a few pixels here: keep the marker big enough to see.
-    const double minimum = 10.0 / std::max(1e-9, transform().m11());
-    if (visible.height() < minimum) visible.adjust(0, -(minimum - visible.height()) / 2, 0, (minimum - visible.height()) / 2);
-    if (visible.width() < minimum) visible.adjust(-(minimum - visible.width()) / 2, 0, (minimum - visible.width()) / 2, 0);
-    QPen pen(QColor(0x00, 0x66, 0xff), 0);
-    painter->setPen(pen);
-    painter->setBrush(QColor(0x00, 0x66, 0xff, 40));
-    painter->drawRect(visible);
+    if (visible.height() < 8) visible.adjust(0, -(8 - visible.height()) / 2, 0, (8 - visible.height()) / 2);
+    if (visible.width() < 8) visible.adjust(-(8 - visible.width()) / 2, 0, (8 - visible.width()) / 2, 0);
+    painter.setPen(QColor(0x00, 0x66, 0xff));
+    painter.setBrush(QColor(0x00, 0x66, 0xff, 40));
+    painter.drawRect(visible);
 }
 
-void GraphMinimap::mousePressEvent(QMouseEvent* event) { canvas_->centerOn(mapToScene(event->pos())); }
+void GraphMinimap::moveCanvasTo(const QPoint& pos) {
+    bool invertible = false;
+    const QTransform back = toWidget().inverted(&invertible);
+    if (invertible) canvas_->centerOn(back.map(QPointF(pos)));
+}
+
+void GraphMinimap::mousePressEvent(QMouseEvent* event) { moveCanvasTo(event->pos()); }
 
 void GraphMinimap::mouseMoveEvent(QMouseEvent* event) {
-    if (event->buttons() & Qt::LeftButton) canvas_->centerOn(mapToScene(event->pos()));
+    if (event->buttons() & Qt::LeftButton) moveCanvasTo(event->pos());
 }
 
 void GraphMinimap::resizeEvent(QResizeEvent* event) {
-    QGraphicsView::resizeEvent(event);
+    QWidget::resizeEvent(event);
     refit();
 }
-
-void GraphMinimap::wheelEvent(QWheelEvent* event) { event->ignore(); }
 
 }  // namespace npuwb::ui

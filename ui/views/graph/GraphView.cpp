@@ -34,7 +34,6 @@ GraphView::GraphView(Workbench& workbench, QWidget* parent)
       cancel_(new QPushButton(tr("Cancel"), this)) {
     scene_->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
     canvas_->setScene(scene_);
-    minimap_->setScene(scene_);
     minimap_->setFixedHeight(170);
 
     status_->setObjectName(QStringLiteral("graphStatus"));
@@ -226,10 +225,10 @@ void GraphView::onLayoutFinished(std::shared_ptr<const LayoutResult> result, qin
     drawing.start();
     buildScene(*result);
     const bool large = int(data_.nodes.size()) >= job_->largeGraphNodes();
-    QString text = tr("%1 nodes (%2 ops), %3 edges; laid out by %4 in %5 ms, drawn in %6 ms")
-                       .arg(data_.nodes.size()).arg(data_.opNodes).arg(data_.edges.size())
+    QString text = tr("%1 nodes, %2 edges; %3 %4 ms, drawn %5 ms")
+                       .arg(data_.nodes.size()).arg(data_.edges.size())
                        .arg(result->method).arg(elapsedMs).arg(drawing.elapsed());
-    if (large) text += tr(" (a cheaper layout past %1 nodes)").arg(job_->largeGraphNodes());
+    if (large) text += tr(" (cheaper layout past %1 nodes)").arg(job_->largeGraphNodes());
     status_->setText(text);
     status_->setToolTip(text);
     // Start readable at the top (Netron style) when the whole graph would be too small to read.
@@ -241,7 +240,6 @@ void GraphView::onLayoutFinished(std::shared_ptr<const LayoutResult> result, qin
         const QRectF all = scene_->itemsBoundingRect();
         canvas_->centerOn(all.center().x(), all.top() + canvas_->viewport()->height() / 2.0 / canvas_->zoom());
     }
-    minimap_->refit();
     followSelection(workbench().selection()->selectedNodes());
     emit layoutShown();
     emit layoutEnded();
@@ -301,6 +299,7 @@ void GraphView::recolor() {
     colors_ = colorNodes(data_, metric(), sources());
     for (size_t v = 0; v < items_.size() && v < colors_.colors.size(); ++v) items_[v]->setFill(colors_.colors[v]);
     showLegend();
+    minimap_->refit();
 }
 
 void GraphView::showLegend() {
