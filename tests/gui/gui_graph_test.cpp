@@ -224,7 +224,7 @@ void GraphViewTest::layeredLayoutKeepsRanksInOrder() {
     const LayoutResult result = layeredLayout(request);
     QVERIFY(!result.splines);
     for (const auto& e : request.edges) QVERIFY(result.centers[size_t(e.from)].y() < result.centers[size_t(e.to)].y());
-    QCOMPARE(result.centers[1].y(), result.centers[2].y());  // one rank
+    QCOMPARE(result.centers[1].y(), result.centers[2].y());                                // one rank
     QVERIFY(std::abs(result.centers[1].x() - result.centers[2].x()) >= (100 + 60) / 2.0);  // no overlap
 }
 
@@ -330,7 +330,8 @@ void GraphViewTest::selectionGoesBothWays() {
     QVERIFY2(isCentred(item), "the selected node is not centred");
     // A click in the graph selects the layer everywhere.
     const LayerRow& other = layers[5];
-    GraphNodeItem* target = graph()->nodeItem(graph()->graphData().nodeOfName.value(QString::fromStdString(other.fullName)));
+    GraphNodeItem* target =
+        graph()->nodeItem(graph()->graphData().nodeOfName.value(QString::fromStdString(other.fullName)));
     QVERIFY(target);
     graph()->canvas()->ensureVisible(target);
     const QPoint at = graph()->canvas()->mapFromScene(target->sceneBoundingRect().center());
@@ -354,7 +355,8 @@ void GraphViewTest::searchesByNameAndOpType() {
     QCOMPARE(graph()->currentNode(), graph()->searchHits()[1]);
     QTest::keyClick(search, Qt::Key_Return);
     QCOMPARE(graph()->currentNode(), first);
-    QCOMPARE(window_->workbench()->selection()->selectedNodes().value(0), graph()->graphData().nodes[size_t(first)].name);
+    QCOMPARE(window_->workbench()->selection()->selectedNodes().value(0),
+             graph()->graphData().nodes[size_t(first)].name);
     search->clear();
     QVERIFY(graph()->searchHits().empty());
     QVERIFY(!graph()->nodeItem(first)->isSearchHit());
@@ -463,7 +465,8 @@ void GraphViewTest::estimateFusedLayersAreGroups() {
     const QStringList selected = window_->workbench()->selection()->selectedNodes();
     QCOMPARE(selected.first(), group.last());
     for (const QString& name : group) QVERIFY(selected.contains(name));
-    for (const QString& name : group) QVERIFY(graph()->nodeItem(graph()->graphData().nodeOfName.value(name))->isMarked());
+    for (const QString& name : group)
+        QVERIFY(graph()->nodeItem(graph()->graphData().nodeOfName.value(name))->isMarked());
     graph()->canvas()->resetTransform();
     graph()->canvas()->zoomBy(0.8);
     graph()->canvas()->centerOn(graph()->nodeItem(member));
@@ -533,9 +536,9 @@ void GraphViewTest::laysOutPpOcrDet() {
 void GraphViewTest::largeChainUsesTheCheaperLayout() {
     QTemporaryDir dir;
     const QString chain = dir.filePath(QStringLiteral("chain10k.onnx"));
-    QCOMPARE(QProcess::execute(QStringLiteral("/usr/bin/python3"),
-                               {QStringLiteral(NPUWB_SOURCE_DIR "/tests/bench/make_chain.py"), QStringLiteral("10000"),
-                                chain}),
+    QCOMPARE(QProcess::execute(
+                 QStringLiteral("/usr/bin/python3"),
+                 {QStringLiteral(NPUWB_SOURCE_DIR "/tests/bench/make_chain.py"), QStringLiteral("10000"), chain}),
              0);
     QVERIFY(openAndLayOut(chain) >= 0);
     QCOMPARE(opItems(), 10000);
@@ -556,7 +559,8 @@ void GraphViewTest::largeChainUsesTheCheaperLayout() {
 
 void GraphViewTest::benchModels() {
     // By hand only: NPUWB_GRAPH_BENCH_MODELS=a.onnx:b.onnx (nothing to do otherwise, and nothing skipped).
-    for (const QString& path : qEnvironmentVariable("NPUWB_GRAPH_BENCH_MODELS").split(QLatin1Char(':'), Qt::SkipEmptyParts))
+    for (const QString& path :
+         qEnvironmentVariable("NPUWB_GRAPH_BENCH_MODELS").split(QLatin1Char(':'), Qt::SkipEmptyParts))
         QVERIFY2(openAndLayOut(path) >= 0, qPrintable(path));
 }
 

@@ -39,15 +39,14 @@ void GraphLayoutJob::start(std::shared_ptr<const LayoutRequest> request) {
         startDot();
         return;
     }
-    watcher_.setFuture(QtConcurrent::run([request = request_] {
-        return std::make_shared<const LayoutResult>(layeredLayout(*request));
-    }));
+    watcher_.setFuture(QtConcurrent::run(
+        [request = request_] { return std::make_shared<const LayoutResult>(layeredLayout(*request)); }));
 }
 
 void GraphLayoutJob::startDot() {
     const bool isPath = program_.contains(QLatin1Char('/'));
-    const QString executable = isPath ? (QFileInfo(program_).isExecutable() ? program_ : QString())
-                                      : QStandardPaths::findExecutable(program_);
+    const QString executable =
+        isPath ? (QFileInfo(program_).isExecutable() ? program_ : QString()) : QStandardPaths::findExecutable(program_);
     if (executable.isEmpty()) {
         fail(tr("Graphviz 'dot' not found (looked for '%1'%2): install Graphviz (apt-get install graphviz) or set "
                 "NPUWB_DOT to its path")
@@ -82,9 +81,8 @@ void GraphLayoutJob::onDotFinished(int exitCode, QProcess::ExitStatus status) {
         return;
     }
     std::shared_ptr<const LayoutResult> result;
-    const JobFailure failure = catchFailure([&] {
-        result = std::make_shared<const LayoutResult>(parsePlain(out, *request_));
-    });
+    const JobFailure failure =
+        catchFailure([&] { result = std::make_shared<const LayoutResult>(parsePlain(out, *request_)); });
     if (!failure.error.isEmpty()) {
         fail(tr("Cannot read Graphviz dot's layout: %1").arg(failure.error));
         return;

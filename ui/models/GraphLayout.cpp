@@ -89,7 +89,8 @@ QByteArray toDot(const LayoutRequest& request) {
             grouped[size_t(node)] = true;
             members += " n" + QByteArray::number(node) + ";";
         }
-        if (!members.isEmpty()) dot += "  subgraph cluster_" + QByteArray::number(qulonglong(g)) + " {" + members + " }\n";
+        if (!members.isEmpty())
+            dot += "  subgraph cluster_" + QByteArray::number(qulonglong(g)) + " {" + members + " }\n";
     }
     for (const LayoutRequest::Edge& e : request.edges)
         dot += "  n" + QByteArray::number(e.from) + " -> n" + QByteArray::number(e.to) + ";\n";
@@ -194,7 +195,8 @@ LayoutResult layeredLayout(const LayoutRequest& request) {
             const auto& ps = producers[size_t(row[i])];
             double sum = 0.0;
             for (int p : ps) sum += result.centers[size_t(p)].x();
-            want[i] = ps.empty() ? (fresh += request.nodes[size_t(row[i])].width() + kNodeGap) : sum / double(ps.size());
+            want[i] =
+                ps.empty() ? (fresh += request.nodes[size_t(row[i])].width() + kNodeGap) : sum / double(ps.size());
         }
         std::vector<size_t> byWant(row.size());
         for (size_t i = 0; i < byWant.size(); ++i) byWant[i] = i;

@@ -101,17 +101,14 @@ void GraphCanvas::resizeEvent(QResizeEvent* event) {
     emit viewportMoved();
 }
 
-GraphMinimap::GraphMinimap(GraphCanvas* canvas, QWidget* parent)
-    : QWidget(parent), canvas_(canvas) {
+GraphMinimap::GraphMinimap(GraphCanvas* canvas, QWidget* parent) : QWidget(parent), canvas_(canvas) {
     setObjectName(QStringLiteral("graphMinimap"));
     setToolTip(tr("Click or drag to move the graph"));
     setMinimumSize(80, 60);
     connect(canvas_, &GraphCanvas::viewportMoved, this, qOverload<>(&QWidget::update));
 }
 
-QRectF GraphMinimap::sceneRect() const {
-    return canvas_->scene() ? canvas_->scene()->itemsBoundingRect() : QRectF();
-}
+QRectF GraphMinimap::sceneRect() const { return canvas_->scene() ? canvas_->scene()->itemsBoundingRect() : QRectF(); }
 
 QTransform GraphMinimap::toWidget() const {
     const QRectF scene = sceneRect();

@@ -6,13 +6,14 @@
 #include <QPixmap>
 #include <QTransform>
 
+#include "views/graph/GraphData.h"
+
 namespace npuwb::ui {
 
 class GraphCanvas : public QGraphicsView {
     Q_OBJECT
 public:
-    enum class Move { Producer, Consumer, PreviousSibling, NextSibling };
-
+    using Move = GraphMove;
     explicit GraphCanvas(QWidget* parent = nullptr);
     void zoomBy(double factor);
     void fit();
@@ -20,7 +21,7 @@ public:
 
 signals:
     void nodeClicked(int node);
-    void moveRequested(Move move);
+    void moveRequested(GraphMove move);
     /// The visible part of the scene changed (scroll, zoom, resize): the minimap follows.
     void viewportMoved();
 

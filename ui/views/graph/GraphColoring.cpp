@@ -117,8 +117,8 @@ static NodeColors colorByAccuracy(const GraphData& data, GraphMetric metric, con
     NodeColors out;
     out.colors.assign(data.nodes.size(), missingMetricColor());
     if (!accuracy || accuracy->layers.empty()) {
-        out.source = tr("no accuracy analysis yet: quantize the model (Ctrl+Shift+Q) to colour by %1")
-                         .arg(metricTitle(metric));
+        out.source =
+            tr("no accuracy analysis yet: quantize the model (Ctrl+Shift+Q) to colour by %1").arg(metricTitle(metric));
         return out;
     }
     out.source = tr("accuracy analysis, %1 samples").arg(accuracy->samples);
@@ -141,8 +141,10 @@ static NodeColors colorByAccuracy(const GraphData& data, GraphMetric metric, con
     }
     if (metric == GraphMetric::QuantError) {
         for (int i = 4; i >= 0; --i)
-            out.legend.push_back({heat(1.0 - i / 4.0), QStringLiteral("%1%2 dB").arg(i == 4 ? QStringLiteral("≥") : i == 0
-                                                                                      ? QStringLiteral("≤") : QString())
+            out.legend.push_back({heat(1.0 - i / 4.0), QStringLiteral("%1%2 dB")
+                                                           .arg(i == 4   ? QStringLiteral("≥")
+                                                                : i == 0 ? QStringLiteral("≤")
+                                                                         : QString())
                                                            .arg(kWorstDb + i * (kBestDb - kWorstDb) / 4)});
     } else {
         for (int i = 0; i < categories.size(); ++i)
@@ -169,13 +171,14 @@ NodeColors colorNodes(const GraphData& data, GraphMetric metric, const MetricSou
         for (auto it = counts.begin(); it != counts.end(); ++it) byCount.append({-it.value(), it.key()});
         std::sort(byCount.begin(), byCount.end());
         for (int i = 0; i < std::min<int>(12, int(byCount.size())); ++i)
-            out.legend.push_back({opTypeColor(byCount[i].second), QStringLiteral("%1 ×%2").arg(byCount[i].second)
-                                                                       .arg(-byCount[i].first)});
+            out.legend.push_back({opTypeColor(byCount[i].second),
+                                  QStringLiteral("%1 ×%2").arg(byCount[i].second).arg(-byCount[i].first)});
         out.source = tr("the model");
         return out;
     }
     // Where the place and cost on the chip are asked, the estimate answers first; times come from a run first.
-    const bool chipFirst = metric == GraphMetric::Target || metric == GraphMetric::Bound || metric == GraphMetric::MacUsage;
+    const bool chipFirst =
+        metric == GraphMetric::Target || metric == GraphMetric::Bound || metric == GraphMetric::MacUsage;
     std::vector<std::pair<const Report*, QString>> candidates = {
         {sources.run, tr("last run")}, {sources.estimate, tr("estimate on %1").arg(sources.estimateTarget)}};
     if (chipFirst) std::swap(candidates[0], candidates[1]);
@@ -229,6 +232,31 @@ NodeColors colorNodes(const GraphData& data, GraphMetric metric, const MetricSou
     }
     out.legend.push_back({missingMetricColor(), tr("no value")});
     return out;
+}
+
+QString legendHtml(GraphMetric metric, const NodeColors& colors) {
+    QString html = tr("<b>%1</b> (%2):").arg(metricTitle(metric).toHtmlEscaped(), colors.source.toHtmlEscaped());
+    for (const auto& [color, text] : colors.legend)
+        html += QStringLiteral("&nbsp;&nbsp;<span style=\"color:%1\">&#9632;</span>&nbsp;%2")
+                    .arg(color.name(), text.toHtmlEscaped());
+    return html;
+}
+
+std::vector<QStringList> fusedLayerGroups(const std::vector<QStringList>* estimateLayerNodes, const Report* run) {
+    std::vector<QStringList> groups;
+    if (estimateLayerNodes) {
+        for (const QStringList& nodes : *estimateLayerNodes)
+            if (nodes.size() > 1) groups.push_back(nodes);
+        return groups;
+    }
+    if (run)
+        for (const LayerRow& row : run->layers) {
+            if (row.fusedNodes.empty()) continue;
+            QStringList nodes{QString::fromStdString(row.fullName)};
+            for (const std::string& f : row.fusedNodes) nodes << QString::fromStdString(f);
+            groups.push_back(nodes);
+        }
+    return groups;
 }
 
 }  // namespace npuwb::ui

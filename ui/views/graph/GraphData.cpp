@@ -11,6 +11,29 @@ QString layerName(const Node& node) {
     return QString::fromStdString(node.outputs.empty() ? node.opType : node.outputs[0]);
 }
 
+int neighbour(const GraphData& data, int node, GraphMove move, int& from) {
+    const auto& producers = data.producers[size_t(node)];
+    const auto& consumers = data.consumers[size_t(node)];
+    switch (move) {
+        case GraphMove::Producer: from = -1; return producers.empty() ? -1 : producers.front();
+        case GraphMove::Consumer: from = node; return consumers.empty() ? -1 : consumers.front();
+        case GraphMove::PreviousSibling:
+        case GraphMove::NextSibling: break;
+    }
+    auto feeds = [&](int p) {
+        const auto& c = data.consumers[size_t(p)];
+        return std::find(c.begin(), c.end(), node) != c.end();
+    };
+    if (from < 0 || size_t(from) >= data.nodes.size() || !feeds(from))
+        from = producers.empty() ? -1 : producers.front();
+    if (from < 0) return -1;
+    const auto& siblings = data.consumers[size_t(from)];
+    const int i = int(std::find(siblings.begin(), siblings.end(), node) - siblings.begin());
+    const int n = int(siblings.size());
+    if (n < 2) return -1;
+    return siblings[size_t((i + (move == GraphMove::NextSibling ? 1 : n - 1)) % n)];
+}
+
 QString describeValue(const Graph& graph, const std::string& value) {
     if (const auto init = graph.initializers.find(value); init != graph.initializers.end())
         return QStringLiteral("%1 %2").arg(QString::fromStdString(shapeToString(init->second.shape())),
@@ -30,14 +53,15 @@ GraphData buildGraphData(std::shared_ptr<const Model> model) {
     for (const ValueInfo& input : graph.inputs) {
         if (graph.initializers.count(input.name)) continue;  // old exporters list weights as inputs
         producerOf[input.name] = int(data.nodes.size());
-        data.nodes.push_back({GraphNodeInfo::Kind::Input, QString::fromStdString(input.name), QStringLiteral("Input"),
-                              -1, input.name});
+        data.nodes.push_back(
+            {GraphNodeInfo::Kind::Input, QString::fromStdString(input.name), QStringLiteral("Input"), -1, input.name});
     }
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
         const Node& node = graph.nodes[i];
         for (const std::string& out : node.outputs)
             if (!out.empty()) producerOf[out] = int(data.nodes.size());
-        data.nodes.push_back({GraphNodeInfo::Kind::Op, layerName(node), QString::fromStdString(node.opType), int(i), {}});
+        data.nodes.push_back(
+            {GraphNodeInfo::Kind::Op, layerName(node), QString::fromStdString(node.opType), int(i), {}});
         ++data.opNodes;
     }
     for (const ValueInfo& output : graph.outputs)

@@ -15,8 +15,8 @@ namespace npuwb::ui {
 struct GraphNodeInfo {
     enum class Kind { Op, Input, Output };
     Kind kind = Kind::Op;
-    QString name;    // the layer name reports use (LayerRow::fullName): the node name, else its first output
-    QString opType;  // "Input" / "Output" for the graph's ends
+    QString name;        // the layer name reports use (LayerRow::fullName): the node name, else its first output
+    QString opType;      // "Input" / "Output" for the graph's ends
     int graphNode = -1;  // index in Graph::nodes for Kind::Op
     std::string value;   // the graph input/output value for Kind::Input/Output
 };
@@ -38,6 +38,14 @@ struct GraphData {
 
     const Graph& graph() const { return model->graph; }
 };
+
+/// Keyboard moves along edges: Up/Down, Left/Right.
+enum class GraphMove { Producer, Consumer, PreviousSibling, NextSibling };
+
+/// Where `move` leads from `node`, -1 when nowhere. Producer: the first input's producer; Consumer: the first
+/// consumer; siblings: the other consumers of `from` (the node a Consumer move came from) or else of the first
+/// producer. `from` is updated for the next move.
+int neighbour(const GraphData& data, int node, GraphMove move, int& from);
 
 /// The layer name of `node` as reports write it (node name, else first output, else op type).
 QString layerName(const Node& node);

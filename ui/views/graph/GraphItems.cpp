@@ -149,7 +149,8 @@ void GraphGroupItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* op
     painter->setFont(font_);
     painter->setPen(QColor(0x33, 0x66, 0x99));
     const QRectF r = rect().adjusted(6, 2, -6, 0);
-    painter->drawText(r, Qt::AlignLeft | Qt::AlignTop, QFontMetricsF(font_).elidedText(title_, Qt::ElideMiddle, r.width()));
+    painter->drawText(r, Qt::AlignLeft | Qt::AlignTop,
+                      QFontMetricsF(font_).elidedText(title_, Qt::ElideMiddle, r.width()));
 }
 
 }  // namespace npuwb::ui

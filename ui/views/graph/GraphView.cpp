@@ -27,10 +27,18 @@ namespace npuwb::ui {
 NPUWB_GUI_VIEW(GraphView, "graph", QT_TRANSLATE_NOOP("views", "&Graph"), Qt::ALT | Qt::Key_0, 15);
 
 GraphView::GraphView(Workbench& workbench, QWidget* parent)
-    : WorkbenchView(workbench, parent), job_(new GraphLayoutJob(this)), scene_(new QGraphicsScene(this)),
-      canvas_(new GraphCanvas(this)), minimap_(new GraphMinimap(canvas_, this)), properties_(new NodeProperties(this)),
-      splitter_(new QSplitter(Qt::Horizontal, this)), status_(new QLabel(this)), legend_(new QLabel(this)),
-      metric_(new QComboBox(this)), search_(new QLineEdit(this)), hitsLabel_(new QLabel(this)),
+    : WorkbenchView(workbench, parent),
+      job_(new GraphLayoutJob(this)),
+      scene_(new QGraphicsScene(this)),
+      canvas_(new GraphCanvas(this)),
+      minimap_(new GraphMinimap(canvas_, this)),
+      properties_(new NodeProperties(this)),
+      splitter_(new QSplitter(Qt::Horizontal, this)),
+      status_(new QLabel(this)),
+      legend_(new QLabel(this)),
+      metric_(new QComboBox(this)),
+      search_(new QLineEdit(this)),
+      hitsLabel_(new QLabel(this)),
       cancel_(new QPushButton(tr("Cancel"), this)) {
     scene_->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
     canvas_->setScene(scene_);
@@ -87,8 +95,8 @@ GraphView::GraphView(Workbench& workbench, QWidget* parent)
     connect(job_, &GraphLayoutJob::failed, this, &GraphView::onLayoutFailed);
     connect(job_, &GraphLayoutJob::cancelled, this, [this] {
         cancel_->hide();
-        status_->setText(tr("Layout cancelled: %1 nodes not drawn (switch tabs and back to try again)")
-                             .arg(data_.nodes.size()));
+        status_->setText(
+            tr("Layout cancelled: %1 nodes not drawn (switch tabs and back to try again)").arg(data_.nodes.size()));
         layoutPending_ = true;
         emit layoutEnded();
     });
@@ -135,15 +143,17 @@ void GraphView::onModelChanged() {
     const auto loaded = workbench().loadedModel();
     if (!loaded || !loaded->model) {
         data_ = GraphData();
-        status_->setText(loaded ? tr("%1 is a compiled model: it has no ONNX graph to draw")
-                                      .arg(QFileInfo(loaded->path).fileName())
-                                : tr("Open a model to see its graph"));
+        status_->setText(
+            loaded ? tr("%1 is a compiled model: it has no ONNX graph to draw").arg(QFileInfo(loaded->path).fileName())
+                   : tr("Open a model to see its graph"));
         return;
     }
     data_ = buildGraphData(loaded->model);
     layoutPending_ = true;
-    if (isVisible()) startLayout();
-    else status_->setText(tr("%1 nodes: laid out when this tab is shown").arg(data_.nodes.size()));
+    if (isVisible())
+        startLayout();
+    else
+        status_->setText(tr("%1 nodes: laid out when this tab is shown").arg(data_.nodes.size()));
 }
 
 void GraphView::onGroupsMaybeChanged() {
@@ -173,20 +183,8 @@ bool GraphView::startFromCommandLine() {
 }
 
 std::vector<QStringList> GraphView::fusedGroups() const {
-    std::vector<QStringList> groups;
-    if (const auto estimate = workbench().lastEstimate()) {
-        for (const QStringList& nodes : estimate->layerNodes)
-            if (nodes.size() > 1) groups.push_back(nodes);
-        return groups;
-    }
-    if (const Report* run = workbench().lastReport())
-        for (const LayerRow& row : run->layers) {
-            if (row.fusedNodes.empty()) continue;
-            QStringList nodes{QString::fromStdString(row.fullName)};
-            for (const std::string& f : row.fusedNodes) nodes << QString::fromStdString(f);
-            groups.push_back(nodes);
-        }
-    return groups;
+    const auto estimate = workbench().lastEstimate();
+    return fusedLayerGroups(estimate ? &estimate->layerNodes : nullptr, workbench().lastReport());
 }
 
 void GraphView::startLayout() {
@@ -205,7 +203,8 @@ void GraphView::startLayout() {
     }
     const bool large = int(request->nodes.size()) >= job_->largeGraphNodes();
     status_->setText(large ? tr("Laying out %1 nodes by rank (past %2 nodes Graphviz would take too long) …")
-                                 .arg(request->nodes.size()).arg(job_->largeGraphNodes())
+                                 .arg(request->nodes.size())
+                                 .arg(job_->largeGraphNodes())
                            : tr("Laying out %1 nodes with Graphviz dot …").arg(request->nodes.size()));
     cancel_->show();
     job_->start(std::move(request));
@@ -226,8 +225,11 @@ void GraphView::onLayoutFinished(std::shared_ptr<const LayoutResult> result, qin
     buildScene(*result);
     const bool large = int(data_.nodes.size()) >= job_->largeGraphNodes();
     QString text = tr("%1 nodes, %2 edges; %3 %4 ms, drawn %5 ms")
-                       .arg(data_.nodes.size()).arg(data_.edges.size())
-                       .arg(result->method).arg(elapsedMs).arg(drawing.elapsed());
+                       .arg(data_.nodes.size())
+                       .arg(data_.edges.size())
+                       .arg(result->method)
+                       .arg(elapsedMs)
+                       .arg(drawing.elapsed());
     if (large) text += tr(" (cheaper layout past %1 nodes)").arg(job_->largeGraphNodes());
     status_->setText(text);
     status_->setToolTip(text);
@@ -251,7 +253,8 @@ void GraphView::buildScene(const LayoutResult& result) {
         scene_->clear();
         items_.clear();
         for (size_t v = 0; v < data_.nodes.size(); ++v) {
-            auto* item = new GraphNodeItem(int(v), data_.nodes[v], GraphNodeItem::sizeFor(data_.nodes[v], font()), font());
+            auto* item =
+                new GraphNodeItem(int(v), data_.nodes[v], GraphNodeItem::sizeFor(data_.nodes[v], font()), font());
             item->setPos(v < result.centers.size() ? result.centers[v] : QPointF());
             scene_->addItem(item);
             items_.push_back(item);
@@ -302,13 +305,7 @@ void GraphView::recolor() {
     minimap_->refit();
 }
 
-void GraphView::showLegend() {
-    QString html = tr("<b>%1</b> (%2):").arg(metricTitle(metric()).toHtmlEscaped(), colors_.source.toHtmlEscaped());
-    for (const auto& [color, text] : colors_.legend)
-        html += QStringLiteral("&nbsp;&nbsp;<span style=\"color:%1\">&#9632;</span>&nbsp;%2")
-                    .arg(color.name(), text.toHtmlEscaped());
-    legend_->setText(html);
-}
+void GraphView::showLegend() { legend_->setText(legendHtml(metric(), colors_)); }
 
 void GraphView::setCurrent(int node, bool centre) {
     if (GraphNodeItem* old = nodeItem(current_)) old->setCurrent(false);
@@ -316,8 +313,10 @@ void GraphView::setCurrent(int node, bool centre) {
     current_ = node;
     if (GraphNodeItem* item = nodeItem(node)) {
         item->setCurrent(true);
-        if (centre) canvas_->centerOn(item);
-        else canvas_->ensureVisible(item, 40, 40);
+        if (centre)
+            canvas_->centerOn(item);
+        else
+            canvas_->ensureVisible(item, 40, 40);
         canvas_->viewportMoved();
     }
     refreshProperties();
@@ -359,36 +358,10 @@ void GraphView::followSelection(const QStringList& names) {
 
 void GraphView::onMove(GraphCanvas::Move move) {
     if (data_.nodes.empty()) return;
-    if (current_ < 0) {
-        setCurrent(0, true);  // the first graph input
-        publish(0);
-        return;
-    }
-    const auto& producers = data_.producers[size_t(current_)];
-    const auto& consumers = data_.consumers[size_t(current_)];
-    int next = -1, from = siblingsOf_;
-    if (move == GraphCanvas::Move::Producer && !producers.empty()) {
-        next = producers.front();
-        from = -1;
-    } else if (move == GraphCanvas::Move::Consumer && !consumers.empty()) {
-        next = consumers.front();
-        from = current_;
-    } else if (move == GraphCanvas::Move::PreviousSibling || move == GraphCanvas::Move::NextSibling) {
-        // Sideways among the consumers of the node Down came from, else of the first producer.
-        auto isSibling = [&](int p) {
-            const auto& c = data_.consumers[size_t(p)];
-            return std::find(c.begin(), c.end(), current_) != c.end();
-        };
-        if (from < 0 || !isSibling(from)) from = producers.empty() ? -1 : producers.front();
-        if (from >= 0) {
-            const auto& siblings = data_.consumers[size_t(from)];
-            const int i = int(std::find(siblings.begin(), siblings.end(), current_) - siblings.begin());
-            const int n = int(siblings.size());
-            if (n > 1) next = siblings[size_t((i + (move == GraphCanvas::Move::NextSibling ? 1 : n - 1)) % n)];
-        }
-    }
+    int from = siblingsOf_;
+    const int next = current_ < 0 ? 0 : neighbour(data_, current_, move, from);  // nothing current: the first input
     if (next < 0) return;
-    setCurrent(next, false);
+    setCurrent(next, current_ < 0);
     siblingsOf_ = from;
     publish(next);
 }

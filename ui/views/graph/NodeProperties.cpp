@@ -39,8 +39,8 @@ QString attributeText(const Attribute& a) {
         case K::Floats: return listOf(a.floats);
         case K::Strings: return listOf(a.strings);
         case K::Tensor:
-            return QStringLiteral("tensor %1 %2").arg(QString::fromStdString(shapeToString(a.t.shape())),
-                                                       QString::fromUtf8(dtypeName(a.t.dtype())));
+            return QStringLiteral("tensor %1 %2")
+                .arg(QString::fromStdString(shapeToString(a.t.shape())), QString::fromUtf8(dtypeName(a.t.dtype())));
         case K::Graph: return QObject::tr("subgraph, %1 nodes").arg(a.g ? a.g->nodes.size() : 0);
         case K::Tensors: return QObject::tr("%1 tensors").arg(a.tensors.size());
         case K::Graphs: return QObject::tr("%1 subgraphs").arg(a.graphs.size());
@@ -109,7 +109,9 @@ void WeightHistogram::paintEvent(QPaintEvent*) {
 }
 
 NodeProperties::NodeProperties(QWidget* parent)
-    : QWidget(parent), model_(new QStandardItemModel(0, 2, this)), tree_(new QTreeView(this)),
+    : QWidget(parent),
+      model_(new QStandardItemModel(0, 2, this)),
+      tree_(new QTreeView(this)),
       histogram_(new WeightHistogram(this)) {
     model_->setHorizontalHeaderLabels({tr("Property"), tr("Value")});
     tree_->setObjectName(QStringLiteral("graphProperties"));
@@ -153,14 +155,16 @@ void NodeProperties::addMetrics(const Report& report, const QString& title, cons
     QStandardItem* s = section(title);
     addRow(s, tr("Layer"), QStringLiteral("#%1 %2").arg(row->id).arg(QString::fromStdString(row->fullName)));
     if (row->timeUs > 0)
-        addRow(s, tr("Time"), QStringLiteral("%1 (%2 %)").arg(formatMicros(row->timeUs)).arg(row->timePercent, 0, 'f', 1));
+        addRow(s, tr("Time"),
+               QStringLiteral("%1 (%2 %)").arg(formatMicros(row->timeUs)).arg(row->timePercent, 0, 'f', 1));
     if (row->macs > 0) addRow(s, tr("MACs"), formatCount(row->macs));
-    if (row->macUsagePercent) addRow(s, tr("MAC utilisation"), QStringLiteral("%1 %").arg(*row->macUsagePercent, 0, 'f', 1));
+    if (row->macUsagePercent)
+        addRow(s, tr("MAC utilisation"), QStringLiteral("%1 %").arg(*row->macUsagePercent, 0, 'f', 1));
     addRow(s, tr("Target"), QString::fromStdString(row->target));
     addRow(s, tr("Data type"), QString::fromStdString(row->dataType));
     if (row->cyclesNpu && row->cyclesDdr)
-        addRow(s, tr("Cycles NPU / DDR"), QStringLiteral("%1 / %2").arg(formatCount(*row->cyclesNpu),
-                                                                        formatCount(*row->cyclesDdr)));
+        addRow(s, tr("Cycles NPU / DDR"),
+               QStringLiteral("%1 / %2").arg(formatCount(*row->cyclesNpu), formatCount(*row->cyclesDdr)));
     if (!row->fusedNodes.empty()) {
         QStringList fused;
         for (const std::string& f : row->fusedNodes) fused << QString::fromStdString(f);
@@ -178,8 +182,9 @@ void NodeProperties::addAccuracy(const AccuracySection& accuracy, const QString&
     if (layer->singleSnrDb) addRow(s, tr("SNR (this layer alone)"), db(layer->singleSnrDb));
     if (layer->entireSnrDb) addRow(s, tr("SNR (model up to here)"), db(layer->entireSnrDb));
     addRow(s, tr("Cosine (model up to here)"), QString::number(layer->entireCosine, 'f', 5));
-    if (layer->scale) addRow(s, tr("Scale / zero point"), QStringLiteral("%1 / %2").arg(*layer->scale, 0, 'g', 4)
-                                                               .arg(layer->zeroPoint.value_or(0)));
+    if (layer->scale)
+        addRow(s, tr("Scale / zero point"),
+               QStringLiteral("%1 / %2").arg(*layer->scale, 0, 'g', 4).arg(layer->zeroPoint.value_or(0)));
     if (layer->lowSnr) addRow(s, tr("Flagged"), tr("SNR below %1 dB").arg(accuracy.snrThresholdDb));
 }
 
@@ -192,12 +197,16 @@ void NodeProperties::addWeights(const Graph& graph, const Node& node) {
         if (init == graph.initializers.end()) continue;
         if (!weights) weights = section(tr("Weights"));
         const Tensor& t = init->second;
-        QString text = QStringLiteral("%1 %2, %3 values, %4")
-                           .arg(QString::fromStdString(shapeToString(t.shape())), QString::fromUtf8(dtypeName(t.dtype())),
-                                formatCount(t.numel()), formatBytes(int64_t(t.byteSize())));
+        QString text =
+            QStringLiteral("%1 %2, %3 values, %4")
+                .arg(QString::fromStdString(shapeToString(t.shape())), QString::fromUtf8(dtypeName(t.dtype())),
+                     formatCount(t.numel()), formatBytes(int64_t(t.byteSize())));
         if (const auto s = t.numel() > 1 ? statsOf(t) : std::nullopt)
             text += tr("; min %1, max %2, mean %3, std %4")
-                        .arg(s->min, 0, 'g', 4).arg(s->max, 0, 'g', 4).arg(s->mean, 0, 'g', 4).arg(s->stddev, 0, 'g', 4);
+                        .arg(s->min, 0, 'g', 4)
+                        .arg(s->max, 0, 'g', 4)
+                        .arg(s->mean, 0, 'g', 4)
+                        .arg(s->stddev, 0, 'g', 4);
         addRow(weights, QString::fromStdString(in), text);
         if (!largest || t.numel() > largest->numel()) {
             largest = &t;
@@ -207,7 +216,8 @@ void NodeProperties::addWeights(const Graph& graph, const Node& node) {
     WeightHistogramData histogram;
     if (largest && largest->numel() > 1)
         if (const auto s = statsOf(*largest)) {
-            histogram.title = tr("%1: %2 values").arg(QString::fromStdString(largestName), formatCount(largest->numel()));
+            histogram.title =
+                tr("%1: %2 values").arg(QString::fromStdString(largestName), formatCount(largest->numel()));
             histogram.min = s->min;
             histogram.max = s->max;
             histogram.bins.assign(kBins, 0);
@@ -242,8 +252,8 @@ void NodeProperties::fill(const GraphData& data, int index, const MetricSources&
         return;
     }
     const Node& node = graph.nodes[size_t(info.graphNode)];
-    addRow(identity, tr("Op type"), QString::fromStdString(node.domain.empty() ? node.opType
-                                                                                 : node.domain + "::" + node.opType));
+    addRow(identity, tr("Op type"),
+           QString::fromStdString(node.domain.empty() ? node.opType : node.domain + "::" + node.opType));
     if (sources.run) addMetrics(*sources.run, tr("Last run"), info.name);
     if (sources.estimate) addMetrics(*sources.estimate, tr("Estimate (%1)").arg(sources.estimateTarget), info.name);
     if (sources.accuracy) addAccuracy(*sources.accuracy, info.name);
