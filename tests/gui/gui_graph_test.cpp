@@ -90,6 +90,7 @@ private slots:
     void layeredLayoutKeepsRanksInOrder();
     void layoutJobCancelsAndTimesOut();
     void missingDotIsAClearError();
+    void viewSaysWhenDotIsMissing();
     void showsEveryNodeOfAModel();
     void selectionGoesBothWays();
     void searchesByNameAndOpType();
@@ -297,6 +298,20 @@ void GraphViewTest::missingDotIsAClearError() {
                  qPrintable(message));
         QVERIFY(!job.isRunning());
     }
+}
+
+void GraphViewTest::viewSaysWhenDotIsMissing() {
+    GraphLayoutJob* job = graph()->layoutJob();
+    const QString program = job->program();
+    job->setProgram(QStringLiteral("/nonexistent/dot"));
+    window_->setCurrentView(QStringLiteral("graph"));
+    QSignalSpy ended(graph(), &GraphView::layoutEnded);
+    window_->openModel(kModels + QStringLiteral("resnet18.onnx"));
+    QVERIFY(ended.wait(kTimeoutMs));
+    job->setProgram(program);
+    QVERIFY2(graph()->statusLabel()->text().contains(QStringLiteral("Graphviz 'dot' not found")),
+             qPrintable(graph()->statusLabel()->text()));
+    QCOMPARE(graph()->nodeItemCount(), 0);
 }
 
 void GraphViewTest::showsEveryNodeOfAModel() {

@@ -32,6 +32,7 @@ void GraphLayoutJob::stopChild() {
 
 void GraphLayoutJob::start(std::shared_ptr<const LayoutRequest> request) {
     stopChild();
+    ++attempt_;
     request_ = std::move(request);
     setRunning(true);
     clock_.start();
@@ -48,9 +49,15 @@ void GraphLayoutJob::startDot() {
     const QString executable =
         isPath ? (QFileInfo(program_).isExecutable() ? program_ : QString()) : QStandardPaths::findExecutable(program_);
     if (executable.isEmpty()) {
-        fail(tr("Graphviz 'dot' not found (looked for '%1'%2): install Graphviz (apt-get install graphviz) or set "
-                "NPUWB_DOT to its path")
-                 .arg(program_, isPath ? QString() : tr(" on PATH")));
+        // Reported from the event loop, like every other ending: callers connect after start() returns.
+        const QString message = tr("Graphviz 'dot' not found (looked for '%1'%2): install Graphviz (apt-get install "
+                                   "graphviz) or set NPUWB_DOT to its path")
+                                    .arg(program_, isPath ? QString() : tr(" on PATH"));
+        QMetaObject::invokeMethod(
+            this, [this, message, attempt = attempt_] {
+                if (attempt == attempt_ && isRunning()) fail(message);
+            },
+            Qt::QueuedConnection);
         return;
     }
     process_ = new QProcess(this);
@@ -106,6 +113,7 @@ void GraphLayoutJob::onLayeredFinished() {
 void GraphLayoutJob::cancelLayout() {
     if (!isRunning()) return;
     stopChild();
+    ++attempt_;
     setRunning(false);
     emit cancelled();
 }

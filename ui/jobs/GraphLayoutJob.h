@@ -57,6 +57,7 @@ private:
     QTimer timeout_;
     QElapsedTimer clock_;
     QFutureWatcher<std::shared_ptr<const LayoutResult>> watcher_;
+    int attempt_ = 0;  // a failure queued for an older start() is dropped
 };
 
 }  // namespace npuwb::ui

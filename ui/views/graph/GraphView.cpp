@@ -4,6 +4,7 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -177,8 +178,9 @@ void GraphView::showEvent(QShowEvent* event) {
 
 bool GraphView::startFromCommandLine() {
     if (!data_.model) return false;
-    if (!job_->isRunning()) startLayout();
+    // Connected first: a layout that cannot start (no dot) ends inside startLayout().
     connect(this, &GraphView::layoutEnded, this, &WorkbenchView::resultShown, Qt::SingleShotConnection);
+    if (!job_->isRunning()) startLayout();
     return true;
 }
 
@@ -214,6 +216,12 @@ void GraphView::onLayoutFailed(const QString& message) {
     cancel_->hide();
     status_->setText(tr("No layout: %1").arg(message));
     status_->setToolTip(message);
+    if (items_.empty()) {  // nothing drawn: say why where the graph would be, in full
+        QGraphicsTextItem* text = scene_->addText(tr("No layout: %1").arg(message));
+        text->setTextWidth(600);
+        canvas_->resetTransform();
+        canvas_->centerOn(text);
+    }
     workbench().showMessage(message);
     emit layoutEnded();
 }
