@@ -13,6 +13,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -91,6 +92,7 @@ private slots:
     void layoutJobCancelsAndTimesOut();
     void missingDotIsAClearError();
     void viewSaysWhenDotIsMissing();
+    void viewCancelsASlowLayout();
     void showsEveryNodeOfAModel();
     void selectionGoesBothWays();
     void searchesByNameAndOpType();
@@ -312,6 +314,26 @@ void GraphViewTest::viewSaysWhenDotIsMissing() {
     QVERIFY2(graph()->statusLabel()->text().contains(QStringLiteral("Graphviz 'dot' not found")),
              qPrintable(graph()->statusLabel()->text()));
     QCOMPARE(graph()->nodeItemCount(), 0);
+}
+
+void GraphViewTest::viewCancelsASlowLayout() {
+    QTemporaryDir dir;
+    GraphLayoutJob* job = graph()->layoutJob();
+    const QString program = job->program();
+    job->setProgram(fakeDot(dir, QStringLiteral("exec sleep 60")));
+    QSignalSpy ended(graph(), &GraphView::layoutEnded);
+    window_->openModel(kModels + QStringLiteral("resnet18.onnx"));
+    auto* cancel = graph()->findChild<QPushButton*>(QStringLiteral("graphCancel"));
+    QVERIFY(cancel);
+    QTRY_VERIFY(job->isRunning() && cancel->isVisible());
+    QVERIFY(window_->workbench()->hasModel());  // the window is usable meanwhile: dot runs as its own process
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    QCOMPARE(ended.count(), 1);
+    QVERIFY(!job->isRunning());
+    QVERIFY(!cancel->isVisible());
+    QVERIFY2(graph()->statusLabel()->text().contains(QStringLiteral("cancelled")),
+             qPrintable(graph()->statusLabel()->text()));
+    job->setProgram(program);
 }
 
 void GraphViewTest::showsEveryNodeOfAModel() {
