@@ -260,6 +260,7 @@ void GraphViewTest::layoutJobCancelsAndTimesOut() {
 
     QFile::remove(pidFile);
     job.setTimeoutMs(400);
+    job.setFallBackOnTimeout(false);
     job.start(request);
     QVERIFY(failed.wait(10000));
     QVERIFY2(failed.last().at(0).toString().contains(QStringLiteral("longer than 1 s")),
@@ -272,7 +273,25 @@ void GraphViewTest::layoutJobCancelsAndTimesOut() {
     QVERIFY(second > 0);
     QTRY_VERIFY(!processAlive(second));
 
-    // A dot that answers garbage: an error naming the line, not a crash.
+    // By default a timeout still draws the graph, with the in-process layout, and says why.
+    QFile::remove(pidFile);
+    job.setFallBackOnTimeout(true);
+    job.start(request);
+    QVERIFY(finished.wait(10000));
+    const auto result = finished.last().at(0).value<std::shared_ptr<const LayoutResult>>();
+    QCOMPARE(result->centers.size(), request->nodes.size());
+    QVERIFY2(result->method.contains(QStringLiteral("layered by rank")) &&
+                 result->method.contains(QStringLiteral("took longer than 1 s")),
+             qPrintable(result->method));
+    QTRY_VERIFY(QFile::exists(pidFile) && QFile(pidFile).size() > 0);
+    file.close();
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const qint64 third = file.readAll().trimmed().toLongLong();
+    QVERIFY(third > 0);
+    QTRY_VERIFY(!processAlive(third));
+    finished.clear();
+
+        // A dot that answers garbage: an error naming the line, not a crash.
     job.setProgram(fakeDot(dir, QStringLiteral("cat > /dev/null; echo 'graph 1 1 1'; echo 'node n0 zz'")));
     job.start(request);
     QVERIFY(failed.wait(10000));

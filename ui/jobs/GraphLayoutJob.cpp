@@ -40,8 +40,15 @@ void GraphLayoutJob::start(std::shared_ptr<const LayoutRequest> request) {
         startDot();
         return;
     }
-    watcher_.setFuture(QtConcurrent::run(
-        [request = request_] { return std::make_shared<const LayoutResult>(layeredLayout(*request)); }));
+    startLayered({});
+}
+
+void GraphLayoutJob::startLayered(const QString& why) {
+    watcher_.setFuture(QtConcurrent::run([request = request_, why] {
+        LayoutResult result = layeredLayout(*request);
+        if (!why.isEmpty()) result.method += QStringLiteral(" (%1)").arg(why);
+        return std::make_shared<const LayoutResult>(std::move(result));
+    }));
 }
 
 void GraphLayoutJob::startDot() {
@@ -101,7 +108,12 @@ void GraphLayoutJob::onDotFinished(int exitCode, QProcess::ExitStatus status) {
 void GraphLayoutJob::onTimeout() {
     const qint64 seconds = (timeoutMs_ + 999) / 1000;
     stopChild();
-    fail(tr("Graphviz dot took longer than %1 s on %2 nodes and was stopped").arg(seconds).arg(request_->nodes.size()));
+    if (!fallBack_) {
+        fail(tr("Graphviz dot took longer than %1 s on %2 nodes and was stopped").arg(seconds).arg(request_->nodes.size()));
+        return;
+    }
+    // A picture now beats none: the cheap layout takes milliseconds where dot gave up.
+    startLayered(tr("Graphviz dot took longer than %1 s and was stopped").arg(seconds));
 }
 
 void GraphLayoutJob::onLayeredFinished() {

@@ -1,7 +1,8 @@
 #pragma once
 // Lays a graph out for the Graph view: Graphviz `dot -Tplain` as a child process (QProcess, so the GUI thread only
-// hears about it; a separate process also keeps Graphviz's EPL code out of this program), with a timeout, and
-// Cancel kills the child. Graphs past kLargeGraphNodes get the in-process layered layout on a worker instead.
+// hears about it; a separate process also keeps Graphviz's EPL code out of this program), with a timeout (after
+// which the in-process layered layout draws it instead), and Cancel kills the child. Graphs past kLargeGraphNodes get
+// the layered layout on a worker from the start.
 #include <QElapsedTimer>
 #include <QFutureWatcher>
 #include <QProcess>
@@ -25,6 +26,8 @@ public:
     void setProgram(const QString& program) { program_ = program; }
     QString program() const { return program_; }
     void setTimeoutMs(int ms) { timeoutMs_ = ms; }
+    /// On a timeout, lay out in-process instead of failing (the default).
+    void setFallBackOnTimeout(bool fallBack) { fallBack_ = fallBack; }
     int timeoutMs() const { return timeoutMs_; }
     /// Node count from which the in-process layout replaces dot.
     void setLargeGraphNodes(int nodes) { largeGraphNodes_ = nodes; }
@@ -45,12 +48,14 @@ private:
     void onDotFinished(int exitCode, QProcess::ExitStatus status);
     void onDotError(QProcess::ProcessError error);
     void onTimeout();
+    void startLayered(const QString& why);
     void onLayeredFinished();
     void stopChild();
     void fail(const QString& message);
 
     QString program_;
     int timeoutMs_ = 60000;
+    bool fallBack_ = true;
     int largeGraphNodes_ = kLargeGraphNodes;
     std::shared_ptr<const LayoutRequest> request_;
     QProcess* process_ = nullptr;
