@@ -229,6 +229,14 @@ void GraphViewTest::layeredLayoutKeepsRanksInOrder() {
     for (const auto& e : request.edges) QVERIFY(result.centers[size_t(e.from)].y() < result.centers[size_t(e.to)].y());
     QCOMPARE(result.centers[1].y(), result.centers[2].y());                                // one rank
     QVERIFY(std::abs(result.centers[1].x() - result.centers[2].x()) >= (100 + 60) / 2.0);  // no overlap
+    // An edge past a rank goes around the node in its way instead of through it.
+    LayoutRequest skip;
+    skip.nodes = {QSizeF(80, 30), QSizeF(80, 30), QSizeF(80, 30)};
+    skip.edges = {{0, 1}, {1, 2}, {0, 2}};
+    const LayoutResult around = layeredLayout(skip);
+    QCOMPARE(around.edgeRoutes[0].size(), size_t(2));
+    QCOMPARE(around.edgeRoutes[2].size(), size_t(4));
+    QVERIFY(around.edgeRoutes[2][1].x() > around.centers[1].x() + 40);
 }
 
 void GraphViewTest::layoutJobCancelsAndTimesOut() {
@@ -614,10 +622,15 @@ void GraphViewTest::largeChainUsesTheCheaperLayout() {
 }
 
 void GraphViewTest::benchModels() {
-    // By hand only: NPUWB_GRAPH_BENCH_MODELS=a.onnx:b.onnx (nothing to do otherwise, and nothing skipped).
-    for (const QString& path :
-         qEnvironmentVariable("NPUWB_GRAPH_BENCH_MODELS").split(QLatin1Char(':'), Qt::SkipEmptyParts))
+    // By hand only: NPUWB_GRAPH_BENCH_MODELS=a.onnx:b.onnx (nothing to do otherwise, and nothing skipped);
+    // NPUWB_GRAPH_BENCH_LARGE=N uses the in-process layout from N nodes, to compare it with dot's on the same models.
+    if (const int large = qEnvironmentVariableIntValue("NPUWB_GRAPH_BENCH_LARGE"); large > 0)
+        graph()->layoutJob()->setLargeGraphNodes(large);
+    const QString models = qEnvironmentVariable("NPUWB_GRAPH_BENCH_MODELS");
+    for (const QString& path : models.split(QLatin1Char(':'), Qt::SkipEmptyParts)) {
         QVERIFY2(openAndLayOut(path) >= 0, qPrintable(path));
+        screenshot(QStringLiteral("graph-bench-%1.png").arg(QFileInfo(path).baseName()));
+    }
 }
 
 void GraphViewTest::cleanupTestCase() {

@@ -69,6 +69,24 @@ int nodeIndex(const QByteArray& name, int count, int lineNumber) {
     return index;
 }
 
+/// Where an edge from rank `from` to rank `to` (more than one apart) passes the nodes between: right of those that a
+/// straight line from x `a` to `b` would cross; NaN when none is in the way (or too many ranks to look through).
+double detourX(const LayoutResult& layout, const LayoutRequest& request, const std::vector<std::vector<int>>& rows,
+               int from, int to, double a, double b) {
+    if (to - from < 2) return std::nan("");
+    const double left = std::min(a, b) - 4, right = std::max(a, b) + 4;
+    double detour = std::nan("");
+    size_t looked = 0;
+    for (int r = from + 1; r < to && r < int(rows.size()); ++r)
+        for (int v : rows[size_t(r)]) {
+            if (++looked > 4000) return std::nan("");  // a huge span: a straight line, no quadratic time
+            const double x = layout.centers[size_t(v)].x(), half = request.nodes[size_t(v)].width() / 2;
+            if (x + half < left || x - half > right) continue;
+            detour = std::isnan(detour) ? x + half + kNodeGap : std::max(detour, x + half + kNodeGap);
+        }
+    return detour;
+}
+
 }  // namespace
 
 QByteArray toDot(const LayoutRequest& request) {
@@ -223,9 +241,13 @@ LayoutResult layeredLayout(const LayoutRequest& request) {
             result.edgeRoutes.emplace_back();
             continue;
         }
-        const QPointF a = result.centers[size_t(e.from)], b = result.centers[size_t(e.to)];
-        result.edgeRoutes.push_back({a + QPointF(0, request.nodes[size_t(e.from)].height() / 2),
-                                     b - QPointF(0, request.nodes[size_t(e.to)].height() / 2)});
+        const QPointF a = result.centers[size_t(e.from)] + QPointF(0, request.nodes[size_t(e.from)].height() / 2);
+        const QPointF b = result.centers[size_t(e.to)] - QPointF(0, request.nodes[size_t(e.to)].height() / 2);
+        const double detour = detourX(result, request, rows, rank[size_t(e.from)], rank[size_t(e.to)], a.x(), b.x());
+        if (std::isnan(detour))
+            result.edgeRoutes.push_back({a, b});
+        else  // around the nodes a straight line would hide
+            result.edgeRoutes.push_back({a, QPointF(detour, a.y() + kRankGap / 2), QPointF(detour, b.y() - kRankGap / 2), b});
     }
     return result;
 }
