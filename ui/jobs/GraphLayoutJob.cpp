@@ -61,7 +61,8 @@ void GraphLayoutJob::startDot() {
                                    "graphviz) or set NPUWB_DOT to its path")
                                     .arg(program_, isPath ? QString() : tr(" on PATH"));
         QMetaObject::invokeMethod(
-            this, [this, message, attempt = attempt_] {
+            this,
+            [this, message, attempt = attempt_] {
                 if (attempt == attempt_ && isRunning()) fail(message);
             },
             Qt::QueuedConnection);
@@ -109,7 +110,9 @@ void GraphLayoutJob::onTimeout() {
     const qint64 seconds = (timeoutMs_ + 999) / 1000;
     stopChild();
     if (!fallBack_) {
-        fail(tr("Graphviz dot took longer than %1 s on %2 nodes and was stopped").arg(seconds).arg(request_->nodes.size()));
+        fail(tr("Graphviz dot took longer than %1 s on %2 nodes and was stopped")
+                 .arg(seconds)
+                 .arg(request_->nodes.size()));
         return;
     }
     // A picture now beats none: the cheap layout takes milliseconds where dot gave up.

@@ -247,7 +247,8 @@ LayoutResult layeredLayout(const LayoutRequest& request) {
         if (std::isnan(detour))
             result.edgeRoutes.push_back({a, b});
         else  // around the nodes a straight line would hide
-            result.edgeRoutes.push_back({a, QPointF(detour, a.y() + kRankGap / 2), QPointF(detour, b.y() - kRankGap / 2), b});
+            result.edgeRoutes.push_back(
+                {a, QPointF(detour, a.y() + kRankGap / 2), QPointF(detour, b.y() - kRankGap / 2), b});
     }
     return result;
 }
