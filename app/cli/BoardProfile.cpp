@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 
 #include "agent-client/AgentClient.h"
@@ -12,6 +13,16 @@
 namespace npuwb::cli {
 
 namespace {
+remote::AgentEvents progressPrinter(const BoardCliOptions& board) {
+    remote::AgentEvents events;
+    if (!board.quiet && isatty(STDERR_FILENO))
+        events.progress = [](const AgentProgress& p) {
+            std::fprintf(stderr, "\r%s %d/%d   ", p.phase.c_str(), p.done, p.total);
+            if (p.phase == "run" && p.done == p.total) std::fprintf(stderr, "\n");
+        };
+    return events;
+}
+
 /// Connects, deploys the agent and the model, lets `fill` complete the job (with the model's path on the board),
 /// and runs it with progress on a terminal.
 Report runOnBoard(const std::string& modelPath, const BoardCliOptions& board,
@@ -24,14 +35,8 @@ Report runOnBoard(const std::string& modelPath, const BoardCliOptions& board,
     job.model = model.remotePath;
     job.timeLimitSeconds = static_cast<int>(std::ceil(processTimeLimitSeconds()));
     fill(*c.deployer, job);
-    remote::AgentEvents events;
-    if (!board.quiet && isatty(STDERR_FILENO))
-        events.progress = [](const AgentProgress& p) {
-            std::fprintf(stderr, "\r%s %d/%d   ", p.phase.c_str(), p.done, p.total);
-            if (p.phase == "run" && p.done == p.total) std::fprintf(stderr, "\n");
-        };
     remote::AgentClient agent(*c.session, install);
-    Report report = agent.run(job, events);
+    Report report = agent.run(job, progressPrinter(board));
     report.model.path = modelPath;
     report.environment.device = "board " + c.session->describe();
     return report;
@@ -50,6 +55,29 @@ Report profileCompiledOnBoard(const std::string& modelPath, const std::string& r
         for (auto& [input, file] : job.modelRun.inputFiles)
             file = deployer.deployModel(file, deployProgressPrinter("input " + input, board.quiet)).remotePath;
     });
+}
+
+MatmulBenchResult matmulBenchOnBoard(const ChipProfile& chip, const MatmulBenchOptions& bench,
+                                     const std::string& runtime, const BoardCliOptions& board) {
+    AgentJob job;
+    job.runtime = runtime;
+    job.timeLimitSeconds = static_cast<int>(std::ceil(processTimeLimitSeconds()));
+    AgentMatmulJob matmul{.chip = chip.name, .chipProfile = nlohmann::json(), .bench = bench};
+    if (!chip.sourcePath.empty()) {  // boards carry no chip profiles: this one travels with the job
+        std::ifstream file(chip.sourcePath);
+        try {
+            matmul.chipProfile = nlohmann::json::parse(file);
+        } catch (const nlohmann::json::exception& e) {
+            failInput("chip profile " + chip.sourcePath + ": " + e.what());
+        }
+    }
+    job.matmul = matmul;
+    BoardConnection c = connectBoard(board);
+    remote::AgentInstall install = c.deployer->deployAgent(deployProgressPrinter("agent", board.quiet));
+    remote::AgentClient agent(*c.session, install);
+    MatmulBenchResult result = agent.runMatmul(job, progressPrinter(board));
+    result.measuredOn = board.board.host;
+    return result;
 }
 
 }  // namespace npuwb::cli

@@ -6,6 +6,7 @@
 #include <QObject>
 #include <QPointer>
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 #include <vector>
@@ -46,8 +47,11 @@ public:
     std::shared_ptr<const Model> currentModel() const { return loaded_ ? loaded_->model : nullptr; }
     /// Passes were applied: the model in memory differs from its file.
     bool isModelEdited() const;
-    /// Runs `pass` with its numerical proof on a worker; modelChanged (undoable) or operationFailed follows.
-    void applyPass(const QString& pass);
+    /// Runs `pass` with its numerical proof on a worker, at every site or only at the matches anchored at
+    /// `onlyAt`; modelChanged (undoable) or operationFailed follows.
+    void applyPass(const QString& pass, const QStringList& onlyAt = {});
+    /// What the last apply, undo or redo did, with its proof ("Applied x: ... max abs diff ...").
+    QString lastEditText() const { return lastEdit_; }
     QUndoStack* undoStack() const;
 
     // The last run (local, on a board, or an imported vendor log)
@@ -130,6 +134,7 @@ private:
     std::shared_ptr<const AccuracySection> accuracy_;
     std::shared_ptr<const rknn::QuantizationFacts> quantization_;
     TargetOptions target_;
+    QString lastEdit_;
 };
 
 }  // namespace npuwb::ui
