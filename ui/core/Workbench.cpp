@@ -77,6 +77,8 @@ void Workbench::openModel(const QString& path) {
 void Workbench::setModel(std::shared_ptr<const LoadedModel> model) {
     loaded_ = std::move(model);
     report_.reset();
+    estimate_.reset();
+    accuracy_.reset();
     selection_->clear();
     selection_->setLayers(loaded_->layers);
 }
@@ -139,6 +141,16 @@ void Workbench::showReport(std::shared_ptr<const Report> report) {
     selection_->clear();
     selection_->selectLayer(keep);
     emit stateChanged();
+}
+
+void Workbench::showEstimate(std::shared_ptr<const EstimateResult> estimate) {
+    estimate_ = std::move(estimate);
+    emit estimateChanged();
+}
+
+void Workbench::showAccuracy(std::shared_ptr<const AccuracySection> accuracy) {
+    accuracy_ = std::move(accuracy);
+    emit accuracyChanged();
 }
 
 bool Workbench::setTarget(const TargetOptions& target) {

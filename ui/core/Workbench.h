@@ -58,6 +58,13 @@ public:
     const Report* lastReport() const { return report_.get(); }
     void showReport(std::shared_ptr<const Report> report);
 
+    // The last estimate (Estimate view): the Graph view colours and groups fused layers by it. Cleared with the model.
+    std::shared_ptr<const EstimateResult> lastEstimate() const { return estimate_; }
+    void showEstimate(std::shared_ptr<const EstimateResult> estimate);
+    /// The per-layer accuracy of the last quantization or accuracy report (Accuracy view), nullptr when none.
+    std::shared_ptr<const AccuracySection> lastAccuracy() const { return accuracy_; }
+    void showAccuracy(std::shared_ptr<const AccuracySection> accuracy);
+
     // The last quantization of this session (scheme, observer, layers kept in float, data set, preprocessing): what
     // Convert to RKNN starts from. Cleared when another model is loaded.
     std::shared_ptr<const rknn::QuantizationFacts> lastQuantization() const { return quantization_; }
@@ -95,6 +102,8 @@ signals:
     /// A pass was applied, undone or redone: views show the new model.
     void modelChanged();
     void reportChanged();
+    void estimateChanged();
+    void accuracyChanged();
     void targetChanged();
     /// Busy state, model or report changed: actions re-check whether they apply.
     void stateChanged();
@@ -121,6 +130,8 @@ private:
     std::vector<QPointer<Job>> jobs_;
     std::shared_ptr<const LoadedModel> loaded_;
     std::shared_ptr<const Report> report_;
+    std::shared_ptr<const EstimateResult> estimate_;
+    std::shared_ptr<const AccuracySection> accuracy_;
     std::shared_ptr<const rknn::QuantizationFacts> quantization_;
     TargetOptions target_;
     QString lastEdit_;

@@ -298,6 +298,7 @@ void AccuracyView::showLayerIds() {
 
 void AccuracyView::setAccuracy(const AccuracySection& accuracy, const QString& summary) {
     model_->setAccuracy(accuracy);
+    workbench().showAccuracy(std::make_shared<const AccuracySection>(accuracy));  // the Graph view colours by it
     showLayerIds();
     placeholder_->setVisible(accuracy.layers.empty());
     plot_->setVisible(!accuracy.layers.empty());
@@ -322,6 +323,7 @@ void AccuracyView::setAccuracy(const AccuracySection& accuracy, const QString& s
 
 void AccuracyView::clear(const QString& hint) {
     model_->setAccuracy({});
+    if (workbench().lastAccuracy()) workbench().showAccuracy(nullptr);
     summary_->setText(hint);
     placeholder_->setText(tr("No accuracy analysis yet.\n%1").arg(QString(hint).remove(QRegularExpression(
         QStringLiteral("<[^>]*>")))));

@@ -137,6 +137,7 @@ void EstimateView::onFinished(std::shared_ptr<const EstimateResult> result) {
     highlightNodes(workbench().selection()->selectedNodes());
     workbench().setStatus(totals_->text().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
     workbench().hideProgress();
+    workbench().showEstimate(result);  // the Graph view colours and groups by it
     emit estimateShown(result);
     emit resultShown();
 }
