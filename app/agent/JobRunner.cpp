@@ -13,6 +13,8 @@
 #include "Probe.h"
 #include "StopSignals.h"
 #include "Telemetry.h"
+#include "npuwb/ChipProfile.h"
+#include "npuwb/MatmulBench.h"
 #include "npuwb/ModelIO.h"
 #include "npuwb/ModelRuntimes.h"
 #include "npuwb/Profiler.h"
@@ -114,9 +116,34 @@ void runRuntimeJob(const AgentJob& job, const BoardFiles& files) {
     emitEvent(AgentReport{.report = std::move(report)});
 }
 
+/// A matmul sweep on the NPU through the runtime plugin's matmul kernels (the job's runtime as the bench's backend;
+/// the plugin refuses rather than letting a CPU kernel stand in). Progress per point; telemetry spans the sweep.
+void runMatmulJob(const AgentJob& job, const BoardFiles& files) {
+    const AgentMatmulJob& matmul = *job.matmul;
+    const ChipProfile chip = matmul.chipProfile.is_object()
+                                 ? chipProfileFromJson(matmul.chipProfile, "the job's chip profile " + matmul.chip)
+                                 : findChipProfile(matmul.chip);
+    MatmulBenchOptions bench = matmul.bench;
+    bench.backend = job.runtime;
+    TelemetrySampler sampler(files, job.telemetryIntervalMs > 0 ? job.telemetryIntervalMs : 1'000'000'000);
+    MatmulBenchResult result = runMatmulBench(chip, bench, [](size_t done, size_t total) {
+        emitProgress("run", int(done), int(total));
+        return !stopFlag().load();
+    });
+    sampler.stop();
+    result.measuredOn = hostName();
+    emitEvent(AgentMatmulBench{.result = std::move(result)});
+}
+
 }  // namespace
 
 void runJob(const AgentJob& job, const BoardFiles& files) {
+    if (job.matmul) {
+        if (job.timeLimitSeconds > 0)
+            setProcessDeadline(std::chrono::steady_clock::now() + std::chrono::seconds(job.timeLimitSeconds),
+                               job.timeLimitSeconds);
+        return runMatmulJob(job, files);
+    }
     requireFile(job.model, "model file");
 
     // The job's time limit bounds its local work (load, warm-up, runs, Loop bodies) like the CLI's --time-limit.

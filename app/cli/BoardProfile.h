@@ -3,6 +3,8 @@
 #include <string>
 
 #include "BoardConnection.h"
+#include "npuwb/ChipProfile.h"
+#include "npuwb/MatmulBench.h"
 #include "npuwb/Report.h"
 #include "npuwb/RunOptions.h"
 #include "npuwb/sdk/ModelRuntime.h"
@@ -18,5 +20,10 @@ Report profileOnBoard(const std::string& modelPath, const RunOptions& run, const
 /// `options.inputFiles` go up by content hash (beside the model in the board's cache) and the job names them there.
 Report profileCompiledOnBoard(const std::string& modelPath, const std::string& runtime, const ModelRunOptions& options,
                               const BoardCliOptions& board);
+
+/// `npuwb-cli matmul-bench --board HOST`: the sweep run by the agent on the board's NPU through its `runtime` plugin
+/// (the chip's profile travels with the job); the result's measuredOn is the host as given.
+MatmulBenchResult matmulBenchOnBoard(const ChipProfile& chip, const MatmulBenchOptions& bench,
+                                     const std::string& runtime, const BoardCliOptions& board);
 
 }  // namespace npuwb::cli

@@ -1,13 +1,15 @@
 // `npuwb-cli matmul-bench --chip CHIP --type TYPE [--layout-b native|norm|tp_norm] --sweep M=1,64,256 K=.. N=..
-// [--board HOST] [--json OUT]`: a matmul of the NPU's matmul API (RKNN SDK user guide V2.5.0, 4.1.1) measured on
-// this machine's CPU across a sweep of sizes, next to the chip's native layouts, its theoretical peak for the type
-// and the cost model's NPU estimate. Self-contained: its options live here.
+// [--board HOST [--core-mask MASK]] [--json OUT]`: a matmul of the NPU's matmul API (RKNN SDK user guide V2.5.0,
+// 4.1.1) measured on this machine's CPU, or on a board's NPU through the agent and the rknpu runtime plugin, across a
+// sweep of sizes, next to the chip's native layouts, its theoretical peak for the type and the cost model's NPU
+// estimate (on a board: predicted over measured). Self-contained: its options live here.
 #include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <iostream>
 #include <sstream>
 
+#include "BoardProfile.h"
 #include "Commands.h"
 #include "npuwb/AtomicFile.h"
 #include "npuwb/ChipProfile.h"
@@ -31,7 +33,8 @@ struct MatmulBenchCliOptions {
     int threads = 0;
     int cores = 1;
     std::string backend = "auto";
-    std::string board;
+    BoardCliOptions board;  // board.board.host set (--board HOST): measured on the board's NPU
+    std::string coreMask = "auto";
     std::string jsonPath;
     bool listTypes = false;
 };
@@ -66,23 +69,31 @@ std::string joined(const std::vector<int64_t>& v) {
 void printTable(const MatmulBenchResult& r) {
     const MatmulTypeInfo& info = matmulTypeInfo(r.type);
     const MatmulBenchPoint& first = r.points.front();
-    std::printf("%s  %s (%s)  B %s, A/C %s  on this CPU: %s, %d thread(s)\n", r.chip.c_str(),
-                std::string(info.name).c_str(), std::string(info.vendorName).c_str(),
-                std::string(matmulLayoutName(r.bLayout)).c_str(), std::string(matmulLayoutName(r.acLayout)).c_str(),
-                first.backend.c_str(), first.backend == "reference" ? 1 : r.threads);  // the reference is serial
+    const bool board = r.measuredOn != "cpu";
+    const std::string where =
+        board ? "on the NPU of board " + r.measuredOn + ": " + first.backend + ", core mask " + coreMaskName(r.coreMask)
+              : "on this CPU: " + first.backend + ", " +
+                    std::to_string(first.backend == "reference" ? 1 : r.threads) + " thread(s)";  // reference: serial
+    std::printf("%s  %s (%s)  B %s, A/C %s  %s\n", r.chip.c_str(), std::string(info.name).c_str(),
+                std::string(info.vendorName).c_str(), std::string(matmulLayoutName(r.bLayout)).c_str(),
+                std::string(matmulLayoutName(r.acLayout)).c_str(), where.c_str());
     if (!first.fallbackReason.empty()) std::printf("  (%s)\n", first.fallbackReason.c_str());
     std::printf("one prepared context per K, N serves every M (the API's dynamic shapes)\n");
-    std::printf("NPU peak for this type: %.0f GOP/s on %lld core(s); NPU columns are the cost model's estimate\n",
-                r.peakGops, static_cast<long long>(r.npuCores));
-    std::printf("%6s %6s %6s %10s %10s %12s %13s %11s %11s %6s  %s\n", "M", "K", "N", "CPU_ms", "CPU_GOP/s",
-                "B->native_ms", "A,C<->nat_us", "NPU_est_ms", "NPU_GOP/s", "%peak", "native A | B | C");
+    std::printf("NPU peak for this type: %.0f GOP/s on %lld core(s); NPU_est columns are the cost model's estimate%s\n",
+                r.peakGops, static_cast<long long>(r.npuCores),
+                board ? ", est/meas = predicted over measured time" : "");
+    std::printf("%6s %6s %6s %10s %10s %12s %13s %11s %11s %6s%s  %s\n", "M", "K", "N", board ? "NPU_ms" : "CPU_ms",
+                board ? "NPU_GOP/s" : "CPU_GOP/s", "B->native_ms", "A,C<->nat_us", "NPU_est_ms", "est_GOP/s",
+                "%peak", board ? "  est/meas" : "", "native A | B | C");
     for (const auto& p : r.points) {
         const double flops = 2.0 * double(p.M) * double(p.K) * double(p.N);
         const double npuGops = p.estimate.timeUs > 0 ? flops / p.estimate.timeUs / 1e3 : 0;
-        std::printf("%6lld %6lld %6lld %10.3f %10.1f %12.3f %13.1f %11.4f %11.1f %6.1f  %s | %s | %s\n",
+        char ratio[32] = "";
+        if (board) std::snprintf(ratio, sizeof ratio, " %9.3f", p.medianUs > 0 ? p.estimate.timeUs / p.medianUs : 0);
+        std::printf("%6lld %6lld %6lld %10.3f %10.1f %12.3f %13.1f %11.4f %11.1f %6.1f%s  %s | %s | %s\n",
                     static_cast<long long>(p.M), static_cast<long long>(p.K), static_cast<long long>(p.N),
                     p.medianUs / 1e3, p.gops, p.bToNativeUs / 1e3, p.acToNativeUs, p.estimate.timeUs / 1e3, npuGops,
-                    r.peakGops > 0 ? 100.0 * npuGops / r.peakGops : 0.0, p.aLayout.c_str(), p.bLayout.c_str(),
+                    r.peakGops > 0 ? 100.0 * npuGops / r.peakGops : 0.0, ratio, p.aLayout.c_str(), p.bLayout.c_str(),
                     p.cLayout.c_str());
     }
 }
@@ -104,10 +115,8 @@ void runMatmulBenchCommand(const MatmulBenchCliOptions& o) {
     }
     if (o.chip.empty())
         failInput("matmul-bench needs --chip CHIP (rk3588, rk3566, ...; npuwb-cli estimate --list-chips)");
-    if (!o.board.empty())
-        failUnsupported("matmul-bench --board " + o.board +
-                        ": board matmul needs the NPU runtime plugin, which is not built yet; without --board the "
-                        "sweep runs on this machine's CPU");
+    const bool onBoard = !o.board.board.host.empty();
+    if (!onBoard && o.coreMask != "auto") failInput("--core-mask selects NPU cores: it needs --board");
     MatmulBenchOptions bench;
     bench.type = parseMatmulType(o.type);
     bench.bLayout = parseMatmulLayout(o.layoutB);
@@ -117,6 +126,10 @@ void runMatmulBenchCommand(const MatmulBenchCliOptions& o) {
     bench.threads = o.threads;
     bench.npuCores = o.cores;
     bench.backend = o.backend;
+    if (!parseCoreMask(o.coreMask, bench.coreMask))
+        failInput("--core-mask '" + o.coreMask + "': expected auto, 0, 1, 2, 0_1, 0_1_2 or all");
+    if (onBoard && o.backend != "auto")
+        failInput("--backend picks CPU kernels; with --board the sweep runs on the board's NPU (rknpu)");
     for (const auto& item : o.sweep) {
         auto [dim, values] = parseSweepItem(item);
         (dim == 'M' ? bench.mValues : dim == 'K' ? bench.kValues : bench.nValues) = values;
@@ -124,8 +137,9 @@ void runMatmulBenchCommand(const MatmulBenchCliOptions& o) {
     const ChipProfile chip = findChipProfile(o.chip);
     std::cerr << "matmul-bench: " << chip.name << " " << matmulTypeInfo(bench.type).name
               << " M=" << joined(bench.mValues) << " K=" << joined(bench.kValues) << " N=" << joined(bench.nValues)
-              << "\n";
-    const MatmulBenchResult result = runMatmulBench(chip, bench);
+              << (onBoard ? " on board " + o.board.board.host : std::string()) << "\n";
+    const MatmulBenchResult result =
+        onBoard ? matmulBenchOnBoard(chip, bench, "rknpu", o.board) : runMatmulBench(chip, bench);
     if (!o.jsonPath.empty()) {
         writeFileAtomically(o.jsonPath, matmulBenchJson(result).dump(1) + "\n");
         std::cerr << "results written to " << o.jsonPath << "\n";
@@ -139,8 +153,8 @@ static void addMatmulBenchCommand(CLI::App& app) {
     auto opts = std::make_shared<MatmulBenchCliOptions>();
     CLI::App* cmd = app.add_subcommand(
         "matmul-bench",
-        "Measure a matmul of the NPU's matmul API on this CPU across sizes, with the chip's layouts, "
-        "peak and estimated NPU time");
+        "Measure a matmul of the NPU's matmul API on this CPU (or a board's NPU) across sizes, with the chip's "
+        "layouts, peak and estimated NPU time");
     cmd->add_option("--chip", opts->chip, "chip profile name (rk3588, rk3566, ...) or a profile .json path");
     cmd->add_option("--type", opts->type,
                     "matmul type: int8xint8->int32 (or int8xint8-int32), a vendor name or number, or a short name "
@@ -163,7 +177,13 @@ static void addMatmulBenchCommand(CLI::App& app) {
     cmd->add_option("--backend", opts->backend,
                     "CPU kernels: auto, reference or a plugin with matmul kernels (cpu-onednn)")
         ->capture_default_str();
-    cmd->add_option("--board", opts->board, "measure on a board instead (needs the NPU runtime plugin)");
+    cmd->add_option("--board", opts->board.board.host,
+                    "measure on this board's NPU over SSH instead ([user@]host[:port] or ssh config alias; the agent "
+                    "runs the sweep through the rknpu runtime plugin and the board's librknnrt.so)");
+    addBoardConnectionOptions(cmd, opts->board);
+    cmd->add_option("--core-mask", opts->coreMask, "NPU cores on the board: auto, 0, 1, 2, 0_1, 0_1_2 or all")
+        ->capture_default_str();
+    cmd->add_flag("-q,--quiet", opts->board.quiet, "no progress output");
     cmd->add_option("--json", opts->jsonPath, "write the results as JSON (fields: engine/matmul/README.md)");
     cmd->add_flag("--list-types", opts->listTypes, "list the matmul types and exit");
     cmd->callback([opts] { runMatmulBenchCommand(*opts); });

@@ -61,6 +61,7 @@ public:
             if (outMisaligned)
                 if (const PassHit* fix = passFixing(hits, f.nodes[0], "pad_channels"); fix && fix->match.nodes[0] == f.nodes[0]) {
                     f.pass = fix->pass;
+                    f.passAnchor = fix->match.nodes[0];
                     f.mitigation += " pad_channels pads the filters with zeros so the runtime takes its aligned path "
                                     "(results unchanged; the padded MACs stay).";
                 }

@@ -99,6 +99,7 @@ public:
             f.guideSection = "5.2.2.3";
             if (const PassHit* fix = passFixing(hits, f.nodes[0])) {
                 f.pass = fix->pass;
+                f.passAnchor = fix->match.nodes.front();  // the match may start before this layer's node
                 f.mitigation = "Apply " + fix->pass + ": " + fix->match.explanation + ". " + f.mitigation;
             }
             out.push_back(std::move(f));

@@ -53,6 +53,7 @@ std::vector<Finding> passFindings(const AdviceContext& c, bool nearMisses) {
             f.hazard = h.pass + " applies at " + nodeList(f.nodes) + ": " + h.match.explanation;
             f.mitigation = "Apply " + h.pass + " (" + h.description + "); the optimizer proves the rewrite numerically.";
             f.pass = h.pass;
+            f.passAnchor = h.match.nodes.front();
             f.severity = maxSeverity("low", severityForGain(f.estimatedGainUs, totalUs(c)));
         } else {
             f.hazard = nodeList(f.nodes) + " almost match " + h.pass + " (" + h.match.explanation +

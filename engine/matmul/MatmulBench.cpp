@@ -8,8 +8,6 @@
 #include <random>
 #include <set>
 
-#include <nlohmann/json.hpp>
-
 #include "npuwb/Error.h"
 #include "npuwb/Session.h"
 #include "npuwb/ir/Half.h"
@@ -116,6 +114,7 @@ MatmulBenchResult runMatmulBench(const ChipProfile& chip, const MatmulBenchOptio
     result.acLayout = options.acLayout;
     result.threads = options.threads > 0 ? options.threads : physicalCoreCount();
     result.npuCores = std::clamp<int64_t>(options.npuCores, 1, chip.cores);
+    result.coreMask = options.coreMask;
     std::mt19937_64 rng(options.seed);
     const size_t total = options.kValues.size() * options.nValues.size() * options.mValues.size();
     const int conversionRepeats = 3;
@@ -137,6 +136,7 @@ MatmulBenchResult runMatmulBench(const ChipProfile& chip, const MatmulBenchOptio
             contextOptions.backend = options.backend;
             contextOptions.threads = result.threads;
             contextOptions.chip = &chip;
+            contextOptions.coreMask = options.coreMask;
             MatmulContext context(spec, b.data(), contextOptions);
             for (int64_t M : options.mValues) {
                 MatmulBenchPoint point;
@@ -182,46 +182,6 @@ MatmulBenchResult runMatmulBench(const ChipProfile& chip, const MatmulBenchOptio
             }
         }
     return result;
-}
-
-nlohmann::json matmulBenchJson(const MatmulBenchResult& r) {
-    const MatmulTypeInfo& info = matmulTypeInfo(r.type);
-    nlohmann::json points = nlohmann::json::array();
-    for (const auto& p : r.points) {
-        const double flops = 2.0 * double(p.M) * double(p.K) * double(p.N);
-        points.push_back({{"M", p.M},
-                          {"K", p.K},
-                          {"N", p.N},
-                          {"medianUs", p.medianUs},
-                          {"minUs", p.minUs},
-                          {"gops", p.gops},
-                          {"bToNativeUs", p.bToNativeUs},
-                          {"acToNativeUs", p.acToNativeUs},
-                          {"backend", p.backend},
-                          {"fallbackReason", p.fallbackReason},
-                          {"nativeLayouts", {{"A", p.aLayout}, {"B", p.bLayout}, {"C", p.cLayout}}},
-                          {"estimate",
-                           {{"timeUs", p.estimate.timeUs},
-                            {"gops", p.estimate.timeUs > 0 ? flops / p.estimate.timeUs / 1e3 : 0.0},
-                            {"npuCycles", p.estimate.npuCycles},
-                            {"ddrCycles", p.estimate.ddrCycles},
-                            {"paddedMacs", p.estimate.paddedMacs},
-                            {"bytesMoved", p.estimate.bytesMoved},
-                            {"macUsagePercent", p.estimate.macUsagePercent}}}});
-    }
-    return {{"schema", "npuwb-matmul-bench"},
-            {"schemaVersion", 1},
-            {"chip", r.chip},
-            {"type", info.name},
-            {"vendorType", info.vendorName},
-            {"typeNumber", int(r.type)},
-            {"bLayout", matmulLayoutName(r.bLayout)},
-            {"acLayout", matmulLayoutName(r.acLayout)},
-            {"measuredOn", r.measuredOn},
-            {"threads", r.threads},
-            {"npuCores", r.npuCores},
-            {"peakGops", r.peakGops},
-            {"points", points}};
 }
 
 }  // namespace npuwb

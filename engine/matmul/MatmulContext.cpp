@@ -20,6 +20,7 @@ struct MatmulContext::State {
     std::string backend = "reference";
     std::string fallbackReason;
     std::vector<uint8_t> normalA, normalC;  // native A/C: the kernel's normal layouts, sized for the largest M
+    bool deviceLayouts = false;             // the kernel takes A and C in the spec's layouts (a device's)
 };
 
 namespace {
@@ -40,6 +41,21 @@ MatmulKernelSpec kernelSpec(const MatmulSpec& spec, int threads) {
     return k;
 }
 
+/// The engine's dims and bytes of A, B and C per M in the spec's layouts: what a device must report alike.
+std::vector<MatmulDeviceShape> deviceShapes(const MatmulKernelSpec& k, const MatmulTypeInfo& info,
+                                            const MatmulNativeLayout& native) {
+    std::vector<MatmulDeviceShape> shapes;
+    auto operand = [&](MatmulOperand which, MatmulLayout layout, DType dtype, int64_t M) {
+        return MatmulOperandShape{matmulOperandDims(which, layout, M, k.K, k.N, native).front(),
+                                  matmulOperandBytes(which, layout, dtype, M, k.K, k.N, native)};
+    };
+    for (int64_t M : k.mValues)
+        shapes.push_back({M, operand(MatmulOperand::A, k.acLayout, info.a, M),
+                          operand(MatmulOperand::B, k.bLayout, info.b, M),
+                          operand(MatmulOperand::C, k.acLayout, info.c, M)});
+    return shapes;
+}
+
 }  // namespace
 
 MatmulContext::MatmulContext(const MatmulSpec& spec, const void* b, const MatmulContextOptions& options)
@@ -48,20 +64,13 @@ MatmulContext::MatmulContext(const MatmulSpec& spec, const void* b, const Matmul
     s.spec = spec;
     validateMatmul(spec, options.chip);
     s.info = matmulTypeInfo(spec.type);
+    if (options.bGivenNormal && spec.bLayout != MatmulLayout::Native)
+        failInput("B given in the normal layout for conversion, but the spec's B layout is " +
+                  std::string(matmulLayoutName(spec.bLayout)) + ", not native");
     const bool native = spec.acLayout == MatmulLayout::Native || spec.bLayout == MatmulLayout::Native;
     if (native) {
         if (!options.chip) failInput("native matmul layouts need a chip (its profile defines them)");
         s.native = matmulNativeLayout(spec.type, *options.chip);
-    }
-    // Kernels take B as [K,N] or [N,K]: a native B is converted back once, as the API converts it on the way in.
-    std::vector<uint8_t> normalB;
-    const void* kernelB = b;
-    if (spec.bLayout == MatmulLayout::Native) {
-        normalB.resize(
-            size_t(matmulOperandBytes(MatmulOperand::B, MatmulLayout::Norm, s.info.b, 1, spec.K, spec.N, s.native)));
-        convertMatmulOperand(MatmulOperand::B, s.info.b, 1, spec.K, spec.N, s.native, MatmulLayout::Native, b,
-                             MatmulLayout::Norm, normalB.data());
-        kernelB = normalB.data();
     }
     const int threads = options.threads > 0 ? options.threads : physicalCoreCount();
     MatmulKernelSpec kspec = kernelSpec(spec, threads);
@@ -73,6 +82,30 @@ MatmulContext::MatmulContext(const MatmulSpec& spec, const void* b, const Matmul
             if (options.backend != "auto") throw;
             s.fallbackReason = e.what();
         }
+    }
+    // A device takes the operands as they are, in the spec's layouts; the device's view is checked against ours.
+    if (s.provider && s.provider->takesSpecLayouts()) {
+        kspec.acLayout = spec.acLayout;
+        kspec.bLayout = spec.bLayout;
+        kspec.bGivenNormal = options.bGivenNormal;
+        kspec.coreMask = options.coreMask;
+        kspec.deviceShapes = deviceShapes(kspec, s.info, s.native);
+        const Capability cap = s.provider->supports(kspec);
+        if (!cap.supported) failUnsupported(s.provider->name() + " does not run this matmul: " + cap.reason);
+        s.kernel = s.provider->prepare(kspec, b);
+        s.backend = s.provider->name();
+        s.deviceLayouts = true;
+        return;
+    }
+    // Kernels take B as [K,N] or [N,K]: a native B is converted back once, as the API converts it on the way in.
+    std::vector<uint8_t> normalB;
+    const void* kernelB = b;
+    if (spec.bLayout == MatmulLayout::Native && !options.bGivenNormal) {
+        normalB.resize(
+            size_t(matmulOperandBytes(MatmulOperand::B, MatmulLayout::Norm, s.info.b, 1, spec.K, spec.N, s.native)));
+        convertMatmulOperand(MatmulOperand::B, s.info.b, 1, spec.K, spec.N, s.native, MatmulLayout::Native, b,
+                             MatmulLayout::Norm, normalB.data());
+        kernelB = normalB.data();
     }
     if (s.provider) {
         Capability cap = s.provider->supports(kspec);
@@ -102,7 +135,7 @@ void MatmulContext::run(int64_t M, const void* a, void* c) {
                   ")");
     }
     const int64_t K = s.spec.K, N = s.spec.N;
-    if (s.spec.acLayout != MatmulLayout::Native) {
+    if (s.spec.acLayout != MatmulLayout::Native || s.deviceLayouts) {
         s.kernel->run(M, a, c);
         return;
     }

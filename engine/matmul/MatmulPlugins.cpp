@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -19,16 +20,23 @@ std::shared_ptr<MatmulKernelProvider> loadMatmulKernelProvider(const std::string
     std::lock_guard lock(mutex);
     if (auto it = loaded.find(name); it != loaded.end()) return it->second;
     std::string file;
-    void* handle = openPlugin(kBackendPlugin, name, file);  // throws naming the folders searched
+    // A backend's CPU kernels, else a model runtime's device kernels (rknpu: the vendor's matmul calls).
+    const auto has = [&](const PluginKind& kind) {
+        const auto names = listPlugins(kind);
+        return std::find(names.begin(), names.end(), name) != names.end();
+    };
+    const bool runtime = !has(kBackendPlugin) && has(kRuntimePlugin);
+    void* handle = openPlugin(runtime ? kRuntimePlugin : kBackendPlugin, name, file);  // throws naming the folders
     auto version = reinterpret_cast<int (*)()>(dlsym(handle, "npuwb_matmul_kernel_api_version"));
     auto create = reinterpret_cast<MatmulKernelProvider* (*)()>(dlsym(handle, "npuwb_create_matmul_kernels"));
-    if (!version || !create) failUnsupported("backend '" + name + "' (" + file + ") provides no matmul kernels");
+    const std::string what = runtime ? "runtime '" : "backend '";
+    if (!version || !create) failUnsupported(what + name + "' (" + file + ") provides no matmul kernels");
     if (version() != kMatmulKernelApiVersion)
-        failUnsupported("backend '" + name + "': " + file + " was built for matmul kernel interface version " +
+        failUnsupported(what + name + "': " + file + " was built for matmul kernel interface version " +
                         std::to_string(version()) + ", this engine needs version " +
                         std::to_string(kMatmulKernelApiVersion) + "; rebuild the plugin");
     std::shared_ptr<MatmulKernelProvider> provider(create());
-    if (!provider) failUnsupported("backend '" + name + "': " + file + " returned no matmul kernels");
+    if (!provider) failUnsupported(what + name + "': " + file + " returned no matmul kernels");
     loaded[name] = provider;
     return provider;
 }

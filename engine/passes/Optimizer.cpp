@@ -55,8 +55,14 @@ std::vector<std::unique_ptr<Pass>> selectPasses(const OptimizerOptions& o, const
     return out;
 }
 
+/// OptimizerOptions::onlyAt: does the caller want `m` rewritten?
+bool chosen(const std::set<std::string>& anchors, const Match& m) {
+    return anchors.empty() || (!m.nodes.empty() && anchors.count(m.nodes.front()));
+}
+
 /// The newest opset a selected pass needs for sites it would rewrite in `graph` at that opset; 0 when none.
-int64_t opsetDemand(const std::vector<std::unique_ptr<Pass>>& passes, const Graph& graph, const PassConfig& config) {
+int64_t opsetDemand(const std::vector<std::unique_ptr<Pass>>& passes, const Graph& graph, const PassConfig& config,
+                    const std::set<std::string>& anchors) {
     int64_t demand = 0;
     for (const auto& p : passes) {
         int64_t need = p->requiredOpset();
@@ -66,7 +72,7 @@ int64_t opsetDemand(const std::vector<std::unique_ptr<Pass>>& passes, const Grap
         at.opset = need;
         probe->configure(at);
         for (const auto& m : probe->findMatches(graph))
-            if (m.applicable()) {
+            if (m.applicable() && chosen(anchors, m)) {
                 demand = need;
                 break;
             }
@@ -187,6 +193,7 @@ OptimizeResult optimize(const Model& model, const OptimizerOptions& options) {
     const bool upgradeAsked =
         std::find(options.passes.begin(), options.passes.end(), kUpgradePass) != options.passes.end();
     auto upgrade = PassRegistry::instance().create(kUpgradePass);
+    const std::set<std::string> anchors(options.onlyAt.begin(), options.onlyAt.end());
     OptimizeResult r;
     Model cur = model;
     nameAllNodes(cur.graph);
@@ -236,8 +243,10 @@ OptimizeResult optimize(const Model& model, const OptimizerOptions& options) {
     auto runPass = [&](const Pass& pass) -> bool {
         bool changed = false;
         std::vector<Match> matches;
+        const bool restricted = pass.name() != kUpgradePass;  // the opset upgrade serves the chosen sites
         for (auto& m : pass.findMatchesIndexed(cur.graph, indexOfCur()))
-            if (m.applicable() && !rejected.count(matchKey(pass.name(), m))) matches.push_back(std::move(m));
+            if (m.applicable() && (!restricted || chosen(anchors, m)) && !rejected.count(matchKey(pass.name(), m)))
+                matches.push_back(std::move(m));
         if (matches.empty()) return false;
         Model next;
         InputSets outputs;
@@ -276,7 +285,7 @@ OptimizeResult optimize(const Model& model, const OptimizerOptions& options) {
 
     for (r.rounds = 1; r.rounds <= options.maxRounds; ++r.rounds) {
         bool changed = false;
-        config.targetOpset = upgradeAsked ? newestRequiredOpset() : opsetDemand(passes, cur.graph, config);
+        config.targetOpset = upgradeAsked ? newestRequiredOpset() : opsetDemand(passes, cur.graph, config, anchors);
         upgrade->configure(config);
         if (runPass(*upgrade)) {
             changed = true;

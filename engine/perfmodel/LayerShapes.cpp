@@ -8,23 +8,11 @@
 #include "npuwb/Profiler.h"
 #include "npuwb/Limits.h"
 #include "npuwb/Session.h"
+#include "passes/GraphEdit.h"
 
 namespace npuwb {
 
 namespace {
-
-std::optional<Shape> staticShape(const Graph& g, const std::string& name) {
-    auto init = g.initializers.find(name);
-    if (init != g.initializers.end()) return init->second.shape();
-    const ValueInfo* vi = g.findValueInfo(name);
-    if (!vi || vi->type.kind != ValueType::Kind::Tensor || !vi->type.shape) return std::nullopt;
-    Shape s;
-    for (const Dim& d : *vi->type.shape) {
-        if (!d.known()) return std::nullopt;
-        s.push_back(d.value);
-    }
-    return s;
-}
 
 /// Values computable from initializers alone: the converter folds the nodes producing them.
 std::set<std::string> constantValues(const Graph& g, const std::vector<size_t>& order) {
@@ -48,13 +36,13 @@ std::optional<std::vector<NodeShapes>> fromInference(const Graph& g, const std::
         ns.node = &g.nodes[idx];
         for (const auto& in : ns.node->inputs) {
             if (in.empty()) { ns.inputs.emplace_back(); continue; }
-            auto s = staticShape(g, in);
+            auto s = passes::staticShape(g, in);
             if (!s) return std::nullopt;
             ns.inputs.push_back(*s);
         }
         for (const auto& o : ns.node->outputs) {
             if (o.empty()) { ns.outputs.emplace_back(); continue; }
-            auto s = staticShape(g, o);
+            auto s = passes::staticShape(g, o);
             if (!s) return std::nullopt;
             ns.outputs.push_back(*s);
         }

@@ -202,8 +202,13 @@ ModelRunOptions modelRunOptionsFromJson(const json& j, const std::string& source
 
 json toJson(const AgentJob& job) {
     json j = job.runtime.empty() ? toJson(job.run) : json{{"runtime", job.runtime}, {"modelRun", toJson(job.modelRun)}};
+    if (job.matmul) {
+        j = {{"runtime", job.runtime}, {"matmul", matmulBenchOptionsJson(job.matmul->bench)}};
+        j["matmul"]["chip"] = job.matmul->chip;
+        if (!job.matmul->chipProfile.is_null()) j["matmul"]["chipProfile"] = job.matmul->chipProfile;
+    }
     j["protocol"] = kAgentProtocolVersion;
-    j["model"] = job.model;
+    if (!job.matmul) j["model"] = job.model;
     j["telemetryIntervalMs"] = job.telemetryIntervalMs;
     if (job.timeLimitSeconds > 0) j["timeLimitSeconds"] = job.timeLimitSeconds;
     return j;
@@ -219,13 +224,14 @@ AgentJob agentJobFromJson(const json& j, const std::string& source) {
         known.insert(known.end(), kExecutorFields.begin(), kExecutorFields.end());
         known.insert(known.end(), kRunFields.begin(), kRunFields.end());
     } else {
-        known.insert(known.end(), {"runtime", "modelRun"});
+        known.insert(known.end(), {"runtime", j.contains("matmul") ? "matmul" : "modelRun"});
     }
     for (const auto& [key, value] : j.items())
         if (std::find(known.begin(), known.end(), key) == known.end())
             failInput(where + ": " +
                       (key == "runtime" ? std::string("'runtime' must name a runtime plugin, got \"\"")
-                       : key == "modelRun" ? std::string("'modelRun' needs a 'runtime'")
+                       : key == "modelRun" && j.contains("matmul") ? std::string("a matmul job has no 'modelRun'")
+                       : key == "modelRun" || key == "matmul" ? "'" + key + "' needs a 'runtime'"
                        : !runtime.empty() && (std::find(kRunFields.begin(), kRunFields.end(), key) != kRunFields.end() ||
                                               std::find(kExecutorFields.begin(), kExecutorFields.end(), key) !=
                                                   kExecutorFields.end())
@@ -237,9 +243,24 @@ AgentJob agentJobFromJson(const json& j, const std::string& source) {
         failInput(where + " is written in agent protocol " + std::to_string(protocol) + ", this agent speaks " +
                   std::to_string(kAgentProtocolVersion) + "; deploy the agent again");
     AgentJob job;
+    job.runtime = runtime;
+    if (!runtime.empty() && j.contains("matmul")) {  // a matmul sweep: no model
+        const json& matmul = j.at("matmul");
+        json sweep = matmul.is_object() ? matmul : json();
+        if (sweep.is_object()) sweep.erase("chip"), sweep.erase("chipProfile");
+        job.matmul = AgentMatmulJob{.chip = matmul.is_object() ? readString(matmul, "chip", "", where + " matmul") : "",
+                                    .chipProfile = sweep.is_object() ? matmul.value("chipProfile", json()) : json(),
+                                    .bench = matmulBenchOptionsFromJson(sweep, where + " matmul")};
+        if (!job.matmul->chipProfile.is_null() && !job.matmul->chipProfile.is_object())
+            failInput(where + " matmul: 'chipProfile' must be a chip profile object");
+        if (job.matmul->chip.empty()) failInput(where + " matmul: 'chip' (the board's chip profile) is missing");
+        if (j.contains("model")) failInput(where + ": a matmul job has no 'model'");
+        job.telemetryIntervalMs = readInt(j, "telemetryIntervalMs", job.telemetryIntervalMs, 0, where);
+        job.timeLimitSeconds = readInt(j, "timeLimitSeconds", job.timeLimitSeconds, 0, where);
+        return job;
+    }
     job.model = readString(j, "model", "", where);
     if (job.model.empty()) failInput(where + ": 'model' (the model file path) is missing or empty");
-    job.runtime = runtime;
     if (runtime.empty()) job.run = runOptionsFromJson(j, where);
     else if (j.contains("modelRun")) job.modelRun = modelRunOptionsFromJson(j.at("modelRun"), where + " modelRun");
     job.telemetryIntervalMs = readInt(j, "telemetryIntervalMs", job.telemetryIntervalMs, 0, where);
@@ -290,6 +311,9 @@ json toJson(const AgentEvent& event) {
                         {"rssBytes", e.rssBytes}};
             },
             [](const AgentReport& e) -> json { return {{"event", "report"}, {"report", toJson(e.report)}}; },
+            [](const AgentMatmulBench& e) -> json {
+                return {{"event", "matmulBench"}, {"result", matmulBenchJson(e.result)}};
+            },
             [](const AgentError& e) -> json { return {{"event", "error"}, {"kind", e.kind}, {"message", e.message}}; },
         },
         event);
@@ -332,6 +356,10 @@ std::optional<AgentEvent> agentEventFromJson(const json& j) {
     if (name == "report") {
         if (!j.contains("report") || !j.at("report").is_object()) failInput(source + ": 'report' is missing");
         return AgentReport{.report = reportFromJson(j.at("report"))};
+    }
+    if (name == "matmulBench") {
+        if (!j.contains("result") || !j.at("result").is_object()) failInput(source + ": 'result' is missing");
+        return AgentMatmulBench{.result = matmulBenchResultFromJson(j.at("result"), source + " result")};
     }
     if (name == "error")
         return AgentError{.kind = readString(j, "kind", "", source), .message = readString(j, "message", "", source)};

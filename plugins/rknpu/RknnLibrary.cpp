@@ -21,6 +21,7 @@ std::unique_ptr<RknnLibrary> loadOne(const std::string& path, std::string& why) 
     }
     auto lib = std::make_unique<RknnLibrary>();
     lib->path = path;
+    lib->handle = handle;
     lib->mini = std::filesystem::path(path).filename().string().find("rknnmrt") != std::string::npos;
     auto resolve = [&](auto& fn, const char* name, std::string& missing) {
         fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(handle, name));

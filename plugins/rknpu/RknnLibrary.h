@@ -6,6 +6,7 @@
 #include <string>
 
 #include "RknnApi.h"
+#include "npuwb/sdk/ModelRuntime.h"
 
 namespace npuwb::rknpu {
 
@@ -14,6 +15,7 @@ namespace npuwb::rknpu {
 /// the three), else the zero-copy buffers.
 struct RknnLibrary {
     std::string path;          // as given to dlopen
+    void* handle = nullptr;    // dlopen's, for the optional APIs (RknnMatmul.cpp)
     bool mini = false;         // librknnmrt.so
     rknn::InitFn init = nullptr;
     rknn::DestroyFn destroy = nullptr;
@@ -40,6 +42,20 @@ struct RknnLibrary {
 /// naming every library tried. The handle is never closed: the runtime keeps driver threads and atexit handlers that
 /// may outlive one profile.
 std::unique_ptr<RknnLibrary> loadRknnLibrary(const std::string& path, std::string& why);
+
+/// The runtime's rknn_core_mask value of a core mask.
+inline int32_t rknnCoreMask(NpuCoreMask mask) {
+    switch (mask) {
+    case NpuCoreMask::Auto: return rknn::kCoreAuto;
+    case NpuCoreMask::Core0: return rknn::kCore0;
+    case NpuCoreMask::Core1: return rknn::kCore1;
+    case NpuCoreMask::Core2: return rknn::kCore2;
+    case NpuCoreMask::Cores01: return rknn::kCore01;
+    case NpuCoreMask::Cores012: return rknn::kCore012;
+    case NpuCoreMask::All: return rknn::kCoreAll;
+    }
+    return rknn::kCoreAuto;
+}
 
 /// What the mini runtime lacks, said once in errors and report notes.
 inline constexpr const char* kMiniRuntimeLacks =

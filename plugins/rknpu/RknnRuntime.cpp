@@ -28,19 +28,6 @@ double microsBetween(Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double, std::micro>(b - a).count();
 }
 
-int32_t rknnCoreMask(NpuCoreMask mask) {
-    switch (mask) {
-    case NpuCoreMask::Auto: return rknn::kCoreAuto;
-    case NpuCoreMask::Core0: return rknn::kCore0;
-    case NpuCoreMask::Core1: return rknn::kCore1;
-    case NpuCoreMask::Core2: return rknn::kCore2;
-    case NpuCoreMask::Cores01: return rknn::kCore01;
-    case NpuCoreMask::Cores012: return rknn::kCore012;
-    case NpuCoreMask::All: return rknn::kCoreAll;
-    }
-    return rknn::kCoreAuto;
-}
-
 TensorDesc describe(const rknn::TensorAttr& a) {
     TensorDesc d;
     d.name = std::string(a.name, strnlen(a.name, sizeof a.name));

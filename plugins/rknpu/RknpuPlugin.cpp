@@ -1,5 +1,7 @@
 // The rknpu model-runtime plugin (npuwb/sdk/ModelRuntime.h): `.rknn` models through Rockchip's librknnrt.so, with
-// per-layer perf detail mapped into the shared report.
+// per-layer perf detail mapped into the shared report; and its matmul API as device matmul kernels
+// (npuwb/sdk/MatmulKernel.h, RknnMatmul.h).
+#include "RknnMatmul.h"
 #include "RknnRunner.h"
 #include "npuwb/sdk/ModelRuntime.h"
 
@@ -25,3 +27,7 @@ public:
 
 extern "C" int npuwb_runtime_api_version() { return npuwb::kModelRuntimeApiVersion; }
 extern "C" npuwb::ModelRuntime* npuwb_create_runtime() { return new npuwb::rknpu::RknpuRuntime(); }
+extern "C" int npuwb_matmul_kernel_api_version() { return npuwb::kMatmulKernelApiVersion; }
+extern "C" npuwb::MatmulKernelProvider* npuwb_create_matmul_kernels() {
+    return npuwb::rknpu::makeRknnMatmulProvider().release();
+}

@@ -1,5 +1,6 @@
 #include "agent-client/AgentClient.h"
 
+#include <fstream>
 #include <optional>
 #include <variant>
 
@@ -10,6 +11,22 @@
 namespace npuwb::remote {
 
 std::string agentJobLine(const AgentJob& job) { return toJson(job).dump() + "\n"; }
+
+AgentJob agentMatmulJob(const ChipProfile& chip, const MatmulBenchOptions& bench, const std::string& runtime) {
+    AgentJob job;
+    job.runtime = runtime;
+    AgentMatmulJob matmul{.chip = chip.name, .chipProfile = nlohmann::json(), .bench = bench};
+    if (!chip.sourcePath.empty()) {
+        std::ifstream file(chip.sourcePath);
+        try {
+            matmul.chipProfile = nlohmann::json::parse(file);
+        } catch (const nlohmann::json::exception& e) {
+            failInput("chip profile " + chip.sourcePath + ": " + e.what());
+        }
+    }
+    job.matmul = matmul;
+    return job;
+}
 
 AgentClient::AgentClient(SshSession& session, AgentInstall install) : session_(session), install_(std::move(install)) {}
 
@@ -106,8 +123,9 @@ AgentVersion AgentClient::version() {
 
 nlohmann::json AgentClient::probe() { return runForOneObject({"probe"}); }
 
-Report AgentClient::run(const AgentJob& job, const AgentEvents& events, int timeoutSec) {
-    std::optional<Report> report;
+void AgentClient::runJob(const AgentJob& job, const AgentEvents& events, int timeoutSec,
+                         const std::function<bool(AgentEvent&)>& takeResult) {
+    bool answered = false;
     std::optional<AgentError> error;
     int pid = 0;
     LineReader reader([&](const nlohmann::json& j) {
@@ -120,8 +138,8 @@ Report AgentClient::run(const AgentJob& job, const AgentEvents& events, int time
             if (events.progress) events.progress(*progress);
         } else if (const auto* telemetry = std::get_if<AgentTelemetry>(&*event)) {
             if (events.telemetry) events.telemetry(*telemetry);
-        } else if (auto* done = std::get_if<AgentReport>(&*event)) {
-            report = std::move(done->report);
+        } else if (takeResult(*event)) {
+            answered = true;
         } else if (const auto* failed = std::get_if<AgentError>(&*event)) {
             error = *failed;
         }
@@ -151,16 +169,36 @@ Report AgentClient::run(const AgentJob& job, const AgentEvents& events, int time
         throw;
     }
     reader.feed("\n");
+    const std::string what = job.matmul ? "matmul sweep" : "run of " + job.model;
     if (error)
-        fail(errorKindFromName(error->kind), "board " + session_.describe() + ": agent run of " + job.model + ": " +
+        fail(errorKindFromName(error->kind), "board " + session_.describe() + ": agent " + what + ": " +
                                                  (error->message.empty() ? "unknown error" : error->message));
-    if (!report) {
+    if (!answered) {
         const std::string how = r.exitStatus < 0 ? "was killed or lost (no exit status)"
                                                  : "exited with status " + std::to_string(r.exitStatus);
         fail(ErrorKind::Io, "board " + session_.describe() + ": the agent " + how + " before sending a report" +
                                 (trimmed(stderrText + reader.noise()).empty() ? "" : ": " + trimmed(stderrText + reader.noise())));
     }
+}
+
+Report AgentClient::run(const AgentJob& job, const AgentEvents& events, int timeoutSec) {
+    std::optional<Report> report;
+    runJob(job, events, timeoutSec, [&](AgentEvent& event) {
+        auto* done = std::get_if<AgentReport>(&event);
+        if (done) report = std::move(done->report);
+        return done != nullptr;
+    });
     return std::move(*report);
+}
+
+MatmulBenchResult AgentClient::runMatmul(const AgentJob& job, const AgentEvents& events, int timeoutSec) {
+    std::optional<MatmulBenchResult> result;
+    runJob(job, events, timeoutSec, [&](AgentEvent& event) {
+        auto* done = std::get_if<AgentMatmulBench>(&event);
+        if (done) result = std::move(done->result);
+        return done != nullptr;
+    });
+    return std::move(*result);
 }
 
 }  // namespace npuwb::remote

@@ -69,7 +69,7 @@ def case_version():
     events = json_lines(out)
     check(len(events) == 1, f"expected one line, got {out!r}")
     v = events[0]
-    check(v["agent"] == "npuwb-agent" and v["protocol"] == 3, v)
+    check(v["agent"] == "npuwb-agent" and v["protocol"] == 4, v)
     check(v["version"].count(".") == 2, v)
     check(v["arch"] == ARGS.expect_arch, f"arch {v['arch']} != {ARGS.expect_arch}")
     print("version:", out.strip())
@@ -246,6 +246,20 @@ def case_run_rknn():
         sweep.append(f"contexts {contexts}: {rt['samplesPerSecond']:.0f} samples/s, weights {rt['weightBytes']} B once, "
                      f"total {rt['totalBytes']} B")
     print("run-rknn: " + "; ".join(sweep))
+    # A matmul job (protocol 4): an int8 sweep through the plugin's rknn_matmul_* kernels, the chip found by name.
+    mm_job = {"runtime": "rknpu", "telemetryIntervalMs": 20,
+              "matmul": {"chip": "rk3588", "type": "int8", "M": [1, 4], "K": [64], "N": [32], "runs": 2, "warmup": 1,
+                         "coreMask": "0"}}
+    with open(os.path.join(work, "matmul.json"), "w") as f:
+        json.dump(mm_job, f)
+    mm_events = run_events(os.path.join(work, "matmul.json"), env=env)
+    check(mm_events[-1]["event"] == "matmulBench", [e["event"] for e in mm_events])
+    mm = mm_events[-1]["result"]
+    check(mm["chip"] == "RK3588" and mm["coreMask"] == "0" and len(mm["points"]) == 2, mm)
+    check(all(p["backend"] == "rknpu" and p["medianUs"] > 0 for p in mm["points"]), mm["points"])
+    mm_progress = [(e["done"], e["total"]) for e in mm_events if e["event"] == "progress"]
+    check(mm_progress == [(1, 2), (2, 2)], mm_progress)
+    print(f"run-rknn: matmul job, {len(mm['points'])} points on rknpu, measured on {mm['measuredOn']}")
     # A runtime that is not there: InvalidInput/Unsupported naming it, exit 1.
     job["runtime"] = "nosuchruntime"
     with open(os.path.join(work, "bad.json"), "w") as f:

@@ -41,6 +41,10 @@ expect bad-size "'0' is not a size" -- "$CLI" matmul-bench --chip rk3588 --sweep
 expect bad-type "unknown matmul type 'int2'" -- "$CLI" matmul-bench --chip rk3588 --type int2
 expect too-big "needs about 241.2 GB, more than the 4 GB a sweep may use" -- \
   "$CLI" matmul-bench --chip rk3588 --sweep M=1048576 K=10240 N=4096
-expect board "board matmul needs the NPU runtime plugin" -- "$CLI" matmul-bench --chip rk3588 --board user@board
+# Board runs (tests/remote/cli_board_matmul.sh) refuse CPU-only options before connecting.
+expect board-backend "--backend picks CPU kernels" -- \
+  "$CLI" matmul-bench --chip rk3588 --board user@board --backend cpu-onednn
+expect core-mask-without-board "--core-mask selects NPU cores: it needs --board" -- \
+  "$CLI" matmul-bench --chip rk3588 --core-mask 0_1
 if [ "$failures" -eq 0 ]; then echo "all matmul-bench checks passed"; exit 0; fi
 echo "$failures check(s) failed"; exit 1

@@ -35,6 +35,7 @@ private slots:
     void initTestCase();
     void previewShowsThePreprocessedImage();
     void quantizesAndShowsAccuracy();
+    void accuracyIdsAreTheLayersIds();
     void sortsByCosineNumerically();
     void selectionIsShared();
     void reevaluatesWithPrecisionOverride();
@@ -132,6 +133,34 @@ void QuantizeGuiTest::quantizesAndShowsAccuracy() {
     QVERIFY(someBelowOne);  // int8 really changed something
     QVERIFY(accuracy()->summaryLabel()->text().contains(QStringLiteral("w8a8")));
     QVERIFY(accuracy()->reevaluateButton()->isEnabled());
+}
+
+void QuantizeGuiTest::accuracyIdsAreTheLayersIds() {
+    // One ID per layer in every tab: the Accuracy table shows the Layers table's, not the analysis' own step.
+    const AccuracyModel* model = accuracy()->model();
+    QVERIFY(model->rowCount() > 0);
+    int mapped = 0;
+    for (int r = 0; r < model->rowCount(); ++r) {
+        const QString name = model->index(r, AccuracyModel::LayerColumn).data().toString();
+        const int id = window_->workbench()->selection()->layerOfNode(name);
+        if (id < 0) continue;
+        ++mapped;
+        QCOMPARE(model->index(r, AccuracyModel::IdColumn).data().toLongLong(), qlonglong(id));
+        QCOMPARE(model->index(r, AccuracyModel::LayerColumn).data(Qt::ToolTipRole).toString(), name);
+    }
+    QVERIFY(mapped > 0);
+    // A run numbers the layers in its own execution order: the table follows the run report's IDs.
+    auto renumbered = std::make_shared<npuwb::Report>();
+    renumbered->layers = window_->workbench()->loadedModel()->layers;
+    for (npuwb::LayerRow& l : renumbered->layers) l.id += 100;
+    window_->workbench()->showReport(renumbered);
+    const QString first = model->index(0, AccuracyModel::LayerColumn).data().toString();
+    const int firstId = window_->workbench()->selection()->layerOfNode(first);
+    QVERIFY(firstId >= 100);
+    QCOMPARE(model->index(0, AccuracyModel::IdColumn).data().toLongLong(), qlonglong(firstId));
+    QCOMPARE(accuracy()->findChild<QTableView*>(QStringLiteral("accuracyTable"))->textElideMode(), Qt::ElideMiddle);
+    QVERIFY(accuracy()->placeholder()->isHidden());
+    QVERIFY(!accuracy()->plot()->isHidden());
 }
 
 void QuantizeGuiTest::sortsByCosineNumerically() {

@@ -250,6 +250,8 @@ TEST(MatmulKernels, NativeLayoutsThroughAContext) {
             options.threads = 2;
             options.chip = &chip;
             MatmulContext plain(normal, b.data(), options), blocked(native, bNative.data(), options);
+            options.bGivenNormal = true;  // a native B handed over [K,N]: no conversion needed on the CPU
+            MatmulContext givenNormal(native, b.data(), options);
             for (int64_t M : normal.mValues) {
                 const auto a = randomOperand(type.a, M * 96, rng);
                 std::vector<uint8_t> aNative(
@@ -265,6 +267,11 @@ TEST(MatmulKernels, NativeLayoutsThroughAContext) {
                 convertMatmulOperand(MatmulOperand::C, type.c, M, 96, 128, layout, MatmulLayout::Native, cNative.data(),
                                      MatmulLayout::Norm, cBack.data());
                 EXPECT_EQ(cBack, c) << backend << " " << type.name << " M=" << M;
+                std::fill(cNative.begin(), cNative.end(), 0xcd);
+                givenNormal.run(M, aNative.data(), cNative.data());
+                convertMatmulOperand(MatmulOperand::C, type.c, M, 96, 128, layout, MatmulLayout::Native, cNative.data(),
+                                     MatmulLayout::Norm, cBack.data());
+                EXPECT_EQ(cBack, c) << backend << " " << type.name << " M=" << M << " (B given normal)";
             }
         }
 }
@@ -297,5 +304,14 @@ TEST(MatmulKernels, ClearErrors) {
         FAIL() << "no error";
     } catch (const Error& e) {
         EXPECT_STREQ(e.what(), "native matmul layouts need a chip (its profile defines them)");
+    }
+    spec.acLayout = MatmulLayout::Norm;
+    options.bGivenNormal = true;  // only for a native B
+    try {
+        MatmulContext normalB(spec, b.data(), options);
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_STREQ(e.what(),
+                     "B given in the normal layout for conversion, but the spec's B layout is norm, not native");
     }
 }

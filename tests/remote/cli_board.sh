@@ -59,7 +59,7 @@ echo "ok 3 warm deploy uploads nothing"
 /usr/bin/python3 - probe.json <<'PY' || fail "probe JSON"
 import json, sys
 j = json.load(open(sys.argv[1]))
-assert j["agent"]["agent"] == "npuwb-agent" and j["agent"]["protocol"] == 3, j["agent"]
+assert j["agent"]["agent"] == "npuwb-agent" and j["agent"]["protocol"] == 4, j["agent"]
 assert isinstance(j["probe"], dict) and j["probe"], j
 PY
 echo "ok 4 probe through an ssh config alias"

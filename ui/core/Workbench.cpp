@@ -77,6 +77,8 @@ void Workbench::openModel(const QString& path) {
 void Workbench::setModel(std::shared_ptr<const LoadedModel> model) {
     loaded_ = std::move(model);
     report_.reset();
+    estimate_.reset();
+    accuracy_.reset();
     selection_->clear();
     selection_->setLayers(loaded_->layers);
 }
@@ -84,6 +86,7 @@ void Workbench::setModel(std::shared_ptr<const LoadedModel> model) {
 void Workbench::onLoaded(std::shared_ptr<const LoadedModel> model) {
     hideProgress();
     editor_->undoStack()->clear();  // undo never crosses into another file
+    lastEdit_.clear();
     quantization_.reset();
     inputShapes_.clear();  // asked again per opened file, prefilled from the last use
     setModel(std::move(model));
@@ -112,16 +115,18 @@ void Workbench::onLoadFailed(const QString& path, const QString& message) {
                 tr("%1\n\n%2").arg(QDir::toNativeSeparators(path), message));
 }
 
-void Workbench::applyPass(const QString& pass) {
+void Workbench::applyPass(const QString& pass, const QStringList& onlyAt) {
     if (!hasOnnxModel() || isBusy()) return;  // passes rewrite the ONNX graph, which a compiled model lacks
     showProgress(0, 0);
-    setStatus(tr("Applying %1 with its proof …").arg(pass));
-    editor_->applyPass(loaded_, pass);
+    setStatus(onlyAt.isEmpty() ? tr("Applying %1 with its proof …").arg(pass)
+                               : tr("Applying %1 at %2 site(s) with its proof …").arg(pass).arg(onlyAt.size()));
+    editor_->applyPass(loaded_, pass, onlyAt);
 }
 
 void Workbench::onModelReplaced(std::shared_ptr<const LoadedModel> model, const QString& statusText) {
     hideProgress();
     setModel(std::move(model));
+    lastEdit_ = statusText;
     setStatus(statusText);
     showMessage(statusText, 15000);
     emit modelChanged();
@@ -159,6 +164,16 @@ void Workbench::afterInputShapes(std::function<void()> proceed) {
         proceed();
     else
         askShapes_(std::move(proceed));
+}
+
+void Workbench::showEstimate(std::shared_ptr<const EstimateResult> estimate) {
+    estimate_ = std::move(estimate);
+    emit estimateChanged();
+}
+
+void Workbench::showAccuracy(std::shared_ptr<const AccuracySection> accuracy) {
+    accuracy_ = std::move(accuracy);
+    emit accuracyChanged();
 }
 
 bool Workbench::setTarget(const TargetOptions& target) {

@@ -6,6 +6,7 @@
 #include <QObject>
 #include <QPointer>
 #include <QString>
+#include <QStringList>
 
 #include <functional>
 #include <memory>
@@ -48,8 +49,11 @@ public:
     std::shared_ptr<const Model> currentModel() const { return loaded_ ? loaded_->model : nullptr; }
     /// Passes were applied: the model in memory differs from its file.
     bool isModelEdited() const;
-    /// Runs `pass` with its numerical proof on a worker; modelChanged (undoable) or operationFailed follows.
-    void applyPass(const QString& pass);
+    /// Runs `pass` with its numerical proof on a worker, at every site or only at the matches anchored at
+    /// `onlyAt`; modelChanged (undoable) or operationFailed follows.
+    void applyPass(const QString& pass, const QStringList& onlyAt = {});
+    /// What the last apply, undo or redo did, with its proof ("Applied x: ... max abs diff ...").
+    QString lastEditText() const { return lastEdit_; }
     QUndoStack* undoStack() const;
 
     // Concrete sizes for the open model's symbolic input dims (models/InputShapes.h): what Run, Estimate, Advise
@@ -67,6 +71,13 @@ public:
     // The last run (local, on a board, or an imported vendor log)
     const Report* lastReport() const { return report_.get(); }
     void showReport(std::shared_ptr<const Report> report);
+
+    // The last estimate (Estimate view): the Graph view colours and groups fused layers by it. Cleared with the model.
+    std::shared_ptr<const EstimateResult> lastEstimate() const { return estimate_; }
+    void showEstimate(std::shared_ptr<const EstimateResult> estimate);
+    /// The per-layer accuracy of the last quantization or accuracy report (Accuracy view), nullptr when none.
+    std::shared_ptr<const AccuracySection> lastAccuracy() const { return accuracy_; }
+    void showAccuracy(std::shared_ptr<const AccuracySection> accuracy);
 
     // The last quantization of this session (scheme, observer, layers kept in float, data set, preprocessing): what
     // Convert to RKNN starts from. Cleared when another model is loaded.
@@ -106,6 +117,8 @@ signals:
     void modelChanged();
     void reportChanged();
     void inputShapesChanged();
+    void estimateChanged();
+    void accuracyChanged();
     void targetChanged();
     /// Busy state, model or report changed: actions re-check whether they apply.
     void stateChanged();
@@ -132,10 +145,13 @@ private:
     std::vector<QPointer<Job>> jobs_;
     std::shared_ptr<const LoadedModel> loaded_;
     std::shared_ptr<const Report> report_;
+    std::shared_ptr<const EstimateResult> estimate_;
+    std::shared_ptr<const AccuracySection> accuracy_;
     std::shared_ptr<const rknn::QuantizationFacts> quantization_;
     TargetOptions target_;
     InputShapeMap inputShapes_;
     InputShapesAsker askShapes_;
+    QString lastEdit_;
 };
 
 }  // namespace npuwb::ui

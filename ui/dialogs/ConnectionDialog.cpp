@@ -75,7 +75,10 @@ QLineEdit* ConnectionDialog::fileRow(QFormLayout* form, const QString& label, co
     auto* row = new QHBoxLayout;
     row->addWidget(edit, 1);
     row->addWidget(browse);
-    form->addRow(label, row);
+    // addRow(QString, QLayout*) makes a label without a buddy, which shows the '&' literally: give it the edit.
+    auto* title = new QLabel(label, this);
+    title->setBuddy(edit);
+    form->addRow(title, row);
     return edit;
 }
 

@@ -55,6 +55,7 @@ QuantizeDialog::QuantizeDialog(std::shared_ptr<const Model> floatModel, QWidget*
     setWindowTitle(tr("Quantize"));
     buildUi();
     restoreSettings();
+    prefillInputSize();
     connect(job_, &QuantizeJob::progress, this, [this](const QString& phase, int done, int total) {
         progress_->setRange(0, std::max(total, 1));
         progress_->setValue(done);
@@ -73,6 +74,24 @@ QuantizeDialog::QuantizeDialog(std::shared_ptr<const Model> floatModel, QWidget*
 }
 
 QuantizeDialog::~QuantizeDialog() { saveSettings(); }
+
+void QuantizeDialog::prefillInputSize() {
+    // The first real input (not an initializer listed as input): H and W of NCHW, or of NHWC when dim 1 is not
+    // a channel count; symbolic dims leave the field to the user.
+    for (const ValueInfo& in : model_->graph.inputs) {
+        if (model_->graph.initializers.count(in.name)) continue;
+        if (!in.type.shape || in.type.shape->size() != 4) return;
+        const SymShape& d = *in.type.shape;
+        const bool nchw = !d[1].known() || d[1].value <= 4;
+        const Dim& h = nchw ? d[2] : d[1];
+        const Dim& w = nchw ? d[3] : d[2];
+        if (h.known() && w.known() && h.value > 0 && w.value > 0) {
+            width_->setValue(int(w.value));
+            height_->setValue(int(h.value));
+        }
+        return;
+    }
+}
 
 void QuantizeDialog::buildUi() {
     dataset_ = new QLineEdit(this);
@@ -107,12 +126,31 @@ void QuantizeDialog::buildUi() {
     fill_ = new QSpinBox(this);
     fill_->setRange(0, 255);
     layout_ = combo(this, {tr("auto"), QStringLiteral("NCHW"), QStringLiteral("NHWC")});
+    // The size images are resized to: the model's when its H/W are numbers, else the user's (PP-OCR's are symbolic).
+    width_ = new QSpinBox(this);
+    height_ = new QSpinBox(this);
+    for (QSpinBox* b : {width_, height_}) {
+        b->setRange(0, 16384);
+        b->setSpecialValueText(tr("model's"));
+        b->setToolTip(tr("The preprocessing \"size\" [width, height] images are resized to; \"model's\" takes it "
+                         "from the input shape, which must then be fixed"));
+        connect(b, &QSpinBox::editingFinished, this, &QuantizeDialog::updatePreview);
+    }
+    width_->setObjectName(QStringLiteral("inputWidth"));
+    height_->setObjectName(QStringLiteral("inputHeight"));
+    auto* sizeRow = new QHBoxLayout;
+    sizeRow->addWidget(width_, 1);
+    sizeRow->addWidget(new QLabel(QStringLiteral("×"), this));
+    sizeRow->addWidget(height_, 1);
+    auto* sizeLabel = new QLabel(tr("Input si&ze (w × h)"), this);
+    sizeLabel->setBuddy(width_);
     auto* pre = new QFormLayout;
     pre->addRow(tr("value = (pixel × scale − mean) / std;  scale"), scale_);
     pre->addRow(tr("Mean"), mean_);
     pre->addRow(tr("Std"), std_);
     pre->addRow(tr("Colour order"), color_);
     pre->addRow(tr("Resize"), resize_);
+    pre->addRow(sizeLabel, sizeRow);
     pre->addRow(tr("Letterbox fill"), fill_);
     pre->addRow(tr("Layout"), layout_);
     for (QLineEdit* e : {mean_, std_}) connect(e, &QLineEdit::editingFinished, this, &QuantizeDialog::updatePreview);
@@ -225,6 +263,9 @@ QuantizeRequest QuantizeDialog::request() const {
     p.color = color_->currentIndex() == 1 ? imageio::ColorOrder::BGR : imageio::ColorOrder::RGB;
     p.resize = resize_->currentIndex() == 1 ? imageio::ResizeMode::Letterbox : imageio::ResizeMode::Stretch;
     p.fill = static_cast<float>(fill_->value());
+    p.width = width_->value();
+    p.height = height_->value();
+    if ((p.width == 0) != (p.height == 0)) failInput("input size: give both width and height, or neither");
     p.layout = layout_->currentIndex() == 1 ? imageio::Layout::NCHW
                : layout_->currentIndex() == 2 ? imageio::Layout::NHWC
                                               : imageio::Layout::Auto;
@@ -364,7 +405,9 @@ void QuantizeDialog::restoreSettings() {
     fill_->setValue(s.value(QStringLiteral("fill"), 0).toInt());
     layout_->setCurrentIndex(s.value(QStringLiteral("layout"), 0).toInt());
     scheme_->setCurrentText(s.value(QStringLiteral("scheme"), QStringLiteral("w8a8")).toString());
-    observer_->setCurrentText(s.value(QStringLiteral("observer"), QStringLiteral("minmax")).toString());
+    // mmse: the README's recommended start (it measured best on the real checks); the CLI keeps minmax, RKNN-Toolkit2's
+    // own default ("normal"), so scripts get what the converter would do.
+    observer_->setCurrentText(s.value(QStringLiteral("observer"), QStringLiteral("mmse")).toString());
     rounding_->setCurrentText(s.value(QStringLiteral("weightRounding"), QStringLiteral("nearest")).toString());
     perChannel_->setChecked(s.value(QStringLiteral("perChannel"), true).toBool());
     groupSize_->setValue(s.value(QStringLiteral("groupSize"), 128).toInt());

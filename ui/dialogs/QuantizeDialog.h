@@ -44,6 +44,9 @@ public:
     QProgressBar* progressBar() const { return progress_; }
     QComboBox* schemeBox() const { return scheme_; }
     QComboBox* observerBox() const { return observer_; }
+    /// The preprocessing "size" (0 = the model's input size): needed when the model's H/W are symbolic.
+    QSpinBox* widthBox() const { return width_; }
+    QSpinBox* heightBox() const { return height_; }
     QComboBox* roundingBox() const { return rounding_; }
     QCheckBox* autoHybridBox() const { return autoHybrid_; }
 
@@ -60,6 +63,7 @@ private:
     void restoreSettings();
     void saveSettings() const;
     void setRunning(bool running);
+    void prefillInputSize();
     void onFinished(std::shared_ptr<const QuantizeOutcome> outcome);
 
     std::shared_ptr<const Model> model_;
@@ -74,6 +78,8 @@ private:
     QDoubleSpinBox* scale_ = nullptr;
     QComboBox* color_ = nullptr;
     QComboBox* resize_ = nullptr;
+    QSpinBox* width_ = nullptr;
+    QSpinBox* height_ = nullptr;
     QSpinBox* fill_ = nullptr;
     QComboBox* layout_ = nullptr;
     QLabel* preview_ = nullptr;

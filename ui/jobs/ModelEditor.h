@@ -1,9 +1,11 @@
 #pragma once
-// Applies a finding's fixing pass to the open model on a worker thread, with the optimizer's numerical proof, and
-// keeps every applied rewrite on an undo stack (Edit > Undo/Redo restore the model before/after). A rewrite the
+// Applies a finding's fixing pass to the open model on a worker thread, with the optimizer's numerical proof, at
+// every site or only at the chosen ones (OptimizerOptions::onlyAt: the sites' anchor nodes), and keeps every
+// applied rewrite on an undo stack (Edit > Undo/Redo restore the model before/after). A rewrite the
 // proof rejects leaves the model unchanged and reports the error naming the pass and node.
 #include <QFutureWatcher>
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 
@@ -18,6 +20,7 @@ namespace npuwb::ui {
 struct PassOutcome {
     std::shared_ptr<const LoadedModel> model;
     QString pass;
+    QStringList onlyAt;  // the chosen sites' anchor nodes; empty: every site
     int rewrites = 0;
     size_t nodesBefore = 0;
     size_t nodesAfter = 0;
@@ -33,8 +36,9 @@ public:
     ~ModelEditor() override;
 
     QUndoStack* undoStack() const { return undo_; }
-    /// Runs `pass` to a fixed point on `current` and proves it; ignored while another pass runs.
-    void applyPass(std::shared_ptr<const LoadedModel> current, const QString& pass);
+    /// Runs `pass` to a fixed point on `current` (only at the matches anchored at `onlyAt` when given) and proves
+    /// it; ignored while another pass runs.
+    void applyPass(std::shared_ptr<const LoadedModel> current, const QString& pass, const QStringList& onlyAt = {});
 
 signals:
     /// The model to show: after an applied pass, an undo or a redo. `statusText` says what happened.

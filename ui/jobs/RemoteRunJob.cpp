@@ -8,9 +8,7 @@
 #include <exception>
 
 #include "agent-client/AgentClient.h"
-#include "deploy/Deployer.h"
 #include "jobs/BoardPrompter.h"
-#include "models/Format.h"
 #include "npuwb/ModelIO.h"
 #include "ssh/SshSession.h"
 #include "npuwb/Error.h"
@@ -31,8 +29,6 @@ RemoteRunJob::RemoteRunJob(std::shared_ptr<BoardQuestions> questions, QObject* p
 RemoteRunJob::~RemoteRunJob() {
     requestCancel();
     watcher_.waitForFinished();
-    deployer_.reset();  // before the session it refers to
-    session_.reset();
 }
 
 void RemoteRunJob::postStage(const QString& text, qint64 done, qint64 total) {
@@ -48,25 +44,11 @@ void RemoteRunJob::start(const RemoteRunRequest& request) {
 RemoteRunJob::Outcome RemoteRunJob::work(const RemoteRunRequest& r) {
     Outcome outcome;
     try {
-        if (!session_ || !session_->connected() || !(connectedBoard_ == r.board)) {
-            deployer_.reset();
-            session_.reset();
-            const QString host = QString::fromStdString(r.board.connection.host);
-            postStage(tr("Connecting to %1 (%2) …").arg(r.board.name, host), 0, 0);
-            session_ = connectBoard(r.board, *prompter_, cancelFlag());
-            deployer_ = std::make_unique<remote::Deployer>(*session_);
-            connectedBoard_ = r.board;
-        }
-        const QString board = r.board.name;
-        auto deployProgress = [this, board](const char* what) {
-            return [this, board, what](const remote::DeployProgress& p) {
-                postStage(tr("%1: uploading %2 %3 / %4")
-                              .arg(board, QString::fromLatin1(what), formatBytes(p.bytesDone), formatBytes(p.bytesTotal)),
-                          p.bytesDone, p.bytesTotal);
-            };
+        const BoardLink::Stage showStage = [this](const QString& text, qint64 done, qint64 total) {
+            postStage(text, done, total);
         };
-        postStage(tr("%1: checking the agent …").arg(board), 0, 0);
-        const remote::AgentInstall install = deployer_->deployAgent(deployProgress("the agent"));
+        const remote::AgentInstall install = link_.connectWithAgent(r.board, *prompter_, cancelFlag(), showStage);
+        const QString board = r.board.name;
 
         std::string modelFile = r.modelPath.toStdString();
         QTemporaryDir scratch;  // an edited model goes up as the file the passes produced
@@ -77,7 +59,8 @@ RemoteRunJob::Outcome RemoteRunJob::work(const RemoteRunRequest& r) {
             saveModel(*r.edited, modelFile);
         }
         postStage(tr("%1: checking the model …").arg(board), 0, 0);
-        const remote::ModelDeploy model = deployer_->deployModel(modelFile, deployProgress("the model"));
+        const remote::ModelDeploy model =
+            link_.deployer().deployModel(modelFile, link_.uploadProgress(tr("the model"), showStage));
 
         AgentJob job;
         job.model = model.remotePath;
@@ -96,10 +79,10 @@ RemoteRunJob::Outcome RemoteRunJob::work(const RemoteRunRequest& r) {
             QMetaObject::invokeMethod(this, [this, sample] { emit telemetry(sample); }, Qt::QueuedConnection);
         };
         postStage(tr("%1: running …").arg(board), 0, 0);
-        remote::AgentClient agent(*session_, install);
+        remote::AgentClient agent(link_.session(), install);
         Report report = agent.run(job, events);
         report.model.path = r.modelPath.toStdString();
-        report.environment.device = "board " + session_->describe();
+        report.environment.device = "board " + link_.session().describe();
         outcome.report = std::make_shared<const Report>(std::move(report));
     } catch (const Error& e) {
         outcome.cancelled = e.kind() == ErrorKind::Cancelled || cancelRequested();  // e.g. a prompt closed by Cancel
@@ -107,10 +90,7 @@ RemoteRunJob::Outcome RemoteRunJob::work(const RemoteRunRequest& r) {
     } catch (const std::exception& e) {
         outcome.error = QString::fromStdString(e.what());
     }
-    if (!outcome.report) {  // a failed or cancelled run may have left the connection half-way: start fresh
-        deployer_.reset();
-        session_.reset();
-    }
+    if (!outcome.report) link_.reset();  // a failed or cancelled run may have left the connection half-way
     return outcome;
 }
 

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <memory>
 
+#include "jobs/BoardLink.h"
 #include "jobs/Job.h"
 #include "models/BoardSettings.h"
 #include "models/Telemetry.h"
@@ -17,11 +18,6 @@
 #include "npuwb/Report.h"
 #include "npuwb/Profiler.h"
 #include "npuwb/sdk/ModelRuntime.h"
-
-namespace npuwb::remote {
-class Deployer;
-class SshSession;
-}
 
 namespace npuwb::ui {
 
@@ -69,10 +65,7 @@ private:
 
     BoardPrompter* prompter_;
     QFutureWatcher<Outcome> watcher_;
-    // The worker's connection, reused by the next run on the same board (only the worker touches these).
-    BoardEntry connectedBoard_;
-    std::unique_ptr<remote::SshSession> session_;
-    std::unique_ptr<remote::Deployer> deployer_;
+    BoardLink link_;  // the worker's connection, reused by the next run on the same board
 };
 
 }  // namespace npuwb::ui

@@ -33,6 +33,12 @@ void AccuracyModel::setAccuracy(const AccuracySection& accuracy) {
     emit overridesChanged();
 }
 
+void AccuracyModel::setLayerIds(const std::function<int(const QString&)>& idOf) {
+    for (AccuracyLayer& l : accuracy_.layers)
+        if (const int id = idOf(QString::fromStdString(l.fullName)); id >= 0) l.id = id;
+    if (rowCount() > 0) emit dataChanged(index(0, IdColumn), index(rowCount() - 1, IdColumn));
+}
+
 void AccuracyModel::clearOverrides() {
     if (overrides_.empty()) return;
     overrides_.clear();
@@ -86,6 +92,7 @@ QVariant AccuracyModel::data(const QModelIndex& index, int role) const {
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && index.column() == PrecisionColumn)
         return tr("Double-click to run this layer in another precision, then Re-evaluate");
+    if (role == Qt::ToolTipRole && index.column() == LayerColumn) return QString::fromStdString(l.fullName);
     if (role != Qt::DisplayRole && role != Qt::EditRole) return {};
     switch (index.column()) {
         case IdColumn: return static_cast<qlonglong>(l.id);

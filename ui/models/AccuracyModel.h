@@ -4,6 +4,7 @@
 #include <QAbstractTableModel>
 #include <QStringList>
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -25,6 +26,9 @@ public:
     /// Replaces the rows; overrides the user set earlier are kept for layers that still exist.
     void setAccuracy(const AccuracySection& accuracy);
     const AccuracySection& accuracy() const { return accuracy_; }
+    /// Shows each layer under `idOf(node name)` (the Layers table's ID; -1 keeps the analysis' own step), so a
+    /// layer reads the same in every tab. The rows stay; the ID column changes.
+    void setLayerIds(const std::function<int(const QString&)>& idOf);
     /// The precision names the table offers ("int8", "int16", "fp16", "float").
     static QStringList precisionChoices();
     /// Layer name -> precision the user chose that differs from what the layer ran with.

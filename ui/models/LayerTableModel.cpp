@@ -86,6 +86,8 @@ QVariant LayerTableModel::data(const QModelIndex& index, int role) const {
             if (index.column() == NameColumn || index.column() == OpTypeColumn)
                 return QStringLiteral("%1 (%2)").arg(QString::fromStdString(row.fullName),
                                                      QString::fromStdString(row.opType));
+            if (index.column() == InputShapesColumn || index.column() == OutputShapesColumn)
+                return display(row, index.column());  // the column may be narrower than the shapes
             return {};
         case Qt::DecorationRole:
             if (index.column() == OpTypeColumn) return opTypeColor(QString::fromStdString(row.opType));

@@ -1,6 +1,7 @@
 #include "models/MatmulBenchModel.h"
 
 #include "models/Format.h"
+#include "npuwb/sdk/ModelRuntime.h"
 
 namespace npuwb::ui {
 
@@ -34,6 +35,9 @@ QVariant MatmulBenchModel::value(const MatmulBenchPoint& point, int column) cons
             const double npuGops = value(point, NpuGopsColumn).toDouble();
             return result_->peakGops > 0 ? 100.0 * npuGops / result_->peakGops : 0.0;
         }
+        case MeasuredOnColumn: return QString::fromStdString(result_->measuredOn);
+        case CoreMaskColumn: return QString::fromLatin1(coreMaskName(result_->coreMask));
+        case PredictedOverMeasuredColumn: return point.medianUs > 0 ? point.estimate.timeUs / point.medianUs : 0.0;
         default: return {};
     }
 }
@@ -44,7 +48,9 @@ QVariant MatmulBenchModel::data(const QModelIndex& index, int role) const {
     const QVariant number = value(point, index.column());
     if (role == ValueRole) return number;
     if (role == Qt::TextAlignmentRole)
-        return index.column() == BackendColumn ? QVariant() : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return index.column() == BackendColumn || index.column() == MeasuredOnColumn || index.column() == CoreMaskColumn
+                   ? QVariant()
+                   : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && index.column() == BackendColumn && !point.fallbackReason.empty())
         return QString::fromStdString(point.fallbackReason);
     if (role == Qt::ToolTipRole && index.column() == BToNativeColumn)
@@ -58,24 +64,31 @@ QVariant MatmulBenchModel::data(const QModelIndex& index, int role) const {
         case CpuGopsColumn:
         case NpuGopsColumn: return QString::number(number.toDouble(), 'f', 1);
         case PeakPercentColumn: return QStringLiteral("%1 %").arg(number.toDouble(), 0, 'f', 1);
+        case PredictedOverMeasuredColumn: return QString::number(number.toDouble(), 'f', 3);
         default: return number;
     }
 }
 
 QVariant MatmulBenchModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == PredictedOverMeasuredColumn)
+        return tr("Predicted over measured: the cost model's NPU time over the time measured on the board");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, orientation, role);
+    const bool board = measuredOnBoard();
     switch (section) {
         case MColumn: return QStringLiteral("M");
         case KColumn: return QStringLiteral("K");
         case NColumn: return QStringLiteral("N");
-        case CpuTimeColumn: return tr("CPU time");
-        case CpuGopsColumn: return tr("CPU GOP/s");
+        case CpuTimeColumn: return board ? tr("NPU time") : tr("CPU time");
+        case CpuGopsColumn: return board ? tr("NPU GOP/s") : tr("CPU GOP/s");
         case BToNativeColumn: return tr("B → native");
         case AcConversionColumn: return tr("A/C conversion");
         case BackendColumn: return tr("Kernel");
         case NpuTimeColumn: return tr("NPU estimate");
-        case NpuGopsColumn: return tr("NPU GOP/s");
+        case NpuGopsColumn: return tr("Estimate GOP/s");
         case PeakPercentColumn: return tr("% of peak");
+        case MeasuredOnColumn: return tr("Measured on");
+        case CoreMaskColumn: return tr("Core mask");
+        case PredictedOverMeasuredColumn: return tr("est/meas");  // as npuwb-cli matmul-bench --board prints it
         default: return {};
     }
 }

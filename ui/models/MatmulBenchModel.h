@@ -1,6 +1,7 @@
 #pragma once
-// The points of a matmul benchmark sweep as a table: sizes, CPU time and throughput, the layout conversions, the
-// kernel that ran, and the cost model's NPU estimate with its share of the chip's peak.
+// The points of a matmul benchmark sweep as a table: sizes, measured time and throughput (on the CPU, or on a
+// board's NPU), the layout conversions, the kernel that ran, and the cost model's NPU estimate with its share of the
+// chip's peak; for a board's sweep also where it ran, the core mask and the estimate over the measured time.
 #include <QAbstractTableModel>
 
 #include <memory>
@@ -14,7 +15,8 @@ class MatmulBenchModel : public QAbstractTableModel {
 public:
     enum Column {
         MColumn, KColumn, NColumn, CpuTimeColumn, CpuGopsColumn, BToNativeColumn, AcConversionColumn, BackendColumn,
-        NpuTimeColumn, NpuGopsColumn, PeakPercentColumn, ColumnCount
+        NpuTimeColumn, NpuGopsColumn, PeakPercentColumn, MeasuredOnColumn, CoreMaskColumn, PredictedOverMeasuredColumn,
+        ColumnCount
     };
     /// Numbers for sorting and tests (Qt::DisplayRole is formatted text).
     static constexpr int ValueRole = Qt::UserRole + 1;
@@ -23,6 +25,9 @@ public:
 
     void setResult(std::shared_ptr<const MatmulBenchResult> result);
     const MatmulBenchResult* result() const { return result_.get(); }
+    /// The result was measured on a board's NPU: the board columns apply (the view hides them otherwise).
+    bool measuredOnBoard() const { return result_ && result_->measuredOn != "cpu"; }
+    static bool isBoardColumn(int column) { return column >= MeasuredOnColumn && column < ColumnCount; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

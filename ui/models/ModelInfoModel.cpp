@@ -51,7 +51,8 @@ void ModelInfoModel::addRow(QStandardItem* parent, const QString& key, const QSt
     k->setEditable(false);
     v->setEditable(false);
     k->setToolTip(tip.isEmpty() ? key : tip);
-    v->setToolTip(tip.isEmpty() ? value : tip);
+    // The panel elides long values (symbolic shapes): the tooltip always holds the whole value.
+    v->setToolTip(tip.isEmpty() || tip == value ? value : value + QLatin1Char('\n') + tip);
     parent->appendRow({k, v});
 }
 

@@ -1,5 +1,6 @@
 #include "shell/MainWindow.h"
 
+#include <QAbstractItemView>
 #include <QAction>
 #include <QCloseEvent>
 #include <QDockWidget>
@@ -13,15 +14,19 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableView>
 #include <QToolBar>
+#include <QTreeView>
 #include <QUndoStack>
 
+#include "core/ItemViewCopy.h"
 #include "core/ViewRegistry.h"
 #include "core/Workbench.h"
 #include "core/WorkbenchView.h"
 #include "run/RunController.h"
 #include "run/RunOptionsBar.h"
 #include "shell/FileActions.h"
+#include "shell/HelpMenu.h"
 #include "shell/ModelInfoPanel.h"
 #include "shell/TargetOptionsBar.h"
 #include "npuwb/ModelRuntimes.h"
@@ -48,11 +53,24 @@ MainWindow::MainWindow(QWidget* parent)
     auto* info = new QDockWidget(tr("Model"), this);
     info->setObjectName(QStringLiteral("modelInfoDock"));
     info->setWidget(new ModelInfoPanel(*workbench_, info));
-    info->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    // Closable: View > Model brings it back.
+    info->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                      QDockWidget::DockWidgetClosable);
     addDockWidget(Qt::LeftDockWidgetArea, info);
     resizeDocks({info}, {340}, Qt::Horizontal);
 
     createMenusAndViews();
+    QAction* showInfo = info->toggleViewAction();
+    showInfo->setObjectName(QStringLiteral("showModelPanelAction"));
+    showInfo->setText(tr("&Model Panel"));
+    showInfo->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
+    viewMenu_->addSeparator();
+    viewMenu_->addAction(showInfo);
+    addHelpMenu(this);
+    // Copy (Ctrl+C, context menu) on every table and tree of the window, the views' and the panel's alike.
+    // (Tables and trees only: a combo box's popup list is an item view too.)
+    for (QAbstractItemView* itemView : findChildren<QAbstractItemView*>())
+        if (qobject_cast<QTableView*>(itemView) || qobject_cast<QTreeView*>(itemView)) addCopyAction(itemView);
     createStatusBar();
     connect(workbench_, &Workbench::stateChanged, this, [this] { setAcceptDrops(!workbench_->isBusy()); });
     connect(workbench_, &Workbench::modelLoaded, this, &MainWindow::updateTitle);
@@ -74,6 +92,7 @@ void MainWindow::createMenusAndViews() {
     QMenu* editMenu = menuBar()->addMenu(tr("&Edit"));
     QMenu* analyzeMenu = menuBar()->addMenu(tr("&Analyze"));
     QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+    viewMenu_ = viewMenu;
     // Hovering an entry shows its tool tip: a disabled one says why (e.g. core/OnnxOnlyAction.h).
     for (QMenu* menu : {fileMenu, runMenu, analyzeMenu}) menu->setToolTipsVisible(true);
 

@@ -4,6 +4,7 @@
 // model info panel and the status bar. It never names a view: views add themselves and their actions.
 #include <QMainWindow>
 
+class QMenu;
 class QProgressBar;
 class QTabWidget;
 
@@ -57,6 +58,7 @@ private:
     QTabWidget* tabs_;
     FileActions* files_ = nullptr;
     RunController* runner_ = nullptr;
+    QMenu* viewMenu_ = nullptr;
 };
 
 }  // namespace npuwb::ui

@@ -14,6 +14,8 @@ ModelInfoPanel::ModelInfoPanel(Workbench& workbench, QWidget* parent)
     setUniformRowHeights(true);
     setAlternatingRowColors(true);
     header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    // "float32 [p2o.DynamicDimension.0,3,...]" is wider than the panel: keep both ends, the tooltip has it all.
+    setTextElideMode(Qt::ElideMiddle);
     // A compiled model's inputs and outputs come from the board's runtime: its report of this very file.
     auto runtimeReport = [&workbench]() -> const Report* {
         const auto loaded = workbench.loadedModel();

@@ -27,6 +27,7 @@ struct Finding {
     std::string mitigation;     // what to do
     double estimatedGainUs = 0.0;  // from the cost model; 0 when unknown
     std::string pass;           // registered pass that fixes it, "" when manual
+    std::string passAnchor;     // the node the pass's match starts at: OptimizerOptions::onlyAt for this site alone
     std::string guideSection;   // section of the RKNN SDK user guide it follows, e.g. "5.2.5.2" (VendorGuide.h)
 };
 

@@ -7,7 +7,8 @@
 //   npuwb-agent version  -> AgentVersion  {"agent":"npuwb-agent","version":"0.1.0","protocol":3,"arch":"aarch64"}
 //   npuwb-agent run -    <- AgentJob      {"protocol":3,"model":PATH,"backend":"auto","threads":0,"runs":10,...}
 //                           or, for a compiled model, {"protocol":3,"model":PATH,"runtime":"rknpu","modelRun":{...}}
-//                        -> AgentEvent lines: started, progress, telemetry, then report or error
+//                           or, for a matmul sweep on the NPU, {"protocol":4,"runtime":"rknpu","matmul":{...}}
+//                        -> AgentEvent lines: started, progress, telemetry, then report (matmulBench) or error
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "npuwb/Error.h"
+#include "npuwb/MatmulBench.h"
 #include "npuwb/Report.h"
 #include "npuwb/RunOptions.h"
 #include "npuwb/sdk/ModelRuntime.h"
@@ -26,8 +28,9 @@ namespace npuwb {
 
 /// 1: the first protocol. 2: jobs carry "protocol", "symbolicDimValue" and "layerTimes"; "seed" is an unsigned
 /// 64-bit integer on both ends; the default backend is "auto". 3: jobs may name a whole-model "runtime" ("rknpu")
-/// with its "modelRun" options instead of the ONNX run fields.
-inline constexpr int kAgentProtocolVersion = 3;
+/// with its "modelRun" options instead of the ONNX run fields. 4: matmul jobs ("matmul", no model) answered by a
+/// "matmulBench" event.
+inline constexpr int kAgentProtocolVersion = 4;
 inline constexpr const char* kAgentName = "npuwb-agent";
 
 /// Where a model runs, as JSON fields {"backend", "threads"} (merged into the object they belong to).
@@ -49,6 +52,13 @@ nlohmann::json toJson(const ModelRunOptions& run);
 /// 0..3, batch >= 1, an unknown core mask) are refused with InvalidInput naming `source` and the field.
 ModelRunOptions modelRunOptionsFromJson(const nlohmann::json& j, const std::string& source);
 
+/// A matmul sweep on the board's NPU through the runtime plugin's matmul kernels (npuwb-cli matmul-bench --board).
+struct AgentMatmulJob {
+    std::string chip{};  // the chip profile the board is ("RK3588"): its native layouts and the estimate
+    nlohmann::json chipProfile{};  // that profile's JSON (null: found by name on the board, which may have none)
+    MatmulBenchOptions bench{};
+};
+
 /// What `npuwb-agent run` does: run the model file on the board the RunOptions' way (an ONNX model on the engine's
 /// backends) or, when `runtime` names a whole-model runtime plugin, the ModelRunOptions' way; streaming telemetry.
 struct AgentJob {
@@ -58,16 +68,19 @@ struct AgentJob {
     /// with `modelRun` (npuwb/ModelRuntimes.h); `run` is then unused and not sent.
     std::string runtime{};
     ModelRunOptions modelRun{};
+    /// Set: a matmul sweep on `runtime`'s matmul kernels instead of a model (no `model`, no `modelRun`).
+    std::optional<AgentMatmulJob> matmul{};
     int telemetryIntervalMs = 250;  // 0: no periodic samples (one at the start and one at the end still)
     /// Seconds the agent may spend on the job's local work before it stops with an error (0: no limit).
     int timeLimitSeconds = 0;
 };
 /// {"protocol": kAgentProtocolVersion, "model": ..., RunOptions fields..., "telemetryIntervalMs": ...}, or with a
-/// runtime {"protocol", "model", "runtime": NAME, "modelRun": {...}, "telemetryIntervalMs", ...}
+/// runtime {"protocol", "model", "runtime": NAME, "modelRun": {...}, "telemetryIntervalMs", ...}, or a matmul job
+/// {"protocol", "runtime": NAME, "matmul": {"chip", "chipProfile", sweep fields of matmulBenchOptionsJson}, ...}
 nlohmann::json toJson(const AgentJob& job);
-/// Only "model" is required; unknown fields, another protocol than ours, wrong types and out-of-range values, and
-/// ONNX run fields in a runtime job (or "modelRun" without a runtime) are refused with InvalidInput naming `source`
-/// and the field.
+/// Only "model" is required (a matmul job: "matmul" with its "chip" instead); unknown fields, another protocol than
+/// ours, wrong types and out-of-range values, and ONNX run fields in a runtime job (or "modelRun" without a runtime)
+/// are refused with InvalidInput naming `source` and the field.
 AgentJob agentJobFromJson(const nlohmann::json& j, const std::string& source);
 /// Parses the JSON text first (InvalidInput naming `source` when it is not JSON).
 AgentJob parseAgentJob(const std::string& text, const std::string& source);
@@ -109,6 +122,10 @@ struct AgentTelemetry {
 struct AgentReport {
     Report report{};
 };
+/// {"event":"matmulBench","result":{...}}: the answer to a matmul job (matmulBenchJson, measuredOn the board).
+struct AgentMatmulBench {
+    MatmulBenchResult result{};
+};
 /// {"event":"error","kind":KIND,"message":...}: the last line of a failed command. KIND is an ErrorKind name
 /// ("InvalidInput", "Unsupported", "Io", "Cancelled", "Internal") or "PermissionDenied".
 struct AgentError {
@@ -116,7 +133,8 @@ struct AgentError {
     std::string message{};
     friend bool operator==(const AgentError&, const AgentError&) = default;
 };
-using AgentEvent = std::variant<AgentStarted, AgentProgress, AgentTelemetry, AgentReport, AgentError>;
+using AgentEvent =
+    std::variant<AgentStarted, AgentProgress, AgentTelemetry, AgentReport, AgentMatmulBench, AgentError>;
 
 nlohmann::json toJson(const AgentEvent& event);
 /// nullopt when `j` is no event of this protocol (not an object, no or an unknown "event"); throws InvalidInput

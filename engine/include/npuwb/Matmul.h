@@ -13,6 +13,7 @@
 
 #include "npuwb/ChipProfile.h"
 #include "npuwb/MatmulTypes.h"
+#include "npuwb/sdk/ModelRuntime.h"
 
 namespace npuwb {
 
@@ -93,9 +94,15 @@ void convertMatmulOperand(MatmulOperand operand, DType dtype, int64_t M, int64_t
 // ---- Execution on the CPU -------------------------------------------------------------------------------------
 
 struct MatmulContextOptions {
-    std::string backend = "auto";       // "auto", "reference" or a plugin with matmul kernels ("cpu-onednn")
+    /// "auto", "reference", a backend plugin with matmul kernels ("cpu-onednn") or a runtime plugin that runs the
+    /// vendor's matmul calls on the NPU ("rknpu": operands go to the device in the spec's layouts; never "auto")
+    std::string backend = "auto";
     int threads = 0;                    // 0: all physical cores
     const ChipProfile* chip = nullptr;  // needed for native layouts (and validated against when given)
+    NpuCoreMask coreMask = NpuCoreMask::Auto;  // the NPU's cores (rknpu only)
+    /// B is given [K,N] although spec.bLayout is Native: converted once when the context is made (rknpu: by the
+    /// vendor's rknn_B_normal_layout_to_native_layout; the CPU needs no conversion).
+    bool bGivenNormal = false;
 };
 
 /// A prepared matmul, like the API's context: B is taken (and packed) once, then run() for any M of the spec.

@@ -23,10 +23,11 @@ struct MatmulBenchOptions {
     std::vector<int64_t> nValues{1024};
     int runs = 10;  // timed runs per point (median and minimum reported)
     int warmup = 2;
-    std::string backend = "auto";
+    std::string backend = "auto";  // or "rknpu": the NPU through the runtime plugin (a board's agent)
     int threads = 0;       // 0: all physical cores
     int64_t npuCores = 1;  // cores of the estimate and the peak (the API uses one without a core mask)
     uint64_t seed = 1;     // random operands
+    NpuCoreMask coreMask = NpuCoreMask::Auto;  // the NPU's cores (backend rknpu)
 };
 
 struct MatmulBenchPoint {
@@ -49,7 +50,8 @@ struct MatmulBenchResult {
     int threads = 0;
     int64_t npuCores = 1;
     double peakGops = 0;  // the chip's theoretical peak for the type on npuCores cores
-    std::string measuredOn = "cpu";
+    NpuCoreMask coreMask = NpuCoreMask::Auto;
+    std::string measuredOn = "cpu";  // or the board's host (measured on its NPU)
     std::vector<MatmulBenchPoint> points;
 };
 
@@ -63,5 +65,14 @@ MatmulBenchResult runMatmulBench(const ChipProfile& chip, const MatmulBenchOptio
 
 /// The result as JSON ("schema": "npuwb-matmul-bench", fields in engine/matmul/README.md).
 nlohmann::json matmulBenchJson(const MatmulBenchResult& result);
+/// Reads what matmulBenchJson writes (a board's result). Throws InvalidInput naming `source` and the field.
+MatmulBenchResult matmulBenchResultFromJson(const nlohmann::json& j, const std::string& source);
+
+/// The sweep as a board job sends it: "type", "bLayout", "acLayout", "M", "K", "N", "runs", "warmup", "npuCores",
+/// "coreMask", "seed" (backend and threads are the board's: its NPU runtime).
+nlohmann::json matmulBenchOptionsJson(const MatmulBenchOptions& options);
+/// Missing fields keep their defaults; unknown fields, wrong types and ranges are refused with InvalidInput naming
+/// `source` and the field.
+MatmulBenchOptions matmulBenchOptionsFromJson(const nlohmann::json& j, const std::string& source);
 
 }  // namespace npuwb

@@ -75,6 +75,10 @@ struct OptimizerOptions {
     PassConfig config;
     ProofOptions proof;
     int maxRounds = 20;
+    /// Rewrite only the matches anchored at these nodes (Match::nodes[0], the node a finding names first); empty:
+    /// everywhere. Other sites stay as they are, also in later rounds; each rewrite is proven as usual, and
+    /// upgrade_opset still runs first when a chosen site needs a newer opset.
+    std::vector<std::string> onlyAt;
     std::function<void(const std::string&)> log;  // progress lines
 };
 

@@ -15,6 +15,7 @@
 #include <map>
 #include <sstream>
 
+#include "StandinMatmul.h"
 #include "StandinModel.h"
 #include "npuwb/Error.h"
 
@@ -106,15 +107,6 @@ void fillAttr(rknn_tensor_attr& a, const IoDesc& d, bool nhwc) {
     a.qnt_type = RKNN_TENSOR_QNT_NONE;
     a.scale = 1.0f;
     a.size_with_stride = a.size;
-}
-
-/// Core masks the container's chip has (RKNN SDK user guide V2.5.0, rknn_set_core_mask: multi-core chips only;
-/// a single-core chip takes AUTO and CORE_0).
-bool coreMaskValid(int mask, int64_t cores) {
-    if (mask == RKNN_NPU_CORE_AUTO || mask == RKNN_NPU_CORE_0) return true;
-    if (cores < 2) return false;
-    if (mask == RKNN_NPU_CORE_1 || mask == RKNN_NPU_CORE_0_1 || mask == RKNN_NPU_CORE_ALL) return true;
-    return cores >= 3 && (mask == RKNN_NPU_CORE_2 || mask == RKNN_NPU_CORE_0_1_2);
 }
 
 /// The caller's buffer converted to the model's type and NCHW order, written into `target` (of the model's type and
@@ -449,6 +441,13 @@ STANDIN_FULL_RUNTIME_ONLY int rknn_outputs_release(rknn_context context, uint32_
 // written after it (outputs).
 STANDIN_EXPORT rknn_tensor_mem* rknn_create_mem(rknn_context context, uint32_t size) {
     auto ctx = findContext(context);
+    if (!ctx && size > 0 && isMatmulContext(context)) {  // a matmul context's A, B or C (StandinMatmul.cpp)
+        try {
+            return createMem(context, size);
+        } catch (const std::bad_alloc&) {
+            return nullptr;
+        }
+    }
     if (!ctx || size == 0) return nullptr;
     std::lock_guard lock(ctx->mutex);
     ++ctx->memsCreated;
@@ -468,6 +467,13 @@ STANDIN_EXPORT rknn_tensor_mem* rknn_create_mem(rknn_context context, uint32_t s
 
 STANDIN_EXPORT int rknn_destroy_mem(rknn_context context, rknn_tensor_mem* mem) {
     auto ctx = findContext(context);
+    if (!ctx && isMatmulContext(context)) {
+        rknn_context owner = 0;
+        if (!mem || !memOwner(mem, owner) || owner != context) return RKNN_ERR_PARAM_INVALID;
+        unbindMatmulMem(context, mem);
+        freeMem(mem);
+        return RKNN_SUCC;
+    }
     if (!ctx) return RKNN_ERR_CTX_INVALID;  // destroy the buffers before their context
     std::lock_guard lock(ctx->mutex);
     rknn_context owner = 0;

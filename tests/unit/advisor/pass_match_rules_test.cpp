@@ -25,6 +25,9 @@ TEST(GraphRewriteRule, LayerNormSubgraphPointsAtTheFusionPass) {
     ASSERT_TRUE(ln);
     EXPECT_EQ(ln->nodes.size(), 9u);
     EXPECT_EQ(ln->guideSection, "5.2.5.3");
+    // The site's anchor, what "Apply to This Site" restricts the optimizer to: the match's first node.
+    EXPECT_EQ(ln->passAnchor, ln->nodes.front());
+    EXPECT_FALSE(ln->passAnchor.empty());
     // Nine separate layers become one: the gain is their time minus the largest of them as an NPU layer (a CPU
     // fallback among them counts at its NPU time, so the gain is at least the sum minus the largest row).
     Report e = estimateOf(m);

@@ -35,6 +35,22 @@ RunOptions unusualRun() {
     return r;
 }
 
+/// Each job text is refused as invalid input, the message naming the source and the field.
+template <size_t N>
+void expectRefusedNamingSourceAndField(const std::pair<const char*, const char*> (&bad)[N]) {
+    for (const auto& [text, field] : bad) {
+        try {
+            parseAgentJob(text, "'job.json'");
+            ADD_FAILURE() << "accepted " << text;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::InvalidInput) << text;
+            const std::string message = e.what();
+            EXPECT_NE(message.find("'job.json'"), std::string::npos) << message;
+            EXPECT_NE(message.find(field), std::string::npos) << message;
+        }
+    }
+}
+
 TEST(AgentProtocol, ExecutorOptionsRoundTrip) {
     for (const ExecutorOptions& e : {ExecutorOptions{}, ExecutorOptions{.backend = kReferenceBackend, .threads = 1},
                                      ExecutorOptions{.backend = "cpu-onednn", .threads = 1024}})
@@ -118,17 +134,7 @@ TEST(AgentProtocol, BadJobsAreRefusedNamingSourceAndField) {
         // fuzz_agent_job's finding: a number too large for a double escaped as out_of_range
         {R"({"model":"o","runs":7777777777777777E7777777777777777777777777777772})", "not valid JSON"},
     };
-    for (const auto& [text, field] : bad) {
-        try {
-            parseAgentJob(text, "'job.json'");
-            ADD_FAILURE() << "accepted " << text;
-        } catch (const Error& e) {
-            EXPECT_EQ(e.kind(), ErrorKind::InvalidInput) << text;
-            const std::string message = e.what();
-            EXPECT_NE(message.find("'job.json'"), std::string::npos) << message;
-            EXPECT_NE(message.find(field), std::string::npos) << message;
-        }
-    }
+    expectRefusedNamingSourceAndField(bad);
 }
 
 TEST(AgentProtocol, VersionRoundTrip) {
@@ -247,17 +253,7 @@ TEST(AgentProtocol, BadRuntimeJobsAreRefusedNamingTheField) {
         {R"({"model":"m","runtime":"rknpu","modelRun":{"library":"/x.so"}})", "library"},
         {R"({"model":"m","runtime":"rknpu","modelRun":[]})", "modelRun"},
     };
-    for (const auto& [text, field] : bad) {
-        try {
-            parseAgentJob(text, "'job.json'");
-            ADD_FAILURE() << "accepted " << text;
-        } catch (const Error& e) {
-            EXPECT_EQ(e.kind(), ErrorKind::InvalidInput) << text;
-            const std::string message = e.what();
-            EXPECT_NE(message.find("'job.json'"), std::string::npos) << message;
-            EXPECT_NE(message.find(field), std::string::npos) << message;
-        }
-    }
+    expectRefusedNamingSourceAndField(bad);
     ModelRunOptions withLibrary;
     withLibrary.library = "/opt/librknnrt.so";
     EXPECT_THROW(toJson(withLibrary), Error);

@@ -7,6 +7,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStyledItemDelegate>
@@ -94,7 +95,8 @@ NPUWB_GUI_VIEW(AccuracyView, "accuracy", QT_TRANSLATE_NOOP("views", "Acc&uracy")
 AccuracyView::AccuracyView(Workbench& workbench, QWidget* parent)
     : WorkbenchView(workbench, parent), job_(new QuantizeJob(this)), quantizeAction_(new QAction(tr("&Quantize…"), this)),
       model_(new AccuracyModel(this)), proxy_(new QSortFilterProxyModel(this)),
-      summary_(new QLabel(this)), plot_(new QCustomPlot(this)), table_(new QTableView(this)),
+      summary_(new QLabel(this)), plot_(new QCustomPlot(this)), placeholder_(new QLabel(this)),
+      table_(new QTableView(this)),
       reevaluate_(new QPushButton(tr("Re-evaluate"), this)) {
     proxy_->setSourceModel(model_);
     proxy_->setSortRole(AccuracyModel::SortRole);
@@ -130,7 +132,8 @@ AccuracyView::AccuracyView(Workbench& workbench, QWidget* parent)
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->setAlternatingRowColors(true);
-    table_->setTextElideMode(Qt::ElideLeft);  // long TF-style names differ at the end
+    // Long paths ("/backbone/layer1/conv/Conv") differ at both ends: keep them, the tooltip has the whole name.
+    table_->setTextElideMode(Qt::ElideMiddle);
     table_->verticalHeader()->hide();
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -147,8 +150,18 @@ AccuracyView::AccuracyView(Workbench& workbench, QWidget* parent)
     auto* top = new QHBoxLayout;
     top->addWidget(summary_, 1);
     top->addWidget(reevaluate_);
+    // Before any analysis the plot would show bare 0-5 axes: a text says what fills it instead.
+    placeholder_->setObjectName(QStringLiteral("accuracyPlaceholder"));
+    placeholder_->setAlignment(Qt::AlignCenter);
+    placeholder_->setWordWrap(true);
+    placeholder_->setEnabled(false);  // drawn greyed, as a hint
+    auto* plotArea = new QWidget(this);
+    auto* plotLayout = new QVBoxLayout(plotArea);
+    plotLayout->setContentsMargins(0, 0, 0, 0);
+    plotLayout->addWidget(plot_);
+    plotLayout->addWidget(placeholder_);
     auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(plot_);
+    splitter->addWidget(plotArea);
     splitter->addWidget(table_);
     splitter->setSizes({360, 420});
     auto* layout = new QVBoxLayout(this);
@@ -169,6 +182,7 @@ AccuracyView::AccuracyView(Workbench& workbench, QWidget* parent)
     LayerSelection* selection = workbench.selection();
     connect(this, &AccuracyView::nodesClicked, selection, &LayerSelection::selectNodes);
     connect(selection, &LayerSelection::nodesSelected, this, &AccuracyView::highlightNodes);
+    connect(&workbench, &Workbench::reportChanged, this, &AccuracyView::showLayerIds);  // a run renumbers the layers
 
     workbench.trackJob(job_);
     connect(job_, &QuantizeJob::progress, this, [this](const QString& phase, int done, int total) {
@@ -277,8 +291,19 @@ void AccuracyView::onJobEnded() {
     updateReevaluate();
 }
 
+void AccuracyView::showLayerIds() {
+    // One layer ID in every tab: the Layers table's (the last run report's) for the node, not the analysis' own
+    // step in its float graph, which a run's order need not share.
+    const LayerSelection* selection = workbench().selection();
+    model_->setLayerIds([selection](const QString& node) { return selection->layerOfNode(node); });
+}
+
 void AccuracyView::setAccuracy(const AccuracySection& accuracy, const QString& summary) {
     model_->setAccuracy(accuracy);
+    workbench().showAccuracy(std::make_shared<const AccuracySection>(accuracy));  // the Graph view colours by it
+    showLayerIds();
+    placeholder_->setVisible(accuracy.layers.empty());
+    plot_->setVisible(!accuracy.layers.empty());
     summary_->setText(summary);
     QVector<double> x, entire, single;
     double lowest = 1.0;
@@ -300,7 +325,12 @@ void AccuracyView::setAccuracy(const AccuracySection& accuracy, const QString& s
 
 void AccuracyView::clear(const QString& hint) {
     model_->setAccuracy({});
+    if (workbench().lastAccuracy()) workbench().showAccuracy(nullptr);
     summary_->setText(hint);
+    placeholder_->setText(tr("No accuracy analysis yet.\n%1").arg(QString(hint).remove(QRegularExpression(
+        QStringLiteral("<[^>]*>")))));
+    placeholder_->show();
+    plot_->hide();
     entire_->data()->clear();
     single_->data()->clear();
     marker_->setVisible(false);

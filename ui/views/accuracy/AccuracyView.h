@@ -55,6 +55,8 @@ public:
     QCustomPlot* plot() const { return plot_; }
     QPushButton* reevaluateButton() const { return reevaluate_; }
     QLabel* summaryLabel() const { return summary_; }
+    /// Shown instead of the (empty) plot until there is an analysis.
+    QLabel* placeholder() const { return placeholder_; }
 
 public slots:
     void highlightNodes(const QStringList& names);
@@ -65,6 +67,7 @@ signals:
     void quantizationShown(std::shared_ptr<const QuantizeOutcome> outcome);
 
 private:
+    void showLayerIds();
     void reevaluate();
     void clearQuantization();  // a new or changed model: the old analysis no longer applies
     void onJobEnded();
@@ -79,6 +82,7 @@ private:
     QSortFilterProxyModel* proxy_;
     QLabel* summary_;
     QCustomPlot* plot_;
+    QLabel* placeholder_;
     QCPGraph* entire_;
     QCPGraph* single_;
     QCPItemStraightLine* marker_;

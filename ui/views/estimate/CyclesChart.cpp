@@ -1,5 +1,6 @@
 #include "views/estimate/CyclesChart.h"
 
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -62,6 +63,20 @@ CyclesChart::CyclesChart(QWidget* parent)
     plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) { pressPos_ = event->pos(); });
     connect(plot_, &QCustomPlot::mouseRelease, this, &CyclesChart::onMouseRelease);
+    plot_->setMouseTracking(true);
+    connect(plot_, &QCustomPlot::mouseMove, this, &CyclesChart::onMouseMove);
+}
+
+QString CyclesChart::toolTipAt(const QPointF& pixel) const {
+    const int row = rowAt(pixel);
+    if (row < 0) return {};
+    return toolTip_ ? toolTip_(row) : tr("Estimate row %1").arg(row);
+}
+
+void CyclesChart::onMouseMove(QMouseEvent* event) {
+    const QString text = toolTipAt(event->pos());
+    if (text.isEmpty()) QToolTip::hideText();
+    else QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
 }
 
 void CyclesChart::setLayers(const std::vector<LayerRow>& layers) {

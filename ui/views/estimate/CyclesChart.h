@@ -1,9 +1,12 @@
 #pragma once
 // NPU cycles (x) against DDR cycles (y) per estimated NPU layer, log-log, with the x = y diagonal: a point above
 // the line waits on memory (bandwidth-bound), below it on the MAC array (compute-bound). CPU fallbacks have no
-// cycles and are left out. Clicking a point emits layerClicked with its estimate row.
+// cycles and are left out. Hovering a point shows its layer in a tooltip; clicking one emits layerClicked with its
+// estimate row.
 #include <QPoint>
 #include <QWidget>
+
+#include <functional>
 
 #include <vector>
 
@@ -21,6 +24,10 @@ public:
     explicit CyclesChart(QWidget* parent = nullptr);
 
     void setLayers(const std::vector<LayerRow>& layers);
+    /// What hovering the point of estimate row `row` shows.
+    void setToolTipProvider(std::function<QString(int row)> provider) { toolTip_ = std::move(provider); }
+    /// The tooltip hovering `pixel` shows, empty when no point is near.
+    QString toolTipAt(const QPointF& pixel) const;
     QCustomPlot* plot() const { return plot_; }
     int pointCount() const { return int(points_.size()); }
     int bandwidthBoundCount() const;
@@ -43,6 +50,7 @@ private:
         double ddrCycles;
     };
     void onMouseRelease(QMouseEvent* event);
+    void onMouseMove(QMouseEvent* event);
 
     QCustomPlot* plot_;
     QCPGraph* compute_;
@@ -50,6 +58,7 @@ private:
     QCPGraph* highlight_;
     std::vector<Point> points_;
     std::vector<int> highlighted_;
+    std::function<QString(int)> toolTip_;
     QPoint pressPos_;
 };
 

@@ -1,5 +1,6 @@
 #include "views/estimate/EstimateTimeChart.h"
 
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -23,6 +24,23 @@ QCPBars* makeBars(QCustomPlot* plot, const QString& name, const QColor& color) {
     bars->selectionDecorator()->setBrush(color.darker(170));
     return bars;
 }
+
+/// Integer ticks on bar positions, labelled with the layer IDs instead of the row numbers.
+class LayerIdTicker : public QCPAxisTicker {
+public:
+    explicit LayerIdTicker(const EstimateTimeChart& chart) : chart_(chart) {}
+
+protected:
+    double getTickStep(const QCPRange& range) override {
+        return std::max(1.0, std::round(QCPAxisTicker::getTickStep(range)));
+    }
+    QString getTickLabel(double tick, const QLocale&, QChar, int) override {
+        return chart_.tickLabel(int(std::lround(tick)));
+    }
+
+private:
+    const EstimateTimeChart& chart_;
+};
 }  // namespace
 
 EstimateTimeChart::EstimateTimeChart(QWidget* parent)
@@ -36,7 +54,10 @@ EstimateTimeChart::EstimateTimeChart(QWidget* parent)
     plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot_->axisRect()->setRangeDrag(Qt::Horizontal);
     plot_->axisRect()->setRangeZoom(Qt::Horizontal);
-    plot_->xAxis->setLabel(tr("Layer (execution order)"));
+    plot_->xAxis->setLabel(tr("Layer ID (execution order)"));
+    plot_->xAxis->setTicker(QSharedPointer<LayerIdTicker>::create(*this));
+    plot_->setMouseTracking(true);
+    connect(plot_, &QCustomPlot::mouseMove, this, &EstimateTimeChart::onMouseMove);
     plot_->yAxis->setLabel(tr("Estimated time (µs)"));
     plot_->xAxis->grid()->setVisible(false);
     plot_->legend->setVisible(true);
@@ -53,7 +74,8 @@ EstimateTimeChart::EstimateTimeChart(QWidget* parent)
     connect(plot_, &QCustomPlot::mouseRelease, this, &EstimateTimeChart::onMouseRelease);
 }
 
-void EstimateTimeChart::setLayers(const std::vector<LayerRow>& layers) {
+void EstimateTimeChart::setLayers(const std::vector<LayerRow>& layers, const QStringList& ids) {
+    ids_ = ids;
     npu_->data()->clear();
     cpu_->data()->clear();
     onCpu_.clear();
@@ -76,13 +98,29 @@ int EstimateTimeChart::barCount() const {
     return npu_->dataCount() + cpu_->dataCount();
 }
 
+int EstimateTimeChart::rowAt(const QPoint& pixel) const {
+    if (!plot_->axisRect()->rect().contains(pixel)) return -1;
+    // The whole column of a bar counts: low bars are too short to hit.
+    const long row = std::lround(plot_->xAxis->pixelToCoord(pixel.x()));
+    return row >= 0 && row < long(onCpu_.size()) ? int(row) : -1;
+}
+
+QString EstimateTimeChart::toolTipAt(const QPoint& pixel) const {
+    const int row = rowAt(pixel);
+    if (row < 0) return {};
+    return toolTip_ ? toolTip_(row) : tr("Layer %1").arg(tickLabel(row));
+}
+
+void EstimateTimeChart::onMouseMove(QMouseEvent* event) {
+    const QString text = toolTipAt(event->pos());
+    if (text.isEmpty()) QToolTip::hideText();
+    else QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
+}
+
 void EstimateTimeChart::onMouseRelease(QMouseEvent* event) {
     if (event->button() != Qt::LeftButton || (event->pos() - pressPos_).manhattanLength() > 3) return;  // a drag
-    const QRect area = plot_->axisRect()->rect();
-    if (!area.contains(event->pos())) return;
-    // The whole column of a bar counts: low bars are too short to hit.
-    const long row = std::lround(plot_->xAxis->pixelToCoord(event->pos().x()));
-    if (row >= 0 && row < long(onCpu_.size())) emit layerClicked(int(row));
+    const int row = rowAt(event->pos());
+    if (row >= 0) emit layerClicked(row);
 }
 
 void EstimateTimeChart::highlightRows(const std::vector<int>& rows) {

@@ -1,10 +1,13 @@
 #pragma once
 // Estimated time per layer as bars in execution order, NPU layers and CPU fallbacks in two colors, so the
-// fallbacks (and what they cost) stand out. Clicking a bar emits layerClicked with the estimate row; highlightRows
-// outlines the bars of the shared selection.
+// fallbacks (and what they cost) stand out. The x axis names each bar by its layer ID (the Layers table's, given
+// with setLayers), hovering a bar shows its layer in a tooltip. Clicking a bar emits layerClicked with the estimate
+// row; highlightRows outlines the bars of the shared selection.
 #include <QPoint>
+#include <QStringList>
 #include <QWidget>
 
+#include <functional>
 #include <vector>
 
 #include "npuwb/Report.h"
@@ -20,7 +23,16 @@ class EstimateTimeChart : public QWidget {
 public:
     explicit EstimateTimeChart(QWidget* parent = nullptr);
 
-    void setLayers(const std::vector<LayerRow>& layers);
+    /// `ids[i]`: what the axis calls layers[i] ("16"); the row number when missing.
+    void setLayers(const std::vector<LayerRow>& layers, const QStringList& ids = {});
+    /// What hovering estimate row `row` shows; the default names the row only.
+    void setToolTipProvider(std::function<QString(int row)> provider) { toolTip_ = std::move(provider); }
+    /// Estimate row of the bar column under `pixel` (plot coordinates), -1 when none.
+    int rowAt(const QPoint& pixel) const;
+    /// The tooltip hovering `pixel` shows, empty when no bar is there.
+    QString toolTipAt(const QPoint& pixel) const;
+    /// The axis label of estimate row `row`.
+    QString tickLabel(int row) const { return row >= 0 && row < ids_.size() ? ids_[row] : QString::number(row); }
     QCustomPlot* plot() const { return plot_; }
     QCPBars* npuBars() const { return npu_; }
     QCPBars* cpuBars() const { return cpu_; }
@@ -35,12 +47,15 @@ signals:
 
 private:
     void onMouseRelease(QMouseEvent* event);
+    void onMouseMove(QMouseEvent* event);
 
     QCustomPlot* plot_;
     QCPBars* npu_;
     QCPBars* cpu_;
     std::vector<bool> onCpu_;  // per estimate row
     std::vector<int> highlighted_;
+    QStringList ids_;
+    std::function<QString(int)> toolTip_;
     QPoint pressPos_;
 };
 

@@ -1,14 +1,18 @@
 #include "views/estimate/EstimateView.h"
 
 #include <QAction>
+#include <QHeaderView>
 #include <QLabel>
 #include <QRegularExpression>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QTableView>
 #include <QVBoxLayout>
 
 #include "core/OnnxOnlyAction.h"
 #include "core/ViewRegistry.h"
 #include "core/Workbench.h"
+#include "models/EstimateTableModel.h"
 #include "models/Format.h"
 #include "models/InputShapes.h"
 #include "models/LayerSelection.h"
@@ -23,7 +27,9 @@ NPUWB_GUI_VIEW(EstimateView, "estimate", QT_TRANSLATE_NOOP("views", "&Estimate")
 EstimateView::EstimateView(Workbench& workbench, QWidget* parent)
     : WorkbenchView(workbench, parent), job_(new EstimateJob(this)),
       estimateAction_(new QAction(tr("&Estimate on Chip"), this)), totals_(new QLabel(this)), details_(new QLabel(this)),
-      timeChart_(new EstimateTimeChart(this)), cyclesChart_(new CyclesChart(this)) {
+      timeChart_(new EstimateTimeChart(this)), cyclesChart_(new CyclesChart(this)),
+      tableModel_(new EstimateTableModel(this)), tableProxy_(new QSortFilterProxyModel(this)),
+      table_(new QTableView(this)) {
     totals_->setTextFormat(Qt::RichText);
     totals_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -34,13 +40,41 @@ EstimateView::EstimateView(Workbench& workbench, QWidget* parent)
     charts->addWidget(cyclesChart_);
     charts->setStretchFactor(0, 3);
     charts->setStretchFactor(1, 2);
+    tableProxy_->setSourceModel(tableModel_);
+    tableProxy_->setSortRole(EstimateTableModel::SortRole);
+    table_->setObjectName(QStringLiteral("estimateTable"));
+    table_->setModel(tableProxy_);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(-1, Qt::AscendingOrder);  // execution order until the user sorts
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    table_->setAlternatingRowColors(true);
+    table_->setWordWrap(false);
+    table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    connect(tableModel_, &QAbstractItemModel::modelReset, this, [this] {
+        table_->resizeColumnsToContents();
+        const int maxWidth = fontMetrics().horizontalAdvance(QLatin1Char('x')) * 28;  // shapes: the tooltip has more
+        for (int c = 0; c < EstimateTableModel::FullNameColumn; ++c)
+            table_->setColumnWidth(c, std::min(table_->columnWidth(c), maxWidth));
+    });
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &EstimateView::onTableRowChanged);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->setObjectName(QStringLiteral("estimateTableSplitter"));
+    split->addWidget(charts);
+    split->addWidget(table_);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(totals_);
-    layout->addWidget(charts, 1);
+    layout->addWidget(split, 1);
     layout->addWidget(details_);
     connect(timeChart_, &EstimateTimeChart::layerClicked, this, &EstimateView::onRowClicked);
     connect(cyclesChart_, &CyclesChart::layerClicked, this, &EstimateView::onRowClicked);
+    timeChart_->setToolTipProvider([this](int row) { return layerToolTip(row); });
+    cyclesChart_->setToolTipProvider([this](int row) { return layerToolTip(row); });
     clear(tr("Open a model, pick a chip and press Estimate (F6)"));
 
     estimateAction_->setShortcut(Qt::Key_F6);
@@ -62,6 +96,10 @@ EstimateView::EstimateView(Workbench& workbench, QWidget* parent)
     LayerSelection* selection = workbench.selection();
     connect(this, &EstimateView::nodesClicked, selection, &LayerSelection::selectNodes);
     connect(selection, &LayerSelection::nodesSelected, this, &EstimateView::highlightNodes);
+    connect(&workbench, &Workbench::reportChanged, this, [this] {  // a run renumbers the layers: follow it
+        showLayers();
+        highlightNodes(this->workbench().selection()->selectedNodes());
+    });
     updateAction();
 }
 
@@ -89,14 +127,20 @@ void EstimateView::start() {
     if (job_->isRunning()) return;
     workbench().showProgress(0, 0);
     workbench().setStatus(tr("Estimating on %1 …").arg(workbench().target().chip));
-    job_->start(workbench().currentModel(), workbench().target(), workbench().inputShapes());
+    estimated_ = workbench().currentModel();
+    job_->start(estimated_, workbench().target(), workbench().inputShapes());
 }
 
 void EstimateView::onFinished(std::shared_ptr<const EstimateResult> result) {
+    if (estimated_ != workbench().currentModel()) {  // the model changed (undo, redo) while it ran: estimate that one
+        if (workbench().hasOnnxModel()) start();
+        return;
+    }
     setResult(result);
     highlightNodes(workbench().selection()->selectedNodes());
     workbench().setStatus(totals_->text().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
     workbench().hideProgress();
+    workbench().showEstimate(result);  // the Graph view colours and groups by it
     emit estimateShown(result);
     emit resultShown();
 }
@@ -114,6 +158,7 @@ void EstimateView::clear(const QString& hint) {
     details_->clear();
     timeChart_->setLayers({});
     cyclesChart_->setLayers({});
+    tableModel_->clear();
 }
 
 void EstimateView::setResult(std::shared_ptr<const EstimateResult> result) {
@@ -123,8 +168,7 @@ void EstimateView::setResult(std::shared_ptr<const EstimateResult> result) {
     double fallbackUs = 0;
     for (const LayerRow& row : report.layers)
         if (row.target != "NPU") ++fallbacks, fallbackUs += row.timeUs;
-    timeChart_->setLayers(report.layers);
-    cyclesChart_->setLayers(report.layers);
+    showLayers();
     totals_->setText(tr("<b>%1</b> %2, %3 core(s): <b>%4</b> per inference, <b>%5 FPS</b> · %6 layers · "
                         "<span style='color:%11'>%7 CPU fallback(s), %8</span> · %9 of %10 NPU layers "
                         "bandwidth-bound · %12")
@@ -139,7 +183,25 @@ void EstimateView::setResult(std::shared_ptr<const EstimateResult> result) {
                          .arg(cyclesChart_->pointCount())
                          .arg(fallbacks > 0 ? QStringLiteral("#d06000") : QStringLiteral("#404040"))
                          .arg(inputShapesText(report.model).toHtmlEscaped()));
-    details_->setText(tr("Click a bar or a point to select its layer (and its ONNX nodes) everywhere."));
+    details_->setText(tr("Click a bar, a point or a row to select its layer (and its ONNX nodes) everywhere; hover "
+                         "for its figures."));
+}
+
+void EstimateView::showLayers() {
+    if (!result_) return;
+    const Report& report = result_->report;
+    // One ID per layer in every tab: the Layers table's ID of the layer's anchor node (the last run report's once
+    // the model ran), not the estimate's row.
+    std::vector<int> ids;
+    for (size_t i = 0; i < report.layers.size(); ++i) {
+        const QStringList& nodes = result_->layerNodes[i];
+        ids.push_back(nodes.isEmpty() ? -1 : workbench().selection()->layerOfNode(nodes.front()));
+    }
+    tableModel_->setLayers(report.layers, ids, int(report.environment.cores), result_->target.cores);
+    QStringList idTexts;
+    for (int i = 0; i < int(report.layers.size()); ++i) idTexts << tableModel_->idText(i);
+    timeChart_->setLayers(report.layers, idTexts);
+    cyclesChart_->setLayers(report.layers);
 }
 
 std::vector<int> EstimateView::rowsOfNodes(const QStringList& names) const {
@@ -158,7 +220,45 @@ void EstimateView::highlightNodes(const QStringList& names) {
     const std::vector<int> rows = rowsOfNodes(names);
     timeChart_->highlightRows(rows);
     cyclesChart_->highlightRows(rows);
+    selectTableRows(rows);
     showDetails(rows);
+}
+
+void EstimateView::selectTableRows(const std::vector<int>& rows) {
+    followingSelection_ = true;
+    QItemSelection selection;
+    for (int row : rows) {
+        const QModelIndex index = tableProxy_->mapFromSource(tableModel_->index(row, 0));
+        if (index.isValid()) selection.select(index, index.siblingAtColumn(EstimateTableModel::ColumnCount - 1));
+    }
+    table_->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
+    if (!rows.empty()) {
+        const QModelIndex first = tableProxy_->mapFromSource(tableModel_->index(rows.front(), 0));
+        table_->selectionModel()->setCurrentIndex(first, QItemSelectionModel::NoUpdate);
+        table_->scrollTo(first);
+    }
+    followingSelection_ = false;
+}
+
+void EstimateView::onTableRowChanged() {
+    if (followingSelection_) return;
+    const QModelIndex current = table_->currentIndex();
+    if (current.isValid()) onRowClicked(current.data(EstimateTableModel::EstimateRowRole).toInt());
+}
+
+QString EstimateView::layerToolTip(int row) const {
+    if (!result_ || row < 0 || row >= int(result_->report.layers.size())) return {};
+    const LayerRow& l = result_->report.layers[size_t(row)];
+    QString text = tr("Layer %1: %2\n%3 on %4 · %5")
+                       .arg(tableModel_->idText(row), QString::fromStdString(l.fullName),
+                            QString::fromStdString(l.opType), QString::fromStdString(l.target), formatMicros(l.timeUs));
+    if (l.cyclesDdr && l.cyclesNpu && l.cyclesTotal)
+        text += tr("\ncycles DDR %1 / NPU %2 / total %3 (%4)")
+                    .arg(formatCount(*l.cyclesDdr), formatCount(*l.cyclesNpu), formatCount(*l.cyclesTotal),
+                         *l.cyclesDdr > *l.cyclesNpu ? tr("bandwidth-bound") : tr("compute-bound"));
+    if (l.macUsagePercent) text += tr("\nMAC usage %1%").arg(*l.macUsagePercent, 0, 'f', 1);
+    if (!l.fusedNodes.empty()) text += tr("\nfused: %1 node(s)").arg(l.fusedNodes.size() + 1);
+    return text;
 }
 
 void EstimateView::onRowClicked(int row) {
@@ -168,7 +268,8 @@ void EstimateView::onRowClicked(int row) {
 void EstimateView::showDetails(const std::vector<int>& rows) {
     if (!result_ || rows.empty()) return;
     const LayerRow& row = result_->report.layers[size_t(rows.front())];
-    QString text = tr("%1 · %2 on %3 · %4").arg(QString::fromStdString(row.fullName),
+    QString text = tr("Layer %1 · %2 · %3 on %4 · %5").arg(tableModel_->idText(rows.front()),
+                                              QString::fromStdString(row.fullName),
                                               QString::fromStdString(row.opType),
                                               QString::fromStdString(row.target), formatMicros(row.timeUs));
     if (row.cyclesNpu && row.cyclesDdr)

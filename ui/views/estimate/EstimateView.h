@@ -1,8 +1,9 @@
 #pragma once
 // The Estimate tab: the board-less cost model for the chosen chip (Target toolbar), run on a worker by Estimate
-// (F6): totals (time, FPS, CPU fallbacks), the per-layer estimated time chart and the DDR-vs-NPU cycles chart.
-// Clicking a layer in either chart selects the ONNX nodes it covers (several for a fused layer) everywhere;
-// the charts follow the shared selection.
+// (F6): totals (time, FPS, CPU fallbacks), the per-layer estimated time chart and the DDR-vs-NPU cycles chart, and
+// below them the per-layer table in RKNN's eval_perf columns. Every layer goes by its ID in the Layers table (bars,
+// tooltips, table), so it reads the same in every tab. Clicking a layer in a chart or the table selects the ONNX
+// nodes it covers (several for a fused layer) everywhere; charts and table follow the shared selection.
 #include <QStringList>
 
 #include <memory>
@@ -12,10 +13,13 @@
 #include "jobs/EstimateJob.h"
 
 class QLabel;
+class QSortFilterProxyModel;
+class QTableView;
 
 namespace npuwb::ui {
 
 class CyclesChart;
+class EstimateTableModel;
 class EstimateTimeChart;
 
 class EstimateView : public WorkbenchView {
@@ -34,6 +38,11 @@ public:
     EstimateTimeChart* timeChart() const { return timeChart_; }
     CyclesChart* cyclesChart() const { return cyclesChart_; }
     QLabel* totalsLabel() const { return totals_; }
+    EstimateTableModel* tableModel() const { return tableModel_; }
+    QSortFilterProxyModel* tableProxy() const { return tableProxy_; }
+    QTableView* tableView() const { return table_; }
+    /// Hover text of estimate row `row` in both charts: ID, name, op, target, time, cycles.
+    QString layerToolTip(int row) const;
     /// Estimate rows covering any of these nodes.
     std::vector<int> rowsOfNodes(const QStringList& names) const;
 
@@ -53,6 +62,10 @@ private:
     void onModelChanged();
     void onRowClicked(int row);
     void showDetails(const std::vector<int>& rows);
+    void selectTableRows(const std::vector<int>& rows);
+    /// Table and charts from result_, under the current Layers IDs.
+    void showLayers();
+    void onTableRowChanged();
     void updateAction();
 
     EstimateJob* job_;
@@ -62,6 +75,11 @@ private:
     QLabel* details_;
     EstimateTimeChart* timeChart_;
     CyclesChart* cyclesChart_;
+    EstimateTableModel* tableModel_;
+    QSortFilterProxyModel* tableProxy_;
+    QTableView* table_;
+    bool followingSelection_ = false;
+    std::shared_ptr<const Model> estimated_;  // what the running or last estimate was of  // the table is being set from the shared selection: do not echo it back
 };
 
 }  // namespace npuwb::ui

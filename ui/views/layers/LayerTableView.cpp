@@ -30,6 +30,7 @@ LayerTableView::LayerTableView(LayerTableModel* model, QWidget* parent)
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->setAlternatingRowColors(true);
     table_->setWordWrap(false);
+    table_->setTextElideMode(Qt::ElideMiddle);  // "/backbone/…/Conv": both ends tell layers apart
     table_->verticalHeader()->hide();
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     table_->horizontalHeader()->setStretchLastSection(true);
@@ -49,11 +50,18 @@ void LayerTableView::onModelReset() {
     const bool vendor = model_->hasVendorColumns();
     table_->setColumnHidden(LayerTableModel::CyclesColumn, !vendor);
     table_->setColumnHidden(LayerTableModel::MacUsageColumn, !vendor);
+    // Before the first run the measured columns are empty: they come with the run, leaving room for the shapes.
+    for (int c : {LayerTableModel::TimeColumn, LayerTableModel::TimePercentColumn, LayerTableModel::TimeMinColumn,
+                  LayerTableModel::ReadWriteColumn})
+        table_->setColumnHidden(c, !model_->isTimed());
     table_->resizeColumnsToContents();
-    // Long node names would push every number off screen; the tooltip has the full name.
-    const int maxNameWidth = fontMetrics().horizontalAdvance(QLatin1Char('x')) * 36;
-    for (int c : {LayerTableModel::NameColumn, LayerTableModel::InputShapesColumn, LayerTableModel::OutputShapesColumn})
-        table_->setColumnWidth(c, std::min(table_->columnWidth(c), maxNameWidth));
+    // Long node names and shape lists would push the last columns off screen at 1400x900 (the shapes, which come
+    // last): cap them, the tooltips have the full texts.
+    const int x = fontMetrics().horizontalAdvance(QLatin1Char('x'));
+    table_->setColumnWidth(LayerTableModel::NameColumn,
+                           std::min(table_->columnWidth(LayerTableModel::NameColumn), 28 * x));
+    for (int c : {LayerTableModel::InputShapesColumn, LayerTableModel::OutputShapesColumn})
+        table_->setColumnWidth(c, std::min(table_->columnWidth(c), 24 * x));
 }
 
 void LayerTableView::onCurrentRowChanged() {
@@ -85,8 +93,9 @@ void LayerTableView::highlightNodes(const QStringList& names) {
         const QModelIndex index = proxy_->mapFromSource(model_->index(int(i), 0));
         if (index.isValid()) rows.select(index, index);
     }
-    // The selection model takes several rows even in SingleSelection mode; only the mouse is limited to one.
-    table_->selectionModel()->select(rows, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    // The selection model takes several rows even in SingleSelection mode; only the mouse is limited to one. The
+    // rows replace the last selection: layerSelected (which clears) does not come when the first node stays the same.
+    table_->selectionModel()->select(rows, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     updatingFromSelection_ = false;
 }
 

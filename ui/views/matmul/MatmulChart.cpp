@@ -3,7 +3,6 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
-#include <algorithm>
 #include <iterator>
 
 namespace npuwb::ui {
@@ -44,48 +43,65 @@ MatmulChart::MatmulChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPl
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
 }
 
+QCPGraph* MatmulChart::measuredGraph(const MatmulBenchResult& result) const {
+    const QString key = seriesName(result) + QLatin1Char('|') + QString::fromStdString(result.measuredOn);
+    const auto found = measured_.find(key);
+    return found == measured_.end() ? nullptr : found->second;
+}
+
 void MatmulChart::addResult(const MatmulBenchResult& result) {
     const QString name = seriesName(result);
-    auto found = series_.find(name);
-    if (found == series_.end()) {
-        const QColor color = kColors[series_.size() % std::size(kColors)];
-        Series series;
-        series.measured = plot_->addGraph();
-        series.measured->setPen(QPen(color, 2));
-        series.measured->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 6));
-        series.estimate = plot_->addGraph();
-        series.estimate->setPen(QPen(color, 1.5, Qt::DashLine));
-        series.estimate->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle, 6));
-        series.peak = plot_->addGraph();
-        series.peak->setPen(QPen(color, 1, Qt::DotLine));
-        found = series_.emplace(name, series).first;
+    const bool onBoard = result.measuredOn != "cpu";
+    auto spec = specs_.find(name);
+    if (spec == specs_.end()) {
+        Spec added;
+        added.color = kColors[colorsUsed_++ % std::size(kColors)];
+        added.estimate = plot_->addGraph();
+        added.estimate->setPen(QPen(added.color, 1.5, Qt::DashLine));
+        added.estimate->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle, 6));
+        added.estimate->setName(tr("%1, NPU estimate").arg(name));
+        added.peak = plot_->addGraph();
+        added.peak->setPen(QPen(added.color, 1, Qt::DotLine));
+        spec = specs_.emplace(name, std::move(added)).first;
     }
-    const Series& series = found->second;
-    const QString measuredOn = result.measuredOn == "cpu" ? tr("CPU") : QString::fromStdString(result.measuredOn);
-    series.measured->setName(tr("%1, measured on %2").arg(name, measuredOn));
-    series.estimate->setName(tr("%1, NPU estimate").arg(name));
-    series.peak->setName(tr("%1 peak (%2 GOP/s)").arg(QString::fromStdString(result.chip)).arg(result.peakGops, 0, 'f', 0));
-    QVector<double> ops, measured, estimated;
-    std::vector<MatmulBenchPoint> points = result.points;
-    std::sort(points.begin(), points.end(), [](const MatmulBenchPoint& a, const MatmulBenchPoint& b) {
-        return double(a.M) * a.K * a.N < double(b.M) * b.K * b.N;
-    });
-    for (const MatmulBenchPoint& point : points) {
+    const QString host = QString::fromStdString(result.measuredOn);
+    QCPGraph*& measured = measured_[name + QLatin1Char('|') + host];
+    if (!measured) {
+        measured = plot_->addGraph();
+        // The board's series in a darker shade of the spec's color, so CPU and NPU stay apart at a glance.
+        measured->setPen(QPen(onBoard ? spec->second.color.darker(150) : spec->second.color, 2));
+        measured->setScatterStyle(
+            QCPScatterStyle(onBoard ? QCPScatterStyle::ssSquare : QCPScatterStyle::ssCircle, onBoard ? 7 : 6));
+        measured->setName(onBoard ? tr("%1, measured on the NPU of %2").arg(name, host)
+                                  : tr("%1, measured on this CPU").arg(name));
+    }
+    QVector<double> ops, gops;
+    for (const MatmulBenchPoint& point : result.points) {
         const double opCount = 2.0 * double(point.M) * double(point.K) * double(point.N);
         ops << opCount;
-        measured << point.gops;
-        estimated << (point.estimate.timeUs > 0 ? opCount / point.estimate.timeUs / 1e3 : 0.0);
+        gops << point.gops;
+        if (point.estimate.timeUs > 0) spec->second.estimateGops[opCount] = opCount / point.estimate.timeUs / 1e3;
     }
-    series.measured->setData(ops, measured, true);
-    series.estimate->setData(ops, estimated, true);
-    series.peak->setData(QVector<double>{ops.isEmpty() ? 1.0 : ops.front() / 2, ops.isEmpty() ? 2.0 : ops.back() * 2},
-                         QVector<double>{result.peakGops, result.peakGops}, true);
+    measured->setData(ops, gops);  // QCustomPlot sorts by key
+    QVector<double> estimateOps, estimateGops;
+    for (const auto& [opCount, value] : spec->second.estimateGops) {
+        estimateOps << opCount;
+        estimateGops << value;
+    }
+    spec->second.estimate->setData(estimateOps, estimateGops, true);
+    const double first = estimateOps.isEmpty() ? 1.0 : estimateOps.front() / 2;
+    const double last = estimateOps.isEmpty() ? 2.0 : estimateOps.back() * 2;
+    spec->second.peak->setName(
+        tr("%1 peak (%2 GOP/s)").arg(QString::fromStdString(result.chip)).arg(result.peakGops, 0, 'f', 0));
+    spec->second.peak->setData(QVector<double>{first, last}, QVector<double>{result.peakGops, result.peakGops}, true);
     rescale();
 }
 
 void MatmulChart::clear() {
     plot_->clearGraphs();
-    series_.clear();
+    specs_.clear();
+    measured_.clear();
+    colorsUsed_ = 0;
     plot_->replot();
 }
 

@@ -22,12 +22,18 @@
 
 #include "core/ViewRegistry.h"
 #include "core/Workbench.h"
+#include "dialogs/BoardQuestionDialogs.h"
+#include "dialogs/HostKeyDialog.h"
+#include "jobs/BoardMatmulJob.h"
+#include "jobs/BoardPrompter.h"
 #include "jobs/MatmulBenchJob.h"
 #include "models/Format.h"
 #include "models/MatmulBenchModel.h"
 #include "npuwb/ChipProfile.h"
 #include "npuwb/Error.h"
+#include "npuwb/sdk/ModelRuntime.h"
 #include "views/matmul/MatmulChart.h"
+#include "views/matmul/MatmulRunOn.h"
 
 namespace npuwb::ui {
 
@@ -66,11 +72,13 @@ std::map<QString, ChipProfile> matmulChips() {
 }  // namespace
 
 MatmulView::MatmulView(Workbench& workbench, QWidget* parent)
-    : WorkbenchView(workbench, parent), job_(new MatmulBenchJob(this)),
+    : WorkbenchView(workbench, parent), questions_(std::make_shared<BoardQuestionDialogs>(this)),
+      job_(new MatmulBenchJob(this)), boardJob_(new BoardMatmulJob(questions_, this)),
       runAction_(new QAction(tr("Run &Matmul Benchmark"), this)), chip_(new QComboBox(this)),
       type_(new QComboBox(this)), bLayout_(new QComboBox(this)), acLayout_(new QComboBox(this)),
       m_(new QLineEdit(QStringLiteral("1,64,256"), this)), k_(new QLineEdit(QStringLiteral("1024"), this)),
-      n_(new QLineEdit(QStringLiteral("1024"), this)), runs_(new QSpinBox(this)), run_(new QPushButton(tr("&Run"), this)),
+      n_(new QLineEdit(QStringLiteral("1024"), this)), runs_(new QSpinBox(this)),
+      runOn_(new MatmulRunOn(workbench.boards(), this)), run_(new QPushButton(tr("&Run"), this)),
       cancel_(new QPushButton(tr("Cancel"), this)), clearChart_(new QPushButton(tr("Clear chart"), this)),
       progress_(new QProgressBar(this)), problemsLabel_(new QLabel(this)), layouts_(new QLabel(this)),
       summary_(new QLabel(this)), chart_(new MatmulChart(this)), model_(new MatmulBenchModel(this)),
@@ -111,6 +119,7 @@ MatmulView::MatmulView(Workbench& workbench, QWidget* parent)
     choices->addWidget(acLayout_);
     form->addRow(tr("Chip, type"), choices);
     form->addRow(tr("Sizes"), sizes);
+    form->addRow(tr("Run on"), runOn_);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(run_);
     buttons->addWidget(cancel_);
@@ -127,11 +136,14 @@ MatmulView::MatmulView(Workbench& workbench, QWidget* parent)
     table_->setModel(model_);
     table_->verticalHeader()->hide();
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    for (int column = 0; column < MatmulBenchModel::ColumnCount; ++column)  // until a board's sweep is shown
+        table_->setColumnHidden(column, MatmulBenchModel::isBoardColumn(column));
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(chart_);
     splitter->addWidget(table_);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
+    splitter->setSizes({600, 250});  // the chart first: a sweep is a handful of rows
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(form);
@@ -143,7 +155,8 @@ MatmulView::MatmulView(Workbench& workbench, QWidget* parent)
     progress_->setVisible(false);
     cancel_->setEnabled(false);
 
-    runAction_->setToolTip(tr("Benchmark the Matmul tab's sweep on the CPU, next to the chip's NPU estimate"));
+    runAction_->setToolTip(tr("Benchmark the Matmul tab's sweep on the CPU or a board's NPU, next to the chip's NPU "
+                              "estimate"));
     connect(runAction_, &QAction::triggered, this, &MatmulView::startBench);
     connect(run_, &QPushButton::clicked, this, &MatmulView::startBench);
     connect(cancel_, &QPushButton::clicked, this, &MatmulView::cancelBench);
@@ -153,7 +166,9 @@ MatmulView::MatmulView(Workbench& workbench, QWidget* parent)
     connect(chip_, &QComboBox::currentIndexChanged, this, &MatmulView::fillTypes);
     for (QLineEdit* edit : {m_, k_, n_}) connect(edit, &QLineEdit::textChanged, this, &MatmulView::updateForm);
     connect(runs_, &QSpinBox::valueChanged, this, &MatmulView::updateForm);
+    connect(runOn_, &MatmulRunOn::changed, this, &MatmulView::updateForm);
     workbench.trackJob(job_);
+    workbench.trackJob(boardJob_);
     connect(&workbench, &Workbench::stateChanged, this, &MatmulView::updateForm);
     connect(job_, &MatmulBenchJob::progress, this, [this](int done, int total) {
         progress_->setRange(0, total);
@@ -164,12 +179,24 @@ MatmulView::MatmulView(Workbench& workbench, QWidget* parent)
         onEnded();
         this->workbench().setStatus(tr("Matmul benchmark cancelled"));
     });
-    connect(job_, &MatmulBenchJob::failed, this, [this](const QString& message) {
-        onEnded();
-        this->workbench().reportError(tr("Matmul benchmark failed"), message);
+    connect(job_, &MatmulBenchJob::failed, this, [this](const QString& message) { onFailed(message, false); });
+    connect(boardJob_, &BoardMatmulJob::stage, this, &MatmulView::showStage);
+    connect(boardJob_, &BoardMatmulJob::progress, this, [this](int done, int total) {
+        progress_->setRange(0, total);
+        progress_->setValue(done);
+        progress_->setFormat(tr("%v / %m points"));
     });
+    connect(boardJob_, &BoardMatmulJob::finished, this, &MatmulView::onFinished);
+    connect(boardJob_, &BoardMatmulJob::cancelled, this, [this] {
+        onEnded();
+        this->workbench().setStatus(tr("Matmul benchmark on %1 cancelled").arg(runOn_->targetName()));
+    });
+    connect(boardJob_, &BoardMatmulJob::failed, this, &MatmulView::onFailed);
+    connect(boardJob_->prompter(), &BoardPrompter::keychainMessage, this,
+            [this](const QString& message) { this->workbench().showMessage(message); });
     summary_->setText(tr("Specify a sweep and press Run: each point runs on this CPU (the fastest matmul kernel of "
-                         "the built backends), next to the cost model's estimate for the chip's NPU."));
+                         "the built backends) or, Run on a saved board, on its NPU through the agent, next to the "
+                         "cost model's estimate for the chip's NPU."));
     fillTypes();
     updateForm();
 }
@@ -187,6 +214,7 @@ void MatmulView::saveSettings(QSettings& settings) const {
     settings.setValue(QStringLiteral("K"), k_->text());
     settings.setValue(QStringLiteral("N"), n_->text());
     settings.setValue(QStringLiteral("runs"), runs_->value());
+    runOn_->save(settings);
 }
 
 void MatmulView::restoreSettings(QSettings& settings) {
@@ -202,6 +230,15 @@ void MatmulView::restoreSettings(QSettings& settings) {
     k_->setText(settings.value(QStringLiteral("K"), k_->text()).toString());
     n_->setText(settings.value(QStringLiteral("N"), n_->text()).toString());
     runs_->setValue(settings.value(QStringLiteral("runs"), runs_->value()).toInt());
+    runOn_->restore(settings);
+}
+
+bool MatmulView::setRunOn(const QString& target, const QString& coreMask) {
+    return runOn_->select(target, coreMask);
+}
+
+bool MatmulView::isRunning() const {
+    return job_->isRunning() || boardJob_->isRunning();
 }
 
 bool MatmulView::startFromCommandLine() {
@@ -283,10 +320,11 @@ void MatmulView::updateForm() {
     }
     problemsLabel_->setText(problems_.join(QLatin1Char('\n')));
     problemsLabel_->setVisible(!problems_.isEmpty());
-    const bool canRun = problems_.isEmpty() && !job_->isRunning() && !workbench().isBusy();
+    const bool canRun = problems_.isEmpty() && !isRunning() && !workbench().isBusy();
     run_->setEnabled(canRun);
     runAction_->setEnabled(canRun);
-    cancel_->setEnabled(job_->isRunning());
+    cancel_->setEnabled(isRunning());
+    runOn_->setRunning(isRunning());
 }
 
 void MatmulView::startBench() {
@@ -295,19 +333,50 @@ void MatmulView::startBench() {
     QStringList ignored;
     const MatmulBenchOptions sweep = options(&ignored);
     progress_->setRange(0, 0);
+    progress_->setFormat(QStringLiteral("%p%"));
     progress_->setVisible(true);
-    workbench().setStatus(tr("Matmul benchmark on the CPU for %1 …").arg(chip_->currentText()));
-    job_->start(chip_->currentData().toString(), sweep);
+    const std::optional<BoardEntry> board = runOn_->board();
+    if (!board) {
+        workbench().setStatus(tr("Matmul benchmark on the CPU for %1 …").arg(chip_->currentText()));
+        job_->start(chip_->currentData().toString(), sweep);
+    } else {
+        MatmulBenchOptions onBoard = sweep;
+        onBoard.coreMask = runOn_->coreMask();
+        onBoard.npuCores = MatmulRunOn::coresOf(onBoard.coreMask, *currentChip());
+        workbench().setStatus(
+            tr("Matmul benchmark on %1's NPU for %2 …").arg(board->name, chip_->currentText()));
+        boardJob_->start(*board, chip_->currentData().toString(), onBoard);
+    }
     updateForm();
 }
 
 void MatmulView::cancelBench() {
     job_->cancel();
+    boardJob_->cancel();
 }
 
 void MatmulView::onEnded() {
     progress_->setVisible(false);
     updateForm();
+}
+
+void MatmulView::showStage(const QString& text, qint64 done, qint64 total) {
+    workbench().setStatus(text);
+    progress_->setFormat(text.section(QStringLiteral(": "), 1));  // the board's name is in the Run on box
+    progress_->setRange(0, total > 0 ? 1000 : 0);
+    progress_->setValue(total > 0 ? int(1000 * done / total) : 0);
+}
+
+void MatmulView::onFailed(const QString& message, bool hostKeyChanged) {
+    onEnded();
+    summary_->setText(QStringLiteral("<span style=\"color:#b00020\">%1</span>")
+                          .arg(tr("The sweep failed: %1").arg(message.toHtmlEscaped())));
+    if (!hostKeyChanged) return workbench().reportError(tr("Matmul benchmark failed"), message);
+    workbench().setStatus(tr("Matmul benchmark refused: the board's host key has changed"));
+    auto* warning = HostKeyDialog::changedKeyWarning(message, this);
+    warning->setAttribute(Qt::WA_DeleteOnClose);
+    warning->open();
+    workbench().reportFailure(tr("Host key changed") + QLatin1Char('\n') + message);
 }
 
 void MatmulView::onFinished(std::shared_ptr<const MatmulBenchResult> result) {
@@ -317,14 +386,27 @@ void MatmulView::onFinished(std::shared_ptr<const MatmulBenchResult> result) {
     double best = 0;
     for (const MatmulBenchPoint& point : result->points) best = std::max(best, point.gops);
     const MatmulTypeInfo& info = matmulTypeInfo(result->type);
-    summary_->setText(tr("<b>%1</b> %2 on %3 thread(s): best <b>%4 GOP/s</b> on the CPU; the chip's peak for the "
-                         "type is <b>%5 GOP/s</b> on %6 NPU core(s)")
-                          .arg(QString::fromStdString(result->chip),
-                               QString::fromLatin1(info.name.data(), qsizetype(info.name.size())))
-                          .arg(result->threads)
-                          .arg(best, 0, 'f', 1)
-                          .arg(result->peakGops, 0, 'f', 0)
-                          .arg(result->npuCores));
+    const QString chip = QString::fromStdString(result->chip);
+    const QString type = QString::fromLatin1(info.name.data(), qsizetype(info.name.size()));
+    if (model_->measuredOnBoard())
+        summary_->setText(tr("<b>%1</b> %2 on the NPU of <b>%3</b> (core mask %4): best <b>%5 GOP/s</b> measured; "
+                             "the chip's peak for the type is <b>%6 GOP/s</b> on %7 NPU core(s); est/meas "
+                             "is the estimate's time over the measured one")
+                              .arg(chip, type, QString::fromStdString(result->measuredOn).toHtmlEscaped(),
+                                   QString::fromLatin1(coreMaskName(result->coreMask)))
+                              .arg(best, 0, 'f', 1)
+                              .arg(result->peakGops, 0, 'f', 0)
+                              .arg(result->npuCores));
+    else
+        summary_->setText(tr("<b>%1</b> %2 on %3 thread(s): best <b>%4 GOP/s</b> on the CPU; the chip's peak for the "
+                             "type is <b>%5 GOP/s</b> on %6 NPU core(s)")
+                              .arg(chip, type)
+                              .arg(result->threads)
+                              .arg(best, 0, 'f', 1)
+                              .arg(result->peakGops, 0, 'f', 0)
+                              .arg(result->npuCores));
+    for (int column = 0; column < MatmulBenchModel::ColumnCount; ++column)
+        if (MatmulBenchModel::isBoardColumn(column)) table_->setColumnHidden(column, !model_->measuredOnBoard());
     workbench().setStatus(summary_->text().remove(QRegularExpression(QStringLiteral("<[^>]*>"))));
     emit benchShown(result);
     emit resultShown();

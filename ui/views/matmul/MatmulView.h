@@ -2,9 +2,10 @@
 // The Matmul tab: the NPU's matmul API (RKNN SDK user guide V2.5.0, 4.1.1) without a model. A form specifies a
 // sweep (chip, type, B and A/C layouts, lists of M, K, N, runs); what the chip cannot run shows under it as the
 // engine words it, and Run stays disabled until it is fixed. Beneath it the chip's native layouts of the largest
-// point (B with its K segments). Run benchmarks the sweep on the CPU on a worker (progress, Cancel); the result
-// joins the chart (GOP/s against size, one series per type and layout, with the NPU estimate and the chip's peak)
-// and fills the table.
+// point (B with its K segments). "Run on" picks this computer's CPU or a saved board (with the NPU cores for the
+// board). Run benchmarks the sweep on a worker (MatmulBenchJob on the CPU; BoardMatmulJob on the board's NPU through
+// the agent, with connection stages; both with progress and Cancel); the result joins the chart (GOP/s against size,
+// one series per type, layout and host, with the NPU estimate and the chip's peak) and fills the table.
 #include <QStringList>
 
 #include <map>
@@ -23,9 +24,12 @@ class QTableView;
 
 namespace npuwb::ui {
 
+class BoardMatmulJob;
+class BoardQuestionDialogs;
 class MatmulBenchJob;
 class MatmulBenchModel;
 class MatmulChart;
+class MatmulRunOn;
 
 class MatmulView : public WorkbenchView {
     Q_OBJECT
@@ -41,12 +45,21 @@ public:
     /// Sets the form (a test's or the command line's way in); false when a value is not offered.
     bool setForm(const QString& chip, const QString& type, const QString& bLayout, const QString& m, const QString& k,
                  const QString& n);
+    /// Where Run measures: "CPU" (or empty) or a saved board's name, with the NPU cores ("auto", "0_1", ...) for a
+    /// board; false when there is no such board or mask.
+    bool setRunOn(const QString& target, const QString& coreMask = QStringLiteral("auto"));
     /// What the form's sweep would break on the chosen chip, as the engine words it (empty: Run is possible).
     QStringList problems() const { return problems_; }
     void startBench();
     void cancelBench();
 
     MatmulBenchJob* job() const { return job_; }
+    BoardMatmulJob* boardJob() const { return boardJob_; }
+    /// The dialogs a board sweep's connection questions open.
+    BoardQuestionDialogs* boardQuestions() const { return questions_.get(); }
+    MatmulRunOn* runOn() const { return runOn_; }
+    QLabel* summaryLabel() const { return summary_; }
+    bool isRunning() const;
     MatmulBenchModel* model() const { return model_; }
     MatmulChart* chart() const { return chart_; }
     QPushButton* runButton() const { return run_; }
@@ -63,8 +76,12 @@ private:
     MatmulBenchOptions options(QStringList* problems) const;
     void onFinished(std::shared_ptr<const MatmulBenchResult> result);
     void onEnded();
+    void onFailed(const QString& message, bool hostKeyChanged);
+    void showStage(const QString& text, qint64 done, qint64 total);
 
+    std::shared_ptr<BoardQuestionDialogs> questions_;
     MatmulBenchJob* job_;
+    BoardMatmulJob* boardJob_;
     QAction* runAction_;
     QComboBox* chip_;
     QComboBox* type_;
@@ -74,6 +91,7 @@ private:
     QLineEdit* k_;
     QLineEdit* n_;
     QSpinBox* runs_;
+    MatmulRunOn* runOn_;
     QPushButton* run_;
     QPushButton* cancel_;
     QPushButton* clearChart_;

@@ -9,6 +9,10 @@
 //   extern "C" npuwb::MatmulKernelProvider* npuwb_create_matmul_kernels();  // ownership passes to the engine
 // Specs a provider declines run on the engine's plain reference, which is also the oracle kernels are tested
 // against (bit-exact for integer types).
+//
+// A device provider (takesSpecLayouts(): the NPU runtime plugin, which runs the vendor's matmul calls) instead
+// takes A, B and C in the spec's own layouts, native ones included, as the device reads them; the spec then also
+// carries the engine's dims and bytes of each operand per M (deviceShapes), which the device's own view must match.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -16,10 +20,23 @@
 
 #include "npuwb/MatmulTypes.h"
 #include "npuwb/sdk/Backend.h"
+#include "npuwb/sdk/ModelRuntime.h"
 
 namespace npuwb {
 
-inline constexpr int kMatmulKernelApiVersion = 1;
+inline constexpr int kMatmulKernelApiVersion = 2;  // 2: device providers (layouts, core mask, deviceShapes)
+
+/// One operand as the engine lays it out (matmulOperandDims / matmulOperandBytes): dims (B native: its first K
+/// segment's, as the vendor's io_attr gives them) and bytes (all segments, padding included).
+struct MatmulOperandShape {
+    std::vector<int64_t> dims;
+    int64_t bytes = 0;
+};
+/// A, B and C of one M in the spec's layouts.
+struct MatmulDeviceShape {
+    int64_t M = 0;
+    MatmulOperandShape a, b, c;
+};
 
 /// One matmul as a kernel sees it. Validated by the engine: sizes positive, K <= kMatmulMaxIntegerK for integer
 /// A, quantization arrays of the right lengths (a and c per layer), groupSize dividing K.
@@ -32,6 +49,13 @@ struct MatmulKernelSpec {
     MatmulQuant a, b, c;
     int threads = 1;
 
+    // Device providers only (CPU kernels always get normal layouts and these defaults):
+    MatmulLayout acLayout = MatmulLayout::Norm;  // A and C as run() takes and gives them: Norm or Native
+    MatmulLayout bLayout = MatmulLayout::Norm;   // B on the device: Norm, TpNorm or Native
+    bool bGivenNormal = false;  // bLayout Native, but prepare()'s B is [K,N]: the device's own conversion makes it
+    NpuCoreMask coreMask = NpuCoreMask::Auto;
+    std::vector<MatmulDeviceShape> deviceShapes;  // one per M of mValues, same order
+
     int64_t maxM() const {
         int64_t m = 0;
         for (int64_t v : mValues) m = v > m ? v : m;
@@ -40,7 +64,7 @@ struct MatmulKernelSpec {
 };
 
 /// A matmul prepared for one B (weights packed), run with A and C in normal layouts:
-/// A [M,K] and C [M,N], row-major, in the type's element types.
+/// A [M,K] and C [M,N], row-major, in the type's element types (a device kernel: in the spec's acLayout).
 class MatmulKernel {
 public:
     virtual ~MatmulKernel() = default;
@@ -56,6 +80,8 @@ public:
     virtual Capability supports(const MatmulKernelSpec& spec) const = 0;
     /// Packs B ([K,N], or [N,K] when spec.bTransposed) for every M of spec.mValues. Throws npuwb::Error.
     virtual std::unique_ptr<MatmulKernel> prepare(const MatmulKernelSpec& spec, const void* b) = 0;
+    /// True for a device's kernels, which take operands in the spec's layouts (see the top of this file).
+    virtual bool takesSpecLayouts() const { return false; }
 };
 
 /// The last step of integer-input types (npuwb/MatmulTypes.h): C rows [0, M) from the exact sums

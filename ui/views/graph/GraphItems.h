@@ -1,0 +1,70 @@
+#pragma once
+// The Graph view's scene items: a node box (op type over name, fill by the chosen metric), an edge with its arrow
+// (tooltip: the values and their shapes) and a fused layer's group box. Zoomed far out, nodes skip their text so
+// that big graphs still paint quickly.
+#include <QColor>
+#include <QFont>
+#include <QGraphicsItem>
+#include <QGraphicsPathItem>
+#include <QPainterPath>
+
+#include <vector>
+
+#include "views/graph/GraphData.h"
+
+namespace npuwb::ui {
+
+class GraphNodeItem : public QGraphicsItem {
+public:
+    GraphNodeItem(int index, const GraphNodeInfo& info, QSizeF size, const QFont& font);
+
+    /// The box a node needs for its text (points), the same for layout and drawing.
+    static QSizeF sizeFor(const GraphNodeInfo& info, const QFont& font);
+
+    int index() const { return index_; }
+    void setFill(const QColor& fill);
+    QColor fill() const { return fill_; }
+    void setCurrent(bool current);
+    bool isCurrent() const { return current_; }
+    void setMarked(bool marked);  // part of the shared selection (a fused layer's other nodes)
+    bool isMarked() const { return marked_; }
+    void setSearchHit(bool hit);
+    bool isSearchHit() const { return searchHit_; }
+
+    QRectF boundingRect() const override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+private:
+    int index_;
+    GraphNodeInfo::Kind kind_;
+    QString opType_, name_;
+    QRectF box_;
+    QFont font_;
+    QColor fill_;
+    bool current_ = false, marked_ = false, searchHit_ = false;
+};
+
+class GraphEdgeItem : public QGraphicsPathItem {
+public:
+    /// `route`: Bezier control points (1 + 3k) when `splines`, else a polyline ending at the consumer's border.
+    GraphEdgeItem(const std::vector<QPointF>& route, bool splines);
+    QRectF boundingRect() const override;
+    QPainterPath shape() const override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+private:
+    QPolygonF arrow_;
+};
+
+/// A fused layer (LayerRow::fusedNodes): a dashed box around its nodes, its layer name on top.
+class GraphGroupItem : public QGraphicsRectItem {
+public:
+    GraphGroupItem(const QRectF& around, const QString& title, const QFont& font);
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+private:
+    QString title_;
+    QFont font_;
+};
+
+}  // namespace npuwb::ui
