@@ -104,11 +104,13 @@ void MainWindow::createMenusAndViews() {
     runMenu->addAction(runner_->runAction());
     runMenu->addAction(runner_->cancelAction());
     runMenu->addAction(runner_->inputShapesAction());
-    // The chip target sits beside the tabs it is for (Estimate, Suggestions), leaving the toolbar row to File and Run.
-    auto* targetBar = new TargetOptionsBar(*workbench_, tabs_);
+    // The chip target gets a toolbar row of its own under File and Run: beside the tabs it left too little room for
+    // the tab titles at the default 1400 px (they scrolled behind arrows).
+    addToolBarBreak();
+    auto* targetBar = new TargetOptionsBar(*workbench_, this);
     targetBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     targetBar->setIconSize(QSize(16, 16));
-    tabs_->setCornerWidget(targetBar, Qt::TopRightCorner);
+    addToolBar(targetBar);
 
     QAction* undo = workbench_->undoStack()->createUndoAction(this, tr("&Undo"));
     undo->setShortcut(QKeySequence::Undo);
