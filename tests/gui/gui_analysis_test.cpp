@@ -140,6 +140,14 @@ void AnalysisViewsTest::estimateDrawsOneBarPerLayerAndMatchingCyclesPoints() {
         drawn += it->value;
     QVERIFY(qAbs(drawn - total) <= 1e-6 * total);
     QVERIFY(estimate()->totalsLabel()->text().contains(QStringLiteral("FPS")));
+    // The profile's cross-validated error gives the range, FPS from its slow to its fast end; the basis in the tip.
+    const npuwb::Report& report = result->report;
+    QVERIFY(report.run.minUs < report.run.medianUs && report.run.medianUs < report.run.maxUs);
+    const QString likely = QStringLiteral("likely %1–%2")
+                               .arg(1e6 / report.run.maxUs, 0, 'f', 1)
+                               .arg(1e6 / report.run.minUs, 0, 'f', 1);
+    QVERIFY2(estimate()->totalsLabel()->text().contains(likely), qPrintable(estimate()->totalsLabel()->text()));
+    QVERIFY(estimate()->totalsLabel()->toolTip().contains(QStringLiteral("cross-validation")));
 }
 
 void AnalysisViewsTest::clickingAnEstimateBarSelectsItsNodesInTheTable() {

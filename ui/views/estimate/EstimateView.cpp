@@ -169,7 +169,14 @@ void EstimateView::setResult(std::shared_ptr<const EstimateResult> result) {
     for (const LayerRow& row : report.layers)
         if (row.target != "NPU") ++fallbacks, fallbackUs += row.timeUs;
     showLayers();
-    totals_->setText(tr("<b>%1</b> %2, %3 core(s): <b>%4</b> per inference, <b>%5 FPS</b> · %6 layers · "
+    // The cost model's held-out error as a range (CLI: "likely A-B"); its basis in the tooltip.
+    const bool ranged = !report.run.estimateBasis.empty() && report.run.minUs > 0 && report.run.maxUs > 0;
+    const QString range = ranged ? tr(" (likely %1–%2)")
+                                       .arg(1e6 / report.run.maxUs, 0, 'f', 1)
+                                       .arg(1e6 / report.run.minUs, 0, 'f', 1)
+                                 : QString();
+    totals_->setToolTip(QString::fromStdString(report.run.estimateBasis));
+    totals_->setText(tr("<b>%1</b> %2, %3 core(s): <b>%4</b> per inference, <b>%5 FPS</b>%13 · %6 layers · "
                         "<span style='color:%11'>%7 CPU fallback(s), %8</span> · %9 of %10 NPU layers "
                         "bandwidth-bound · %12")
                          .arg(QString::fromStdString(report.environment.device), result_->target.dtype)
@@ -182,7 +189,8 @@ void EstimateView::setResult(std::shared_ptr<const EstimateResult> result) {
                          .arg(cyclesChart_->bandwidthBoundCount())
                          .arg(cyclesChart_->pointCount())
                          .arg(fallbacks > 0 ? QStringLiteral("#d06000") : QStringLiteral("#404040"))
-                         .arg(inputShapesText(report.model).toHtmlEscaped()));
+                         .arg(inputShapesText(report.model).toHtmlEscaped())
+                         .arg(range));
     details_->setText(tr("Click a bar, a point or a row to select its layer (and its ONNX nodes) everywhere; hover "
                          "for its figures."));
 }
