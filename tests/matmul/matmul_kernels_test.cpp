@@ -11,12 +11,14 @@
 #include <filesystem>
 #include <random>
 
+#include "MatmulTestOperands.h"
 #include "npuwb/Error.h"
 #include "npuwb/Matmul.h"
 #include "npuwb/ir/Half.h"
 #include "npuwb/sdk/MatmulKernel.h"
 
 using namespace npuwb;
+using npuwb::matmul_test::randomOperand;
 
 namespace {
 
@@ -26,18 +28,6 @@ const char* quantName(Quant q) {
            : q == Quant::PerLayer   ? "per-layer"
            : q == Quant::PerChannel ? "per-channel"
                                     : "per-group";
-}
-
-std::vector<uint8_t> randomOperand(DType dtype, int64_t elements, std::mt19937& rng) {
-    std::vector<uint8_t> data(size_t(matmulStorageBytes(dtype, elements)));
-    if (dtype == DType::F16) {
-        std::normal_distribution<float> normal(0.0f, 1.0f);
-        for (int64_t i = 0; i < elements; ++i)
-            reinterpret_cast<uint16_t*>(data.data())[i] = floatToHalfBits(normal(rng));
-    } else {
-        for (auto& b : data) b = uint8_t(rng());
-    }
-    return data;
 }
 
 int32_t zeroPointFor(DType dtype, std::mt19937& rng, bool asymmetric) {

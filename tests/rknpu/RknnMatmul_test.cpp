@@ -11,12 +11,14 @@
 #include <cstring>
 #include <random>
 
+#include "MatmulTestOperands.h"
 #include "RknpuTestSupport.h"
 #include "npuwb/ChipProfile.h"
 #include "npuwb/Matmul.h"
 #include "npuwb/ir/Half.h"
 
 using namespace npuwb;
+using npuwb::matmul_test::randomOperand;
 using namespace npuwb::rknpu_test;
 
 namespace {
@@ -40,18 +42,6 @@ uint64_t liveBuffers() {
     const uint64_t live = count ? count() : ~uint64_t{0};
     dlclose(handle);
     return live;
-}
-
-std::vector<uint8_t> randomOperand(DType dtype, int64_t elements, std::mt19937& rng) {
-    std::vector<uint8_t> data(size_t(matmulStorageBytes(dtype, elements)));
-    if (dtype == DType::F16) {
-        std::normal_distribution<float> normal(0.0f, 1.0f);
-        for (int64_t i = 0; i < elements; ++i)
-            reinterpret_cast<uint16_t*>(data.data())[i] = floatToHalfBits(normal(rng));
-    } else {
-        for (auto& b : data) b = uint8_t(rng());
-    }
-    return data;
 }
 
 struct Case {

@@ -3,7 +3,6 @@
 // for containers), io_attrs are the engine's matmulOperandDims / matmulOperandBytes, and rknn_matmul_run computes
 // C with the engine's reference matmul (MatmulContext, backend "reference") from the bound buffers in their layouts,
 // so results equal the CPU reference by construction. Engine public API only.
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -19,14 +18,13 @@
 #include "standin_rknn_matmul_api.h"
 
 using namespace npuwb;
+using namespace npuwb::standin;
 
 #define STANDIN_EXPORT __attribute__((visibility("default")))
 #ifdef NPUWB_STANDIN_MINI_RUNTIME  // librknnmrt.so has no matmul API
 #define STANDIN_MATMUL_EXPORT __attribute__((visibility("hidden")))
-#define STANDIN_LIBRARY "librknnmrt"
 #else
 #define STANDIN_MATMUL_EXPORT STANDIN_EXPORT
-#define STANDIN_LIBRARY "librknnrt"
 #endif
 
 namespace {
@@ -44,26 +42,10 @@ std::mutex g_mutex;
 std::map<rknn_context, std::shared_ptr<MatmulCtx>> g_matmuls;
 rknn_context g_nextHandle = 0x40000000;  // apart from the model contexts' handles
 
-void say(const std::string& message) {
-    std::fprintf(stderr, STANDIN_LIBRARY " STAND-IN (npuwb tests): %s\n", message.c_str());
-}
-
 std::shared_ptr<MatmulCtx> findMatmul(rknn_context handle) {
     std::lock_guard lock(g_mutex);
     auto it = g_matmuls.find(handle);
     return it == g_matmuls.end() ? nullptr : it->second;
-}
-
-template <class F> int guarded(const char* function, F&& body) {
-    try {
-        return body();
-    } catch (const std::bad_alloc&) {
-        say(std::string(function) + ": out of memory");
-        return RKNN_ERR_MALLOC_FAIL;
-    } catch (const std::exception& e) {
-        say(std::string(function) + ": " + e.what());
-        return RKNN_ERR_PARAM_INVALID;
-    }
 }
 
 ChipProfile standinChip() {
@@ -139,7 +121,7 @@ STANDIN_MATMUL_EXPORT int rknn_matmul_create_dynamic_shape(rknn_matmul_ctx* cont
                                                            int shape_num, rknn_matmul_shape dynamic_shapes[],
                                                            rknn_matmul_io_attr io_attrs[]) {
     if (!context || !info || shape_num < 1 || !dynamic_shapes || !io_attrs) return RKNN_ERR_PARAM_INVALID;
-    return guarded("rknn_matmul_create_dynamic_shape", [&] {
+    return guarded("rknn_matmul_create_dynamic_shape", RKNN_ERR_PARAM_INVALID, [&] {
         auto ctx = std::make_shared<MatmulCtx>();
         ctx->chip = standinChip();
         MatmulSpec& spec = ctx->spec;
@@ -259,7 +241,7 @@ STANDIN_MATMUL_EXPORT int rknn_matmul_set_dynamic_shape(rknn_matmul_ctx context,
 STANDIN_MATMUL_EXPORT int rknn_matmul_run(rknn_matmul_ctx context) {
     auto ctx = findMatmul(context);
     if (!ctx) return RKNN_ERR_CTX_INVALID;
-    return guarded("rknn_matmul_run", [&] {
+    return guarded("rknn_matmul_run", RKNN_ERR_PARAM_INVALID, [&] {
         std::lock_guard lock(ctx->mutex);
         if (!ctx->a || !ctx->b || !ctx->c) {
             say("rknn_matmul_run: A, B and C need buffers (rknn_matmul_set_io_mem)");
@@ -284,7 +266,7 @@ STANDIN_MATMUL_EXPORT int rknn_matmul_destroy(rknn_matmul_ctx context) {
 STANDIN_MATMUL_EXPORT int rknn_B_normal_layout_to_native_layout(void* B_input, void* B_output, int K, int N,
                                                                 rknn_matmul_info* info) {
     if (!B_input || !B_output || !info || K < 1 || N < 1) return RKNN_ERR_PARAM_INVALID;
-    return guarded("rknn_B_normal_layout_to_native_layout", [&] {
+    return guarded("rknn_B_normal_layout_to_native_layout", RKNN_ERR_PARAM_INVALID, [&] {
         const MatmulType type = MatmulType(info->type);
         const MatmulNativeLayout native = matmulNativeLayout(type, standinChip());
         convertMatmulOperand(MatmulOperand::B, matmulTypeInfo(type).b, 1, K, N, native, MatmulLayout::Norm, B_input,

@@ -2,10 +2,29 @@
 // What the stand-in's model runtime (StandinRuntime.cpp) and its matmul API (StandinMatmul.cpp) share: core masks,
 // and the zero-copy buffers of matmul contexts (rknn_create_mem / rknn_destroy_mem take either kind of context).
 #include <cstdint>
+#include <exception>
+#include <new>
+#include <string>
 
 #include "standin_rknn_api.h"
 
 namespace npuwb::standin {
+
+/// One line on stderr, naming the library as a stand-in.
+void say(const std::string& message);
+
+/// Runs `body` and maps what it throws to an error code (never lets an exception cross the C boundary).
+template <class F> int guarded(const char* function, int errorCode, F&& body) {
+    try {
+        return body();
+    } catch (const std::bad_alloc&) {
+        say(std::string(function) + ": out of memory");
+        return RKNN_ERR_MALLOC_FAIL;
+    } catch (const std::exception& e) {
+        say(std::string(function) + ": " + e.what());
+        return errorCode;
+    }
+}
 
 /// Core masks a chip with `cores` NPU cores has (RKNN SDK user guide V2.5.0, rknn_set_core_mask: multi-core chips
 /// only; a single-core chip takes AUTO and CORE_0).

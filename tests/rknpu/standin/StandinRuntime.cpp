@@ -31,16 +31,16 @@ using namespace npuwb::standin;
 #define STANDIN_LIBRARY "librknnrt"
 #endif
 
+void npuwb::standin::say(const std::string& message) {
+    std::fprintf(stderr, STANDIN_LIBRARY " STAND-IN (npuwb tests): %s\n", message.c_str());
+}
+
 namespace {
 
 std::mutex g_registryMutex;
 std::map<rknn_context, std::shared_ptr<Context>> g_contexts;
 rknn_context g_nextHandle = 1;
 std::atomic<uint64_t> g_weightBytes{0};
-
-void say(const std::string& message) {
-    std::fprintf(stderr, STANDIN_LIBRARY " STAND-IN (npuwb tests): %s\n", message.c_str());
-}
 
 rknn_context registerContext(std::shared_ptr<Context> ctx) {
     std::lock_guard lock(g_registryMutex);
@@ -53,19 +53,6 @@ std::shared_ptr<Context> findContext(rknn_context handle) {
     std::lock_guard lock(g_registryMutex);
     auto it = g_contexts.find(handle);
     return it == g_contexts.end() ? nullptr : it->second;
-}
-
-/// Runs `body` and maps what it throws to an error code (never lets an exception cross the C boundary).
-template <class F> int guarded(const char* function, int errorCode, F&& body) {
-    try {
-        return body();
-    } catch (const std::bad_alloc&) {
-        say(std::string(function) + ": out of memory");
-        return RKNN_ERR_MALLOC_FAIL;
-    } catch (const std::exception& e) {
-        say(std::string(function) + ": " + e.what());
-        return errorCode;
-    }
 }
 
 std::optional<DType> dtypeOfVendor(int type) {
