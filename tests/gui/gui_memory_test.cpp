@@ -34,6 +34,7 @@
 #include "run/RunOptionsBar.h"
 #include "shell/MainWindow.h"
 #include "views/estimate/EstimateView.h"
+#include "views/suggestions/SuggestionsView.h"
 #include "views/memory/LifetimeChart.h"
 #include "views/memory/MemoryBreakdownChart.h"
 #include "views/memory/MemoryView.h"
@@ -302,6 +303,14 @@ void MemoryViewTest::shapesAreRememberedForTheFile() {
     QCOMPARE(report->layers.front().inputShapes.front(), (std::vector<int64_t>{1, 3, 320, 640}));
     QVERIFY(memory()->headerLabel()->text().contains(QStringLiteral("input x [1,3,320,640]")));
     QCOMPARE(memory()->chart()->rectCount(), int(report->memory.tensors.size()));
+    // Advise too: its summary names the shapes it used.
+    QVERIFY(window_->setCurrentView(QStringLiteral("suggestions")));
+    auto* suggestions = window_->view<SuggestionsView>();
+    QSignalSpy advised(suggestions, &SuggestionsView::adviceShown);
+    suggestions->adviseAction()->trigger();
+    QVERIFY(advised.wait(60000));
+    QVERIFY2(suggestions->summaryLabel()->text().contains(QStringLiteral("input x [1,3,320,640]")),
+             qPrintable(suggestions->summaryLabel()->text()));
 }
 
 void MemoryViewTest::cleanupTestCase() {

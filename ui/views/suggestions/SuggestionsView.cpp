@@ -15,6 +15,7 @@
 #include "core/ViewRegistry.h"
 #include "core/Workbench.h"
 #include "jobs/AdviseJob.h"
+#include "models/InputShapes.h"
 #include "models/LayerSelection.h"
 #include "models/SuggestionTreeModel.h"
 #include "npuwb/VendorGuide.h"
@@ -148,7 +149,8 @@ void SuggestionsView::start() {
     workbench().showProgress(0, 0);
     workbench().setStatus(tr("Advising for %1 …").arg(workbench().target().chip));
     advised_ = workbench().currentModel();
-    job_->start(advised_, workbench().target(), workbench().inputShapes());
+    advisedShapes_ = workbench().inputShapes();
+    job_->start(advised_, workbench().target(), advisedShapes_);
 }
 
 void SuggestionsView::onFinished(std::shared_ptr<const std::vector<advisor::Finding>> findings) {
@@ -166,7 +168,8 @@ void SuggestionsView::onFinished(std::shared_ptr<const std::vector<advisor::Find
                                .arg(model_->groups().size())
                                .arg(target.chip, target.dtype)
                                .arg(target.cores)
-                               .arg(fixable));  // after setFindings: the groups are the model's
+                               .arg(fixable) +  // after setFindings: the groups are the model's
+                      (advisedShapes_.empty() ? QString() : QStringLiteral(" · ") + inputShapesText(advisedShapes_)));
     workbench().setStatus(tr("%1 finding(s)").arg(findings->size()));
     workbench().hideProgress();
     emit adviceShown(findings);

@@ -8,6 +8,7 @@
 #include <QList>
 #include <QStringList>
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -45,6 +46,8 @@ public:
     QSortFilterProxyModel* proxyModel() const { return proxy_; }
     QTreeView* treeView() const { return tree_; }
     QLabel* proofLabel() const { return proof_; }
+    /// The line above the tree: counts, target and the input shapes the advice used.
+    QLabel* summaryLabel() const { return summary_; }
     /// The finding of the current row (a site, or a group of one site), nullptr when none.
     const advisor::Finding* currentFinding() const;
     /// The findings the current row stands for (a group: all its sites).
@@ -91,6 +94,7 @@ private:
     QToolButton* apply_;
     QToolButton* applyAll_;
     std::shared_ptr<const Model> advised_;  // what the running or last advice was on
+    std::map<std::string, Shape> advisedShapes_;  // the sizes of its symbolic input dims (empty: as declared)
 };
 
 }  // namespace npuwb::ui
