@@ -88,6 +88,9 @@ void PolishTest::helpMenuHasAboutShortcutsAndAboutQt() {
     QVERIFY(entries.contains(QStringLiteral("About NPU Workbench")));
     QVERIFY(entries.contains(QStringLiteral("Keyboard Shortcuts")));
     QVERIFY(entries.contains(QStringLiteral("About Qt")));
+    QVERIFY(entries.contains(QStringLiteral("Documentation")));  // opens the README (installed or the source tree's)
+    QCOMPARE(window_->findChild<QAction*>(QStringLiteral("documentationAction"))->shortcut(),
+             QKeySequence(QKeySequence::HelpContents));
 
     window_->findChild<QAction*>(QStringLiteral("aboutAction"))->trigger();
     auto* about = window_->findChild<QMessageBox*>(QStringLiteral("aboutDialog"));

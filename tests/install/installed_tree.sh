@@ -25,7 +25,7 @@ run() { (cd "$D/work" && env -u NPUWB_CHIPS_DIR -u NPUWB_PLUGIN_PATH -u LD_LIBRA
 for f in bin/npuwb bin/npuwb-cli bin/npuwb-agent lib/libnpuwb-engine.so.0 lib/libnpuwb-imageio.so.0 \
          lib/npuwb/plugins/libnpuwb-runtime-rknpu.so share/npuwb/schema/report.schema.json \
          share/npuwb/samples/tiny_mobilenet.onnx share/applications/npuwb.desktop \
-         share/icons/hicolor/scalable/apps/npuwb.svg; do
+         share/icons/hicolor/scalable/apps/npuwb.svg share/doc/npuwb/README.md; do
   [ -e "$P/$f" ] || fail "$f not installed (installed: $(cd "$P" && find . -type f | sort | tr '\n' ' '))"
 done
 want_chips=$(cd "$SRC/resources/chips" && ls -- *.json | sort)

@@ -3,13 +3,17 @@
 #include <QAction>
 #include <QApplication>
 #include <QDialog>
+#include <QDesktopServices>
 #include <QDialogButtonBox>
+#include <QDir>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QMainWindow>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QTableWidget>
+#include <QUrl>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -89,6 +93,35 @@ void showAbout(QMainWindow* window) {
             .arg(QStringLiteral(NPUWB_UI_VERSION), QStringLiteral(QT_VERSION_STR)));
     box->show();
 }
+/// The installed README (PREFIX/share/doc/npuwb) beside the program; else the source tree's, found upwards from it.
+QString documentationPath() {
+    const QDir bin(QCoreApplication::applicationDirPath());
+    const QString installed = bin.filePath(QStringLiteral("../share/doc/npuwb/README.md"));
+    if (QFileInfo::exists(installed)) return QFileInfo(installed).canonicalFilePath();
+    for (QDir dir = bin; !dir.isRoot(); dir.cdUp())
+        if (QFileInfo::exists(dir.filePath(QStringLiteral("README.md"))) &&
+            QFileInfo::exists(dir.filePath(QStringLiteral("engine/README.md"))))
+            return dir.filePath(QStringLiteral("README.md"));
+    return {};
+}
+
+void showDocumentation(QMainWindow* window) {
+    const QString path = documentationPath();
+    if (!path.isEmpty() && QDesktopServices::openUrl(QUrl::fromLocalFile(path))) return;
+    auto* box = new QMessageBox(window);
+    box->setObjectName(QStringLiteral("documentationDialog"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setWindowTitle(QApplication::translate("HelpMenu", "Documentation"));
+    box->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    box->setText(path.isEmpty()
+                     ? QApplication::translate("HelpMenu", "The documentation (README.md) is not installed beside %1.")
+                           .arg(QCoreApplication::applicationFilePath())
+                     : QApplication::translate("HelpMenu", "The documentation is %1 (no program here opens it).")
+                           .arg(path));
+    box->setInformativeText(QApplication::translate("HelpMenu", "Every command of npuwb-cli explains itself with "
+                                                                "--help; each module's README.md describes its part."));
+    box->show();
+}
 }  // namespace
 
 QString shortcutListText(const QMainWindow* window) {
@@ -104,6 +137,10 @@ QMenu* addHelpMenu(QMainWindow* window) {
                                          [window] { showShortcuts(window); });
     shortcuts->setObjectName(QStringLiteral("shortcutsAction"));
     shortcuts->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Slash));
+    QAction* docs = help->addAction(QApplication::translate("HelpMenu", "&Documentation"), window,
+                                    [window] { showDocumentation(window); });
+    docs->setObjectName(QStringLiteral("documentationAction"));
+    docs->setShortcut(QKeySequence::HelpContents);
     help->addSeparator();
     QAction* about = help->addAction(QApplication::translate("HelpMenu", "&About NPU Workbench"), window,
                                      [window] { showAbout(window); });
