@@ -10,6 +10,7 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFile>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
@@ -23,6 +24,7 @@
 #include <QTreeView>
 #include <qcustomplot.h>
 
+#include "core/ExportActions.h"
 #include "core/ItemViewCopy.h"
 #include "core/Workbench.h"
 #include "dialogs/ConnectionDialog.h"
@@ -56,6 +58,7 @@ private slots:
     void helpMenuHasAboutShortcutsAndAboutQt();
     void modelPanelComesBackFromTheViewMenu();
     void everyTableCopiesSelectedRowsAsTabSeparatedText();
+    void tablesExportCsvAndChartsSaveAsPngOrPdf();
     void emptyAccuracyPlotShowsAPlaceholder();
     void addBoardDialogLabelsHaveBuddies();
     void quantizeDialogPrefillsTheInputSizeAndDefaultsToMmse();
@@ -157,6 +160,48 @@ void PolishTest::everyTableCopiesSelectedRowsAsTabSeparatedText() {
     QCOMPARE(lines[2].split(QLatin1Char('\t')).value(1),
              table->model()->index(2, LayerTableModel::NameColumn).data().toString());
     QCOMPARE(first.size(), lines[0].split(QLatin1Char('\t')).size());
+}
+
+void PolishTest::tablesExportCsvAndChartsSaveAsPngOrPdf() {
+    for (QAbstractItemView* v : window_->findChildren<QAbstractItemView*>()) {
+        if (!qobject_cast<QTableView*>(v) && !qobject_cast<QTreeView*>(v)) continue;
+        QAction* exportCsv = addExportCsvAction(v);  // the window's, found again
+        QCOMPARE(v->findChildren<QAction*>(QStringLiteral("exportCsvAction")).size(), 1);
+        QVERIFY2(v->actions().contains(exportCsv), qPrintable(v->objectName()));
+    }
+    int plots = 0;
+    for (QCustomPlot* plot : window_->findChildren<QCustomPlot*>()) {
+        ++plots;
+        QAction* save = addSaveChartAction(plot);
+        QCOMPARE(plot->findChildren<QAction*>(QStringLiteral("saveChartAction")).size(), 1);
+        QVERIFY(plot->actions().contains(save));
+        QCOMPARE(plot->contextMenuPolicy(), Qt::ActionsContextMenu);
+    }
+    QVERIFY(plots >= 5);  // layers, estimate (2), accuracy, timeline, matmul, memory ...
+    // The Layers table as CSV: the header and every row, fields as shown.
+    window_->setCurrentView(QStringLiteral("layers"));
+    QTableView* table = window_->view<LayersView>()->tableView()->tableView();
+    const QStringList lines = allRowsCsv(table).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), table->model()->rowCount() + 1);
+    QVERIFY(lines[0].startsWith(QStringLiteral("ID,Name,")));
+    QVERIFY(lines[1].contains(table->model()->index(0, LayerTableModel::NameColumn).data().toString()));
+    // A chart as PNG and PDF, each written whole under its name (no temporary left).
+    QCustomPlot* plot = window_->findChildren<QCustomPlot*>().front();
+    plot->resize(400, 300);
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::TempLocation);
+    for (const QString& name : {QStringLiteral("npuwb-chart-test.png"), QStringLiteral("npuwb-chart-test.pdf")}) {
+        const QString path = dir + QLatin1Char('/') + name;
+        QFile::remove(path);
+        QCOMPARE(saveChart(plot, path), QString());
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray head = file.read(4);
+        QCOMPARE(head, name.endsWith(QLatin1String(".pdf")) ? QByteArray("%PDF") : QByteArray("\x89PNG"));
+        QVERIFY(!QFile::exists(path + QStringLiteral(".part")));
+        file.close();
+        QFile::remove(path);
+    }
+    QVERIFY(!saveChart(plot, QStringLiteral("/nonexistent-folder/x.png")).isEmpty());
 }
 
 void PolishTest::emptyAccuracyPlotShowsAPlaceholder() {

@@ -19,6 +19,9 @@
 #include <QTreeView>
 #include <QUndoStack>
 
+#include <qcustomplot.h>
+
+#include "core/ExportActions.h"
 #include "core/ItemViewCopy.h"
 #include "core/ViewRegistry.h"
 #include "core/Workbench.h"
@@ -69,8 +72,13 @@ MainWindow::MainWindow(QWidget* parent)
     addHelpMenu(this);
     // Copy (Ctrl+C, context menu) on every table and tree of the window, the views' and the panel's alike.
     // (Tables and trees only: a combo box's popup list is an item view too.)
+    // Export as CSV beside it, and Save Chart As (PNG, PDF) on every chart.
     for (QAbstractItemView* itemView : findChildren<QAbstractItemView*>())
-        if (qobject_cast<QTableView*>(itemView) || qobject_cast<QTreeView*>(itemView)) addCopyAction(itemView);
+        if (qobject_cast<QTableView*>(itemView) || qobject_cast<QTreeView*>(itemView)) {
+            addCopyAction(itemView);
+            addExportCsvAction(itemView);
+        }
+    for (QCustomPlot* plot : findChildren<QCustomPlot*>()) addSaveChartAction(plot);
     createStatusBar();
     connect(workbench_, &Workbench::stateChanged, this, [this] { setAcceptDrops(!workbench_->isBusy()); });
     connect(workbench_, &Workbench::modelLoaded, this, &MainWindow::updateTitle);
