@@ -128,7 +128,8 @@ void GraphMinimap::refit() {
     const QRectF source = sceneRect();
     if (scene && !source.isEmpty()) {
         QPainter painter(&picture_);
-        painter.setRenderHint(QPainter::Antialiasing);
+        // Smoothing the lines of thousands of items took ~100 ms on the GUI thread; at this scale it shows little.
+        painter.setRenderHint(QPainter::Antialiasing, scene->items().size() < 2000);
         painter.setTransform(toWidget());
         scene->render(&painter, source, source);
     }
