@@ -295,8 +295,11 @@ void GraphView::showLaidOut(const LayoutResult& result, qint64 layoutMs) {
     if (canvas_->zoom() < 0.5 && !items_.empty()) {
         canvas_->resetTransform();
         canvas_->zoomBy(0.8 / canvas_->zoom());
+        // Under the first node, not the middle of the bounding box: a wide or slanting layout would show nothing.
+        const GraphNodeItem* first = *std::min_element(
+            items_.begin(), items_.end(), [](const GraphNodeItem* a, const GraphNodeItem* b) { return a->y() < b->y(); });
         const QRectF all = scene_->itemsBoundingRect();
-        canvas_->centerOn(all.center().x(), all.top() + canvas_->viewport()->height() / 2.0 / canvas_->zoom());
+        canvas_->centerOn(first->x(), all.top() + canvas_->viewport()->height() / 2.0 / canvas_->zoom());
     }
     followSelection(workbench().selection()->selectedNodes());
     emit layoutShown();
