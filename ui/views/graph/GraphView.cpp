@@ -25,6 +25,10 @@
 #include "views/graph/NodeProperties.h"
 
 namespace npuwb::ui {
+namespace {
+// QGraphicsScene::items() sorts tens of thousands of items by stacking order unless asked for no order (-1).
+constexpr auto kUnsorted = Qt::SortOrder(-1);
+}  // namespace
 
 NPUWB_GUI_VIEW(GraphView, "graph", QT_TRANSLATE_NOOP("views", "&Graph"), Qt::ALT | Qt::Key_0, 15);
 
@@ -298,8 +302,8 @@ void GraphView::showLaidOut(const LayoutResult& result, qint64 layoutMs) {
         // Under the first node, not the middle of the bounding box: a wide or slanting layout would show nothing.
         const GraphNodeItem* first = *std::min_element(
             items_.begin(), items_.end(), [](const GraphNodeItem* a, const GraphNodeItem* b) { return a->y() < b->y(); });
-        const QRectF all = scene_->itemsBoundingRect();
-        canvas_->centerOn(first->x(), all.top() + canvas_->viewport()->height() / 2.0 / canvas_->zoom());
+        const double top = scene_->sceneRect().top() + 40;  // the items' bounding rect, as drawGroupsAndFit set it
+        canvas_->centerOn(first->x(), top + canvas_->viewport()->height() / 2.0 / canvas_->zoom());
     }
     followSelection(workbench().selection()->selectedNodes());
     emit layoutShown();
@@ -307,7 +311,7 @@ void GraphView::showLaidOut(const LayoutResult& result, qint64 layoutMs) {
 }
 
 void GraphView::drawGroupsAndFit() {
-    for (QGraphicsItem* item : scene_->items())
+    for (QGraphicsItem* item : scene_->items(kUnsorted))
         if (auto* group = dynamic_cast<GraphGroupItem*>(item)) delete group;
     groupCount_ = 0;
     for (const QStringList& group : fusedGroups()) {
