@@ -143,6 +143,7 @@ void GraphView::onModelChanged() {
     job_->cancelLayout();
     scene_->clear();
     items_.clear();
+    nodeSizes_.clear();
     groupCount_ = 0;
     current_ = -1;
     hits_.clear();
@@ -202,7 +203,9 @@ void GraphView::startLayout() {
     if (!data_.model) return;
     auto request = std::make_shared<LayoutRequest>();
     request->nodes.reserve(data_.nodes.size());
-    for (const GraphNodeInfo& node : data_.nodes) request->nodes.push_back(GraphNodeItem::sizeFor(node, font()));
+    const QFontMetricsF plain(font()), bold(GraphNodeItem::boldFont(font()));
+    for (const GraphNodeInfo& node : data_.nodes) request->nodes.push_back(GraphNodeItem::sizeFor(node, plain, bold));
+    nodeSizes_ = request->nodes;  // what the drawing uses too
     for (const GraphEdgeInfo& edge : data_.edges) request->edges.push_back({edge.from, edge.to});
     layoutGroups_ = fusedGroups();
     for (const QStringList& group : layoutGroups_) {
@@ -255,8 +258,8 @@ void GraphView::addItemsInTurns(std::shared_ptr<const LayoutResult> result, qint
     const size_t to = std::min(total, from + kItemsPerTurn);
     for (size_t i = from; i < to; ++i) {
         if (i < nodes) {
-            auto* item =
-                new GraphNodeItem(int(i), data_.nodes[i], GraphNodeItem::sizeFor(data_.nodes[i], font()), font());
+            const QSizeF size = i < nodeSizes_.size() ? nodeSizes_[i] : GraphNodeItem::sizeFor(data_.nodes[i], font());
+            auto* item = new GraphNodeItem(int(i), data_.nodes[i], size, font());
             item->setPos(i < result->centers.size() ? result->centers[i] : QPointF());
             scene_->addItem(item);
             items_.push_back(item);

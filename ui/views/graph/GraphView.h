@@ -3,8 +3,8 @@
 // GraphLayoutJob), nodes coloured by a metric of the last run or estimate, fused layers as group boxes, a minimap,
 // search by name or op type, keyboard moves along edges and a properties panel. It selects through the shared
 // LayerSelection and follows it, so a layer picked in any tab is centred here.
-#include <QHash>
 #include <QElapsedTimer>
+#include <QHash>
 #include <QPointer>
 
 #include <memory>
@@ -109,6 +109,7 @@ private:
     GraphData data_;
     NodeColors colors_;
     std::vector<GraphNodeItem*> items_;
+    std::vector<QSizeF> nodeSizes_;  // each node's box, as the layout was asked with
     std::vector<QStringList> layoutGroups_;  // the fused groups the shown (or running) layout was asked with
     int groupCount_ = 0;
     int current_ = -1;
