@@ -6,6 +6,7 @@
 #include <QTextStream>
 #include <QTimer>
 
+#include "core/EventLoopProbe.h"
 #include "core/ViewRegistry.h"
 #include "core/Workbench.h"
 #include "core/WorkbenchView.h"
@@ -23,8 +24,9 @@ using npuwb::ui::Workbench;
 namespace {
 
 // Grabs the window once the view has had a moment to lay out and replot, then quits.
-void grabAndQuit(MainWindow* window, const QString& file) {
-    QTimer::singleShot(300, window, [window, file] {
+void grabAndQuit(MainWindow* window, const QString& file, npuwb::ui::EventLoopProbe* probe) {
+    QTimer::singleShot(300, window, [window, file, probe] {
+        if (probe) probe->setPhase(QStringLiteral("screenshot"));  // rendering the picture is no user's wait
         const bool saved = window->grab().save(file);
         if (!saved) QTextStream(stderr) << "npuwb: cannot write screenshot " << file << '\n';
         QApplication::exit(saved ? 0 : 1);
@@ -46,6 +48,13 @@ int main(int argc, char** argv) {
     QApplication::setApplicationName(QStringLiteral("npuwb"));
     QApplication::setApplicationDisplayName(QStringLiteral("NPU Workbench"));
     QApplication::setApplicationVersion(QStringLiteral(NPUWB_VERSION));
+    // NPUWB_EVENT_LOOP_PROBE=FILE: how long the GUI thread blocked, per phase, written to FILE at exit.
+    npuwb::ui::EventLoopProbe* probe = npuwb::ui::EventLoopProbe::fromEnvironment(&app);
+    auto phase = [probe](const QString& name) {
+        if (!probe) return;
+        probe->setPhase(name);
+        probe->mark(name);
+    };
 
     const QString viewNames = npuwb::ui::ViewRegistry::instance().names().join(QStringLiteral(", "));
     QCommandLineParser parser;
@@ -115,12 +124,15 @@ int main(int argc, char** argv) {
 
     // Once the model is in: one piece of work, and what --screenshot waits for.
     const QString screenshot = parser.value(screenshotOption);
-    auto shootWhen = [&window, screenshot](auto* sender, auto signal) {
+    auto shootWhen = [&window, screenshot, phase, probe](auto* sender, auto signal) {
+        QObject::connect(sender, signal, &window, [phase] { phase(QStringLiteral("done")); }, Qt::SingleShotConnection);
         if (!screenshot.isEmpty())
-            QObject::connect(sender, signal, &window, [&window, screenshot] { grabAndQuit(&window, screenshot); },
-                             Qt::SingleShotConnection);
+            QObject::connect(
+                sender, signal, &window, [&window, screenshot, probe] { grabAndQuit(&window, screenshot, probe); },
+                Qt::SingleShotConnection);
     };
     QObject::connect(workbench, &Workbench::modelLoaded, &window, [&, view, accuracy] {
+        phase(run ? QStringLiteral("run") : view ? view->objectName() : QStringLiteral("done"));
         // Loading a model clears the Accuracy view, so a report is shown once the model is in.
         if (!accuracyJson.isEmpty() && !accuracy->showAccuracyReport(accuracyJson)) QApplication::exit(1);
         if (!quantizeDataset.isEmpty()) {
@@ -137,12 +149,13 @@ int main(int argc, char** argv) {
         } else if (view && view->startFromCommandLine()) {
             shootWhen(view, &npuwb::ui::WorkbenchView::resultShown);
         } else if (!screenshot.isEmpty()) {
-            grabAndQuit(&window, screenshot);
+            grabAndQuit(&window, screenshot, probe);
         }
     }, Qt::SingleShotConnection);
     if (!screenshot.isEmpty()) {
         window.resize(1400, 900);  // the same picture on every machine, whatever geometry was saved
-        if (model.isEmpty()) QTimer::singleShot(0, &window, [&window, screenshot] { grabAndQuit(&window, screenshot); });
+        if (model.isEmpty())
+            QTimer::singleShot(0, &window, [&window, screenshot, probe] { grabAndQuit(&window, screenshot, probe); });
     }
     if (!screenshot.isEmpty() || !reportFile.isEmpty()) {
         // A failure would otherwise leave an unattended run waiting on a message box forever.
@@ -152,6 +165,9 @@ int main(int argc, char** argv) {
         });
     }
     window.show();
-    if (!model.isEmpty()) window.openModel(model);
+    if (!model.isEmpty()) {
+        phase(QStringLiteral("open"));
+        window.openModel(model);
+    }
     return app.exec();
 }

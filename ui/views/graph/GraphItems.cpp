@@ -22,7 +22,12 @@ QFont boldOf(QFont font) {
 }  // namespace
 
 QSizeF GraphNodeItem::sizeFor(const GraphNodeInfo& info, const QFont& font) {
-    const QFontMetricsF plain(font), bold(boldOf(font));
+    return sizeFor(info, QFontMetricsF(font), QFontMetricsF(boldOf(font)));
+}
+
+QFont GraphNodeItem::boldFont(const QFont& font) { return boldOf(font); }
+
+QSizeF GraphNodeItem::sizeFor(const GraphNodeInfo& info, const QFontMetricsF& plain, const QFontMetricsF& bold) {
     const double text = std::max(bold.horizontalAdvance(info.opType), plain.horizontalAdvance(info.name));
     return {std::clamp(text + 2 * kPadding, 64.0, kMaxWidth), 2 * plain.height() + kPadding};
 }

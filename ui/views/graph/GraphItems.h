@@ -4,6 +4,7 @@
 // that big graphs still paint quickly.
 #include <QColor>
 #include <QFont>
+#include <QFontMetricsF>
 #include <QGraphicsItem>
 #include <QGraphicsPathItem>
 #include <QPainterPath>
@@ -20,6 +21,9 @@ public:
 
     /// The box a node needs for its text (points), the same for layout and drawing.
     static QSizeF sizeFor(const GraphNodeInfo& info, const QFont& font);
+    /// The same with the font's plain and bold metrics made once (making them per node was most of the cost).
+    static QSizeF sizeFor(const GraphNodeInfo& info, const QFontMetricsF& plain, const QFontMetricsF& bold);
+    static QFont boldFont(const QFont& font);
 
     int index() const { return index_; }
     void setFill(const QColor& fill);

@@ -12,6 +12,7 @@
 #include <QSettings>
 #include <QShortcut>
 #include <QSplitter>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -24,6 +25,10 @@
 #include "views/graph/NodeProperties.h"
 
 namespace npuwb::ui {
+namespace {
+// QGraphicsScene::items() sorts tens of thousands of items by stacking order unless asked for no order (-1).
+constexpr auto kUnsorted = Qt::SortOrder(-1);
+}  // namespace
 
 NPUWB_GUI_VIEW(GraphView, "graph", QT_TRANSLATE_NOOP("views", "&Graph"), Qt::ALT | Qt::Key_0, 15);
 
@@ -134,9 +139,11 @@ GraphMetric GraphView::metric() const { return GraphMetric(metric_->currentData(
 void GraphView::setMetric(GraphMetric metric) { metric_->setCurrentIndex(metric_->findData(int(metric))); }
 
 void GraphView::onModelChanged() {
+    ++drawGeneration_;  // a scene still being drawn is of the old model
     job_->cancelLayout();
     scene_->clear();
     items_.clear();
+    nodeSizes_.clear();
     groupCount_ = 0;
     current_ = -1;
     hits_.clear();
@@ -162,9 +169,9 @@ void GraphView::onGroupsMaybeChanged() {
     refreshProperties();
     // Fused groups are laid out as clusters: a new set of groups needs a new layout (not for big graphs, whose
     // cheap layout draws group boxes without them).
-    if (!data_.model || job_->isRunning() || fusedGroups() == layoutGroups_) return;
+    if (!data_.model || job_->isRunning() || drawing_ || fusedGroups() == layoutGroups_) return;
     if (int(data_.nodes.size()) >= job_->largeGraphNodes()) {
-        if (!items_.empty()) buildScene(LayoutResult());  // keep positions, redraw group boxes
+        if (!items_.empty()) drawGroupsAndFit();  // keep positions, redraw group boxes
         return;
     }
     layoutPending_ = true;
@@ -190,11 +197,15 @@ std::vector<QStringList> GraphView::fusedGroups() const {
 }
 
 void GraphView::startLayout() {
+    ++drawGeneration_;
+    drawing_ = false;
     layoutPending_ = false;
     if (!data_.model) return;
     auto request = std::make_shared<LayoutRequest>();
     request->nodes.reserve(data_.nodes.size());
-    for (const GraphNodeInfo& node : data_.nodes) request->nodes.push_back(GraphNodeItem::sizeFor(node, font()));
+    const QFontMetricsF plain(font()), bold(GraphNodeItem::boldFont(font()));
+    for (const GraphNodeInfo& node : data_.nodes) request->nodes.push_back(GraphNodeItem::sizeFor(node, plain, bold));
+    nodeSizes_ = request->nodes;  // what the drawing uses too
     for (const GraphEdgeInfo& edge : data_.edges) request->edges.push_back({edge.from, edge.to});
     layoutGroups_ = fusedGroups();
     for (const QStringList& group : layoutGroups_) {
@@ -228,16 +239,60 @@ void GraphView::onLayoutFailed(const QString& message) {
 
 void GraphView::onLayoutFinished(std::shared_ptr<const LayoutResult> result, qint64 elapsedMs) {
     cancel_->hide();
-    QElapsedTimer drawing;
-    drawing.start();
-    buildScene(*result);
+    drawClock_.start();
+    scene_->clear();
+    items_.clear();
+    drawing_ = true;
+    status_->setText(tr("Drawing %1 nodes …").arg(data_.nodes.size()));
+    addItemsInTurns(std::move(result), elapsedMs, 0, drawGeneration_);
+}
+
+void GraphView::addItemsInTurns(std::shared_ptr<const LayoutResult> result, qint64 layoutMs, size_t from,
+                                quint64 generation) {
+    if (generation != drawGeneration_) return;  // a new model or layout came meanwhile
+    // Node boxes first, then edges; a few hundred items per event loop turn keep the window answering (a
+    // 10,000-node graph built in one go blocked it for a few hundred ms).
+    constexpr size_t kItemsPerTurn = 500;
+    const size_t nodes = data_.nodes.size();
+    const size_t total = nodes + data_.edges.size();
+    const size_t to = std::min(total, from + kItemsPerTurn);
+    for (size_t i = from; i < to; ++i) {
+        if (i < nodes) {
+            const QSizeF size = i < nodeSizes_.size() ? nodeSizes_[i] : GraphNodeItem::sizeFor(data_.nodes[i], font());
+            auto* item = new GraphNodeItem(int(i), data_.nodes[i], size, font());
+            item->setPos(i < result->centers.size() ? result->centers[i] : QPointF());
+            scene_->addItem(item);
+            items_.push_back(item);
+            continue;
+        }
+        const size_t e = i - nodes;
+        if (e >= result->edgeRoutes.size() || result->edgeRoutes[e].empty()) continue;
+        auto* edge = new GraphEdgeItem(result->edgeRoutes[e], result->splines);
+        QStringList tip;
+        for (const QString& value : data_.edges[e].values)
+            tip << QStringLiteral("%1: %2").arg(value, describeValue(data_.graph(), value.toStdString()));
+        edge->setToolTip(tip.join(QLatin1Char('\n')));
+        scene_->addItem(edge);
+    }
+    if (to < total) {
+        QTimer::singleShot(0, this, [this, result, layoutMs, to, generation] {
+            addItemsInTurns(result, layoutMs, to, generation);
+        });
+        return;
+    }
+    drawing_ = false;
+    showLaidOut(*result, layoutMs);
+}
+
+void GraphView::showLaidOut(const LayoutResult& result, qint64 layoutMs) {
+    drawGroupsAndFit();
     const bool large = int(data_.nodes.size()) >= job_->largeGraphNodes();
     QString text = tr("%1 nodes, %2 edges; %3 %4 ms, drawn %5 ms")
                        .arg(data_.nodes.size())
                        .arg(data_.edges.size())
-                       .arg(result->method)
-                       .arg(elapsedMs)
-                       .arg(drawing.elapsed());
+                       .arg(result.method)
+                       .arg(layoutMs)
+                       .arg(drawClock_.elapsed());
     if (large) text += tr(" (cheaper layout past %1 nodes)").arg(job_->largeGraphNodes());
     status_->setText(text);
     status_->setToolTip(text);
@@ -247,39 +302,20 @@ void GraphView::onLayoutFinished(std::shared_ptr<const LayoutResult> result, qin
     if (canvas_->zoom() < 0.5 && !items_.empty()) {
         canvas_->resetTransform();
         canvas_->zoomBy(0.8 / canvas_->zoom());
-        const QRectF all = scene_->itemsBoundingRect();
-        canvas_->centerOn(all.center().x(), all.top() + canvas_->viewport()->height() / 2.0 / canvas_->zoom());
+        // Under the first node, not the middle of the bounding box: a wide or slanting layout would show nothing.
+        const GraphNodeItem* first = *std::min_element(
+            items_.begin(), items_.end(), [](const GraphNodeItem* a, const GraphNodeItem* b) { return a->y() < b->y(); });
+        const double top = scene_->sceneRect().top() + 40;  // the items' bounding rect, as drawGroupsAndFit set it
+        canvas_->centerOn(first->x(), top + canvas_->viewport()->height() / 2.0 / canvas_->zoom());
     }
     followSelection(workbench().selection()->selectedNodes());
     emit layoutShown();
     emit layoutEnded();
 }
 
-void GraphView::buildScene(const LayoutResult& result) {
-    const bool relayout = !result.centers.empty() || items_.empty();
-    if (relayout) {
-        scene_->clear();
-        items_.clear();
-        for (size_t v = 0; v < data_.nodes.size(); ++v) {
-            auto* item =
-                new GraphNodeItem(int(v), data_.nodes[v], GraphNodeItem::sizeFor(data_.nodes[v], font()), font());
-            item->setPos(v < result.centers.size() ? result.centers[v] : QPointF());
-            scene_->addItem(item);
-            items_.push_back(item);
-        }
-        for (size_t e = 0; e < data_.edges.size(); ++e) {
-            if (e >= result.edgeRoutes.size() || result.edgeRoutes[e].empty()) continue;
-            auto* edge = new GraphEdgeItem(result.edgeRoutes[e], result.splines);
-            QStringList tip;
-            for (const QString& value : data_.edges[e].values)
-                tip << QStringLiteral("%1: %2").arg(value, describeValue(data_.graph(), value.toStdString()));
-            edge->setToolTip(tip.join(QLatin1Char('\n')));
-            scene_->addItem(edge);
-        }
-    } else {
-        for (QGraphicsItem* item : scene_->items())
-            if (auto* group = dynamic_cast<GraphGroupItem*>(item)) delete group;
-    }
+void GraphView::drawGroupsAndFit() {
+    for (QGraphicsItem* item : scene_->items(kUnsorted))
+        if (auto* group = dynamic_cast<GraphGroupItem*>(item)) delete group;
     groupCount_ = 0;
     for (const QStringList& group : fusedGroups()) {
         QRectF around;

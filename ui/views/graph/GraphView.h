@@ -3,6 +3,7 @@
 // GraphLayoutJob), nodes coloured by a metric of the last run or estimate, fused layers as group boxes, a minimap,
 // search by name or op type, keyboard moves along edges and a properties panel. It selects through the shared
 // LayerSelection and follows it, so a layer picked in any tab is centred here.
+#include <QElapsedTimer>
 #include <QHash>
 #include <QPointer>
 
@@ -74,7 +75,11 @@ private:
     void startLayout();
     void onLayoutFinished(std::shared_ptr<const LayoutResult> result, qint64 elapsedMs);
     void onLayoutFailed(const QString& message);
-    void buildScene(const LayoutResult& result);
+    /// Adds the drawn layout's items from `from` on, a batch per event loop turn, then shows it (showLaidOut).
+    void addItemsInTurns(std::shared_ptr<const LayoutResult> result, qint64 layoutMs, size_t from, quint64 generation);
+    void showLaidOut(const LayoutResult& result, qint64 layoutMs);
+    /// (Re)draws the fused groups' boxes around the node items, fits the scene rect, recolours.
+    void drawGroupsAndFit();
     void recolor();
     void showLegend();
     MetricSources sources() const;
@@ -104,6 +109,7 @@ private:
     GraphData data_;
     NodeColors colors_;
     std::vector<GraphNodeItem*> items_;
+    std::vector<QSizeF> nodeSizes_;  // each node's box, as the layout was asked with
     std::vector<QStringList> layoutGroups_;  // the fused groups the shown (or running) layout was asked with
     int groupCount_ = 0;
     int current_ = -1;
@@ -111,6 +117,9 @@ private:
     std::vector<int> hits_;
     int hit_ = -1;
     bool layoutPending_ = false;
+    bool drawing_ = false;          // a layout's items are being added, turn by turn
+    quint64 drawGeneration_ = 0;    // bumped by a new model or layout: a drawing of the old one stops
+    QElapsedTimer drawClock_;
     bool publishing_ = false;
 };
 
