@@ -1,7 +1,7 @@
 // The one layer filter across the views (View > Filter Layers): the filter's logic on its own, then on resnet18
 // after a local run and an estimate: op type Conv leaves only the Conv rows in the Layers and Estimate tables (their
 // proxies under QAbstractItemModelTester), greys the other bars of the estimate's time chart, dims the other graph
-// nodes and the memory rectangles other layers made; name and time-range filters; Clear restores everything. With
+// nodes, the memory rectangles other layers made and the Timeline's other kernel bars; name and time-range filters; Clear restores everything. With
 // NPUWB_SCREENSHOT_DIR set it saves filter.png (the Graph view filtered to Conv) and filter-layers.png.
 #include <QAbstractItemModelTester>
 #include <QAction>
@@ -38,6 +38,8 @@
 #include "views/layers/LayersView.h"
 #include "views/memory/LifetimeChart.h"
 #include "views/memory/MemoryView.h"
+#include "views/timeline/GanttChart.h"
+#include "views/timeline/TimelineView.h"
 
 using namespace npuwb::ui;
 
@@ -76,6 +78,9 @@ private:
     EstimateView* estimate() const { return window_->view<EstimateView>(); }
     GraphView* graph() const { return window_->view<GraphView>(); }
     MemoryView* memory() const { return window_->view<MemoryView>(); }
+    TimelineView* timeline() const { return window_->view<TimelineView>(); }
+    /// Layers of the run timeline whose kernel bars are grey.
+    int greyTimelineLayers() const;
     const npuwb::Report& report() const { return *window_->workbench()->lastReport(); }
     /// Op nodes of the graph drawn at full opacity.
     int brightOpNodes() const;
@@ -163,6 +168,13 @@ int LayerFilterTest::brightOpNodes() const {
     return bright;
 }
 
+int LayerFilterTest::greyTimelineLayers() const {
+    int grey = 0;
+    for (const auto& [name, colour] : timeline()->runTimeline()->colours)
+        grey += timeline()->chart()->runBarColour(name) == QColor(0xdd, 0xdd, 0xdd);
+    return grey;
+}
+
 void LayerFilterTest::opTypeFiltersEveryView() {
     const auto isConv = [](const npuwb::LayerRow& row) { return row.opType == "Conv"; };
     const int convs = countLayers(report().layers, isConv);
@@ -214,6 +226,15 @@ void LayerFilterTest::opTypeFiltersEveryView() {
     QCOMPARE(int(std::count(dimmed.begin(), dimmed.end(), false)), convTensors);
     QVERIFY(memory()->filterLabel()->isVisibleTo(memory()));
     QVERIFY(memory()->filterLabel()->text().contains(QStringLiteral("%1 of %2").arg(convTensors).arg(tensors->rowCount())));
+
+    // The Timeline's run mode greys the kernel bars of the other layers.
+    QVERIFY(timeline()->runTimeline());
+    int timedConvs = 0;
+    for (const auto& [name, colour] : timeline()->runTimeline()->colours)
+        for (const npuwb::LayerRow& row : report().layers)
+            timedConvs += row.fullName == name && isConv(row);
+    QVERIFY(timedConvs > 0);
+    QCOMPARE(greyTimelineLayers(), int(timeline()->runTimeline()->colours.size()) - timedConvs);
 
     window_->setCurrentView(QStringLiteral("graph"));
     screenshot(window_.get(), QStringLiteral("filter.png"));
@@ -289,6 +310,7 @@ void LayerFilterTest::clearRestoresEveryView() {
     QCOMPARE(memory()->matchingTensorCount(), memory()->model()->rowCount());
     QVERIFY(memory()->chart()->dimmedRows().empty());
     QVERIFY(!memory()->filterLabel()->isVisibleTo(memory()));
+    QCOMPARE(greyTimelineLayers(), 0);
 }
 
 void LayerFilterTest::cleanupTestCase() {
