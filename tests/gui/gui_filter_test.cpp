@@ -1,8 +1,9 @@
 // The one layer filter across the views (View > Filter Layers): the filter's logic on its own, then on resnet18
 // after a local run and an estimate: op type Conv leaves only the Conv rows in the Layers and Estimate tables (their
 // proxies under QAbstractItemModelTester), greys the other bars of the estimate's time chart, dims the other graph
-// nodes, the memory rectangles other layers made and the Timeline's other kernel bars; name and time-range filters; Clear restores everything. With
-// NPUWB_SCREENSHOT_DIR set it saves filter.png (the Graph view filtered to Conv) and filter-layers.png.
+// nodes, the memory rectangles other layers made and the Timeline's other kernel bars; name and time-range filters;
+// Clear restores everything. With NPUWB_SCREENSHOT_DIR set it saves filter.png (the Graph view filtered to Conv),
+// filter-layers.png, filter-memory.png and filter-estimate.png.
 #include <QAbstractItemModelTester>
 #include <QAction>
 #include <QComboBox>
