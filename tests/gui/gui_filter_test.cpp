@@ -226,7 +226,8 @@ void LayerFilterTest::opTypeFiltersEveryView() {
     const std::vector<bool>& dimmed = memory()->chart()->dimmedRows();
     QCOMPARE(int(std::count(dimmed.begin(), dimmed.end(), false)), convTensors);
     QVERIFY(memory()->filterLabel()->isVisibleTo(memory()));
-    QVERIFY(memory()->filterLabel()->text().contains(QStringLiteral("%1 of %2").arg(convTensors).arg(tensors->rowCount())));
+    const QString remain = QStringLiteral("%1 of %2").arg(convTensors).arg(tensors->rowCount());
+    QVERIFY(memory()->filterLabel()->text().contains(remain));
 
     // The Timeline's run mode greys the kernel bars of the other layers.
     QVERIFY(timeline()->runTimeline());
