@@ -90,7 +90,10 @@ void EstimateTimeChart::setLayers(const std::vector<LayerRow>& layers, const QSt
 }
 
 void EstimateTimeChart::setRowMatches(const std::vector<bool>& matches) {
+    const auto allMatch = [](const std::vector<bool>& v) { return std::find(v.begin(), v.end(), false) == v.end(); };
+    const bool unchanged = allMatch(matches) && allMatch(matches_);
     matches_ = matches;
+    if (unchanged) return;  // no filter before or now: the bars stay as they are
     const std::vector<int> keep = highlighted_;
     fillBars();
     highlightRows(keep);
@@ -106,13 +109,13 @@ void EstimateTimeChart::fillBars() {
         onCpu_.push_back(layers_[i].target != "NPU");
         barsOfRow(i)->addData(double(i), layers_[i].timeUs);
     }
+    // The legend names the grey bars only while a filter greys some.
     const bool filtering = std::find(matches_.begin(), matches_.end(), false) != matches_.end();
-    if (filtering) dimmed_->addToLegend();
-    else dimmed_->removeFromLegend();
+    if (filtering && !plot_->legend->hasItemWithPlottable(dimmed_)) dimmed_->addToLegend();
+    if (!filtering && plot_->legend->hasItemWithPlottable(dimmed_)) dimmed_->removeFromLegend();
     npu_->setSelection(QCPDataSelection());
     cpu_->setSelection(QCPDataSelection());
     dimmed_->setSelection(QCPDataSelection());
-    plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 QCPBars* EstimateTimeChart::barsOfRow(size_t row) const {
