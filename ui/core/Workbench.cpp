@@ -14,6 +14,7 @@
 #include "jobs/ModelEditor.h"
 #include "models/BoardListModel.h"
 #include "models/Format.h"
+#include "models/LayerFilter.h"
 #include "models/LayerSelection.h"
 #include "npuwb/ChipProfile.h"
 
@@ -21,7 +22,7 @@ namespace npuwb::ui {
 
 Workbench::Workbench(QWidget* window)
     : QObject(window), window_(window), loadJob_(new ModelLoadJob(this)), editor_(new ModelEditor(this)),
-      selection_(new LayerSelection(this)), boards_(new BoardListModel(this)) {
+      selection_(new LayerSelection(this)), filter_(new LayerFilter(this)), boards_(new BoardListModel(this)) {
     trackJob(loadJob_);
     trackJob(editor_);
     connect(loadJob_, &ModelLoadJob::loaded, this, &Workbench::onLoaded);

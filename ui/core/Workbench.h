@@ -26,6 +26,7 @@ namespace npuwb::ui {
 
 class BoardListModel;
 class Job;
+class LayerFilter;
 class LayerSelection;
 class ModelEditor;
 
@@ -85,6 +86,8 @@ public:
     void setLastQuantization(std::shared_ptr<const rknn::QuantizationFacts> facts) { quantization_ = std::move(facts); }
 
     LayerSelection* selection() const { return selection_; }
+    /// The one layer filter (op type, target, name, time range) every view follows.
+    LayerFilter* layerFilter() const { return filter_; }
     BoardListModel* boards() const { return boards_; }
     TargetOptions target() const { return target_; }
     /// False (target unchanged) for a chip without a profile; the chip's name is taken from its profile.
@@ -141,6 +144,7 @@ private:
     ModelLoadJob* loadJob_;
     ModelEditor* editor_;
     LayerSelection* selection_;
+    LayerFilter* filter_;
     BoardListModel* boards_;
     std::vector<QPointer<Job>> jobs_;
     std::shared_ptr<const LoadedModel> loaded_;

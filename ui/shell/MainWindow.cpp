@@ -18,6 +18,7 @@
 #include <QToolBar>
 #include <QTreeView>
 #include <QUndoStack>
+#include <QVBoxLayout>
 
 #include <qcustomplot.h>
 
@@ -30,6 +31,7 @@
 #include "run/RunOptionsBar.h"
 #include "shell/FileActions.h"
 #include "shell/HelpMenu.h"
+#include "shell/LayerFilterBar.h"
 #include "shell/ModelInfoPanel.h"
 #include "shell/TargetOptionsBar.h"
 #include "npuwb/ModelRuntimes.h"
@@ -51,7 +53,15 @@ MainWindow::MainWindow(QWidget* parent)
     setAcceptDrops(true);
     tabs_->setObjectName(QStringLiteral("viewTabs"));
     tabs_->setDocumentMode(true);
-    setCentralWidget(tabs_);
+    // The shared layer filter's bar sits above the tabs: it applies to all of them.
+    auto* central = new QWidget(this);
+    auto* centralLayout = new QVBoxLayout(central);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    centralLayout->setSpacing(0);
+    filterBar_ = new LayerFilterBar(*workbench_, central);
+    centralLayout->addWidget(filterBar_);
+    centralLayout->addWidget(tabs_, 1);
+    setCentralWidget(central);
 
     auto* info = new QDockWidget(tr("Model"), this);
     info->setObjectName(QStringLiteral("modelInfoDock"));
@@ -69,6 +79,7 @@ MainWindow::MainWindow(QWidget* parent)
     showInfo->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
     viewMenu_->addSeparator();
     viewMenu_->addAction(showInfo);
+    viewMenu_->addAction(filterBar_->toggleAction());
     addHelpMenu(this);
     // Copy (Ctrl+C, context menu) on every table and tree of the window, the views' and the panel's alike.
     // (Tables and trees only: a combo box's popup list is an item view too.)
@@ -91,7 +102,7 @@ MainWindow::MainWindow(QWidget* parent)
 MainWindow::~MainWindow() {
     // Children are deleted in creation order, the workbench first; what refers to it goes before it.
     delete runner_;
-    delete tabs_;
+    delete centralWidget();  // the tabs and the filter bar
 }
 
 void MainWindow::createMenusAndViews() {

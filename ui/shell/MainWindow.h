@@ -11,6 +11,7 @@ class QTabWidget;
 namespace npuwb::ui {
 
 class FileActions;
+class LayerFilterBar;
 class ModelInfoPanel;
 class RunController;
 class Workbench;
@@ -27,6 +28,7 @@ public:
     FileActions* files() const { return files_; }
     ModelInfoPanel* modelInfo() const;
     QProgressBar* progressBar() const;
+    LayerFilterBar* filterBar() const { return filterBar_; }
 
     /// The registered view called `name` (case-insensitive), nullptr when none.
     WorkbenchView* view(const QString& name) const;
@@ -59,6 +61,7 @@ private:
     FileActions* files_ = nullptr;
     RunController* runner_ = nullptr;
     QMenu* viewMenu_ = nullptr;
+    LayerFilterBar* filterBar_ = nullptr;
 };
 
 }  // namespace npuwb::ui

@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace npuwb::ui {
 
 namespace {
 const QColor kNpuColor(0x1f, 0x77, 0xb4);
 const QColor kCpuColor(0xff, 0x7f, 0x0e);
+const QColor kFilteredOutColor(0xdd, 0xdd, 0xdd);
 
 QCPBars* makeBars(QCustomPlot* plot, const QString& name, const QColor& color) {
     auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
@@ -45,7 +47,8 @@ private:
 
 EstimateTimeChart::EstimateTimeChart(QWidget* parent)
     : QWidget(parent), plot_(new QCustomPlot(this)), npu_(makeBars(plot_, tr("NPU"), kNpuColor)),
-      cpu_(makeBars(plot_, tr("CPU fallback"), kCpuColor)) {
+      cpu_(makeBars(plot_, tr("CPU fallback"), kCpuColor)), dimmed_(makeBars(plot_, tr("Filtered out"), kFilteredOutColor)) {
+    dimmed_->removeFromLegend();  // until a filter is active
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
@@ -76,26 +79,52 @@ EstimateTimeChart::EstimateTimeChart(QWidget* parent)
 
 void EstimateTimeChart::setLayers(const std::vector<LayerRow>& layers, const QStringList& ids) {
     ids_ = ids;
-    npu_->data()->clear();
-    cpu_->data()->clear();
-    onCpu_.clear();
-    highlighted_.clear();
+    layers_ = layers;
+    matches_.clear();
+    fillBars();
     double maxTime = 0;
-    for (size_t i = 0; i < layers.size(); ++i) {
-        const bool cpu = layers[i].target != "NPU";
-        (cpu ? cpu_ : npu_)->addData(double(i), layers[i].timeUs);
-        onCpu_.push_back(cpu);
-        maxTime = std::max(maxTime, layers[i].timeUs);
-    }
-    npu_->setSelection(QCPDataSelection());
-    cpu_->setSelection(QCPDataSelection());
+    for (const LayerRow& layer : layers) maxTime = std::max(maxTime, layer.timeUs);
     plot_->xAxis->setRange(-0.6, std::max<double>(1.0, double(layers.size()) - 0.4));
     plot_->yAxis->setRange(0, maxTime > 0 ? maxTime * 1.08 : 1.0);
     plot_->replot();
 }
 
+void EstimateTimeChart::setRowMatches(const std::vector<bool>& matches) {
+    const auto allMatch = [](const std::vector<bool>& v) { return std::find(v.begin(), v.end(), false) == v.end(); };
+    const bool unchanged = allMatch(matches) && allMatch(matches_);
+    matches_ = matches;
+    if (unchanged) return;  // no filter before or now: the bars stay as they are
+    const std::vector<int> keep = highlighted_;
+    fillBars();
+    highlightRows(keep);
+}
+
+void EstimateTimeChart::fillBars() {
+    npu_->data()->clear();
+    cpu_->data()->clear();
+    dimmed_->data()->clear();
+    onCpu_.clear();
+    highlighted_.clear();
+    for (size_t i = 0; i < layers_.size(); ++i) {
+        onCpu_.push_back(layers_[i].target != "NPU");
+        barsOfRow(i)->addData(double(i), layers_[i].timeUs);
+    }
+    // The legend names the grey bars only while a filter greys some.
+    const bool filtering = std::find(matches_.begin(), matches_.end(), false) != matches_.end();
+    if (filtering && !plot_->legend->hasItemWithPlottable(dimmed_)) dimmed_->addToLegend();
+    if (!filtering && plot_->legend->hasItemWithPlottable(dimmed_)) dimmed_->removeFromLegend();
+    npu_->setSelection(QCPDataSelection());
+    cpu_->setSelection(QCPDataSelection());
+    dimmed_->setSelection(QCPDataSelection());
+}
+
+QCPBars* EstimateTimeChart::barsOfRow(size_t row) const {
+    if (row < matches_.size() && !matches_[row]) return dimmed_;
+    return onCpu_[row] ? cpu_ : npu_;
+}
+
 int EstimateTimeChart::barCount() const {
-    return npu_->dataCount() + cpu_->dataCount();
+    return npu_->dataCount() + cpu_->dataCount() + dimmed_->dataCount();
 }
 
 int EstimateTimeChart::rowAt(const QPoint& pixel) const {
@@ -125,16 +154,16 @@ void EstimateTimeChart::onMouseRelease(QMouseEvent* event) {
 
 void EstimateTimeChart::highlightRows(const std::vector<int>& rows) {
     highlighted_.clear();
-    QCPDataSelection npuSelection, cpuSelection;
+    std::map<QCPBars*, QCPDataSelection> selections{
+        {npu_, QCPDataSelection()}, {cpu_, QCPDataSelection()}, {dimmed_, QCPDataSelection()}};
     for (int row : rows) {
         if (row < 0 || row >= int(onCpu_.size())) continue;
         highlighted_.push_back(row);
-        QCPBars* bars = onCpu_[size_t(row)] ? cpu_ : npu_;
+        QCPBars* bars = barsOfRow(size_t(row));
         const int index = int(bars->data()->findBegin(double(row), false) - bars->data()->constBegin());
-        (bars == cpu_ ? cpuSelection : npuSelection).addDataRange(QCPDataRange(index, index + 1));
+        selections[bars].addDataRange(QCPDataRange(index, index + 1));
     }
-    npu_->setSelection(npuSelection);
-    cpu_->setSelection(cpuSelection);
+    for (auto& [bars, selection] : selections) bars->setSelection(selection);
     if (!highlighted_.empty()) {  // bring the first highlighted bar into view when scrolled away
         const double x = highlighted_.front();
         const QCPRange range = plot_->xAxis->range();

@@ -25,6 +25,8 @@ public:
 
     /// `ids[i]`: what the axis calls layers[i] ("16"); the row number when missing.
     void setLayers(const std::vector<LayerRow>& layers, const QStringList& ids = {});
+    /// Rows whose flag is false are drawn grey in a "Filtered out" series (the shared LayerFilter); empty: all match.
+    void setRowMatches(const std::vector<bool>& matches);
     /// What hovering estimate row `row` shows; the default names the row only.
     void setToolTipProvider(std::function<QString(int row)> provider) { toolTip_ = std::move(provider); }
     /// Estimate row of the bar column under `pixel` (plot coordinates), -1 when none.
@@ -36,6 +38,7 @@ public:
     QCustomPlot* plot() const { return plot_; }
     QCPBars* npuBars() const { return npu_; }
     QCPBars* cpuBars() const { return cpu_; }
+    QCPBars* filteredOutBars() const { return dimmed_; }
     int barCount() const;
     std::vector<int> highlightedRows() const { return highlighted_; }
 
@@ -48,10 +51,16 @@ signals:
 private:
     void onMouseRelease(QMouseEvent* event);
     void onMouseMove(QMouseEvent* event);
+    /// Fills the series from layers_ and matches_.
+    void fillBars();
+    QCPBars* barsOfRow(size_t row) const;
 
     QCustomPlot* plot_;
     QCPBars* npu_;
     QCPBars* cpu_;
+    QCPBars* dimmed_;
+    std::vector<LayerRow> layers_;
+    std::vector<bool> matches_;
     std::vector<bool> onCpu_;  // per estimate row
     std::vector<int> highlighted_;
     QStringList ids_;

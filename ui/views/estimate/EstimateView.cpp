@@ -4,6 +4,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QRegularExpression>
+#include <QHash>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
@@ -15,6 +16,7 @@
 #include "models/EstimateTableModel.h"
 #include "models/Format.h"
 #include "models/InputShapes.h"
+#include "models/LayerFilter.h"
 #include "models/LayerSelection.h"
 #include "npuwb/CostModel.h"
 #include "views/estimate/CyclesChart.h"
@@ -28,7 +30,7 @@ EstimateView::EstimateView(Workbench& workbench, QWidget* parent)
     : WorkbenchView(workbench, parent), job_(new EstimateJob(this)),
       estimateAction_(new QAction(tr("&Estimate on Chip"), this)), totals_(new QLabel(this)), details_(new QLabel(this)),
       timeChart_(new EstimateTimeChart(this)), cyclesChart_(new CyclesChart(this)),
-      tableModel_(new EstimateTableModel(this)), tableProxy_(new QSortFilterProxyModel(this)),
+      tableModel_(new EstimateTableModel(this)), tableProxy_(new LayerFilterProxy(this)),
       table_(new QTableView(this)) {
     totals_->setTextFormat(Qt::RichText);
     totals_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -42,6 +44,9 @@ EstimateView::EstimateView(Workbench& workbench, QWidget* parent)
     charts->setStretchFactor(1, 2);
     tableProxy_->setSourceModel(tableModel_);
     tableProxy_->setSortRole(EstimateTableModel::SortRole);
+    // The shared filter hides table rows and greys their bars in the time chart.
+    tableProxy_->setLayerFilter(workbench.layerFilter(), [this](int row) { return filterRow(row); });
+    connect(workbench.layerFilter(), &LayerFilter::changed, this, &EstimateView::applyFilterToChart);
     table_->setObjectName(QStringLiteral("estimateTable"));
     table_->setModel(tableProxy_);
     table_->setSortingEnabled(true);
@@ -205,11 +210,38 @@ void EstimateView::showLayers() {
         const QStringList& nodes = result_->layerNodes[i];
         ids.push_back(nodes.isEmpty() ? -1 : workbench().selection()->layerOfNode(nodes.front()));
     }
+    // The estimate names fused layers in RKNN's words (ConvolutionRelu); the filter's op types are ONNX's, so a
+    // row also reads as the op type of its anchor node.
+    QHash<QString, QString> opOfNode;
+    if (const auto loaded = workbench().loadedModel())
+        for (const LayerRow& row : loaded->layers)
+            opOfNode.insert(QString::fromStdString(row.fullName), QString::fromStdString(row.opType));
+    anchorOps_.clear();
+    for (const QStringList& nodes : result_->layerNodes)
+        anchorOps_.push_back(nodes.isEmpty() ? QString() : opOfNode.value(nodes.front()));
     tableModel_->setLayers(report.layers, ids, int(report.environment.cores), result_->target.cores);
     QStringList idTexts;
     for (int i = 0; i < int(report.layers.size()); ++i) idTexts << tableModel_->idText(i);
     timeChart_->setLayers(report.layers, idTexts);
+    applyFilterToChart();
     cyclesChart_->setLayers(report.layers);
+}
+
+LayerFilterProxy::RowLayer EstimateView::filterRow(int row) const {
+    const LayerRow& layer = tableModel_->layers()[size_t(row)];
+    const QString anchorOp = size_t(row) < anchorOps_.size() ? anchorOps_[size_t(row)] : QString();
+    return {anchorOp.isEmpty() ? QString::fromStdString(layer.opType) : anchorOp, QString::fromStdString(layer.target),
+            QString::fromStdString(layer.fullName), layer.timeUs};
+}
+
+void EstimateView::applyFilterToChart() {
+    const LayerFilter& filter = *workbench().layerFilter();
+    std::vector<bool> matches;
+    for (int row = 0; row < int(tableModel_->layers().size()); ++row) {
+        const LayerFilterProxy::RowLayer layer = filterRow(row);
+        matches.push_back(filter.matches(layer.opType, layer.target, layer.name, layer.timeUs));
+    }
+    timeChart_->setRowMatches(matches);
 }
 
 std::vector<int> EstimateView::rowsOfNodes(const QStringList& names) const {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/WorkbenchView.h"
+#include "models/LayerFilterProxy.h"
 #include "jobs/EstimateJob.h"
 
 class QLabel;
@@ -65,6 +66,10 @@ private:
     void selectTableRows(const std::vector<int>& rows);
     /// Table and charts from result_, under the current Layers IDs.
     void showLayers();
+    /// Greys the time chart's bars of the layers the shared filter rejects.
+    void applyFilterToChart();
+    /// Estimate row `row` as the shared filter reads it: the op type of its anchor ONNX node when known.
+    LayerFilterProxy::RowLayer filterRow(int row) const;
     void onTableRowChanged();
     void updateAction();
 
@@ -76,7 +81,8 @@ private:
     EstimateTimeChart* timeChart_;
     CyclesChart* cyclesChart_;
     EstimateTableModel* tableModel_;
-    QSortFilterProxyModel* tableProxy_;
+    LayerFilterProxy* tableProxy_;
+    std::vector<QString> anchorOps_;  // per estimate row: the ONNX op type of its first node
     QTableView* table_;
     bool followingSelection_ = false;
     std::shared_ptr<const Model> estimated_;  // what the running or last estimate was of  // the table is being set from the shared selection: do not echo it back

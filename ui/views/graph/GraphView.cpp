@@ -20,7 +20,9 @@
 #include "core/ViewRegistry.h"
 #include "core/Workbench.h"
 #include "jobs/GraphLayoutJob.h"
+#include "models/LayerFilter.h"
 #include "models/LayerSelection.h"
+#include "views/graph/GraphFilter.h"
 #include "views/graph/GraphItems.h"
 #include "views/graph/NodeProperties.h"
 
@@ -126,6 +128,7 @@ GraphView::GraphView(Workbench& workbench, QWidget* parent)
         refreshProperties();
     });
     connect(workbench.selection(), &LayerSelection::nodesSelected, this, &GraphView::followSelection);
+    connect(workbench.layerFilter(), &LayerFilter::changed, this, &GraphView::recolor);
 }
 
 GraphView::~GraphView() = default;
@@ -345,6 +348,11 @@ void GraphView::recolor() {
     if (!data_.model) return;
     colors_ = colorNodes(data_, metric(), sources());
     for (size_t v = 0; v < items_.size() && v < colors_.colors.size(); ++v) items_[v]->setFill(colors_.colors[v]);
+    // The shared filter dims the nodes it rejects; they stay in place so the graph keeps its shape.
+    const auto estimate = workbench().lastEstimate();
+    const std::vector<bool> matches = nodesMatchingFilter(data_, *workbench().layerFilter(), workbench().lastReport(),
+                                                          estimate ? &estimate->report : nullptr);
+    for (size_t v = 0; v < items_.size() && v < matches.size(); ++v) items_[v]->setOpacity(matches[v] ? 1.0 : 0.2);
     showLegend();
     minimap_->refit();
 }

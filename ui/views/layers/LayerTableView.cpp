@@ -7,12 +7,13 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "models/LayerFilterProxy.h"
 #include "models/LayerTableModel.h"
 
 namespace npuwb::ui {
 
 LayerTableView::LayerTableView(LayerTableModel* model, QWidget* parent)
-    : QWidget(parent), model_(model), proxy_(new QSortFilterProxyModel(this)), table_(new QTableView(this)),
+    : QWidget(parent), model_(model), proxy_(new LayerFilterProxy(this)), table_(new QTableView(this)),
       filter_(new QLineEdit(this)) {
     proxy_->setSourceModel(model_);
     proxy_->setSortRole(LayerTableModel::SortRole);
@@ -44,6 +45,15 @@ LayerTableView::LayerTableView(LayerTableModel* model, QWidget* parent)
     layout->setSpacing(2);
     layout->addWidget(filter_);
     layout->addWidget(table_);
+}
+
+void LayerTableView::setLayerFilter(const LayerFilter* filter) {
+    proxy_->setLayerFilter(filter, [this](int row) {
+        const LayerRow& layer = model_->layers()[size_t(row)];
+        return LayerFilterProxy::RowLayer{QString::fromStdString(layer.opType), QString::fromStdString(layer.target),
+                                          QString::fromStdString(layer.fullName),
+                                          model_->isTimed() ? layer.timeUs : -1.0};
+    });
 }
 
 void LayerTableView::onModelReset() {

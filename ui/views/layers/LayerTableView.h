@@ -4,12 +4,16 @@
 #include <QStringList>
 #include <QWidget>
 
+#include "models/LayerFilterProxy.h"
+
 class QLineEdit;
 class QSortFilterProxyModel;
 class QTableView;
 
 namespace npuwb::ui {
 
+class LayerFilter;
+class LayerFilterProxy;
 class LayerTableModel;
 
 class LayerTableView : public QWidget {
@@ -20,6 +24,9 @@ public:
     QTableView* tableView() const { return table_; }
     QSortFilterProxyModel* proxyModel() const { return proxy_; }
     QLineEdit* filterEdit() const { return filter_; }
+
+    /// Hides the rows the shared filter rejects, from now on.
+    void setLayerFilter(const LayerFilter* filter);
 
 public slots:
     /// Selects and reveals the row of this layer (-1 clears); does not emit layerClicked.
@@ -35,7 +42,7 @@ private:
     void onModelReset();
 
     LayerTableModel* model_;
-    QSortFilterProxyModel* proxy_;
+    LayerFilterProxy* proxy_;
     QTableView* table_;
     QLineEdit* filter_;
     bool updatingFromSelection_ = false;

@@ -8,6 +8,7 @@
 #include <map>
 #include <numeric>
 
+#include "models/LayerFilter.h"
 #include "models/OpTypeColors.h"
 
 namespace npuwb::ui {
@@ -81,7 +82,29 @@ void LayerTimeChart::showHint(const QString& text) {
     plot_->yAxis->setVisible(text.isEmpty());
 }
 
+void LayerTimeChart::setLayerFilter(const LayerFilter* filter) {
+    filter_ = filter;
+    connect(filter, &LayerFilter::changed, this, [this] {
+        const int keep = highlighted_;
+        rebuild();
+        highlightLayer(keep);
+    });
+}
+
 void LayerTimeChart::setLayers(const std::vector<LayerRow>& layers, bool timed) {
+    layers_ = layers;
+    timed_ = timed;
+    rebuild();
+}
+
+void LayerTimeChart::rebuild() {
+    std::vector<LayerRow> layers;
+    for (const LayerRow& row : layers_)
+        if (!filter_ || !timed_ ||
+            filter_->matches(QString::fromStdString(row.opType), QString::fromStdString(row.target),
+                             QString::fromStdString(row.fullName), row.timeUs))
+            layers.push_back(row);
+    const bool timed = timed_;
     plot_->clearPlottables();
     plot_->legend->clearItems();
     layerOfRank_.clear();
@@ -95,7 +118,8 @@ void LayerTimeChart::setLayers(const std::vector<LayerRow>& layers, bool timed) 
         plot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
         plot_->yAxis->setRange(0, 1);
         plot_->xAxis->setRange(0, 1);
-        showHint(layers.empty() ? tr("Open a model and run it (F5) to see per-layer times")
+        showHint(!layers_.empty() && timed ? tr("No layer matches the filter")
+                 : layers.empty() ? tr("Open a model and run it (F5) to see per-layer times")
                                 : tr("Run the model (F5) to see per-layer times"));
         plot_->replot();
         return;

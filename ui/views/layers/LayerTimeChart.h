@@ -16,6 +16,8 @@ class QMouseEvent;
 
 namespace npuwb::ui {
 
+class LayerFilter;
+
 class LayerTimeChart : public QWidget {
     Q_OBJECT
 public:
@@ -23,6 +25,8 @@ public:
 
     /// `timed` false (a model that has not run yet) shows a hint instead of bars.
     void setLayers(const std::vector<LayerRow>& layers, bool timed);
+    /// Shows only the bars of layers the shared filter matches, from now on.
+    void setLayerFilter(const LayerFilter* filter);
     QCustomPlot* plot() const { return plot_; }
     /// Bars over all op-type series: one per layer after a run.
     int barCount() const;
@@ -37,6 +41,8 @@ signals:
     void layerClicked(int id);
 
 private:
+    /// Draws the layers the filter matches.
+    void rebuild();
     void onMouseRelease(QMouseEvent* event);
     /// Thins the layer-name ticks to what fits, so zoomed-out charts stay readable.
     void updateTicks();
@@ -49,6 +55,9 @@ private:
     QHash<int, QCPBars*> barsOfLayer_;        // layer id -> its op type's series
     QHash<int, double> rankOfLayer_;
     int highlighted_ = -1;
+    std::vector<LayerRow> layers_;
+    bool timed_ = false;
+    const LayerFilter* filter_ = nullptr;
     QPoint pressPos_;
 };
 

@@ -33,6 +33,8 @@ LayersView::LayersView(Workbench& workbench, QWidget* parent)
     connect(&workbench, &Workbench::modelChanged, this, &LayersView::showModelLayers);
     connect(&workbench, &Workbench::reportChanged, this, &LayersView::showReport);
     // Views talk only to the shared selection, never to each other.
+    table_->setLayerFilter(workbench.layerFilter());
+    chart_->setLayerFilter(workbench.layerFilter());
     LayerSelection* selection = workbench.selection();
     connect(table_, &LayerTableView::layerClicked, selection, &LayerSelection::selectLayer);
     connect(chart_, &LayerTimeChart::layerClicked, selection, &LayerSelection::selectLayer);

@@ -18,6 +18,7 @@ double mib(int64_t bytes) { return double(bytes) / (1024.0 * 1024.0); }
 
 const QColor kTensorColor(0x6f, 0x86, 0xa6);
 const QColor kHighlightColor(0xe0, 0x8a, 0x1e);
+const QColor kDimmedColor(0xc8, 0xc8, 0xc8);
 
 }  // namespace
 
@@ -31,6 +32,7 @@ public:
     void setTensors(std::vector<TensorLifetime> tensors) { tensors_ = std::move(tensors); }
     const std::vector<TensorLifetime>& tensors() const { return tensors_; }
     void setHighlighted(std::vector<int> rows) { highlighted_ = std::move(rows); }
+    void setDimmed(std::vector<bool> dimmed) { dimmed_ = std::move(dimmed); }
 
     QRectF rectOf(const TensorLifetime& t) const {
         QRectF r(coordsToPixels(double(t.firstStep), mib(t.offset)),
@@ -75,9 +77,10 @@ protected:
     void draw(QCPPainter* painter) override {
         for (size_t i = 0; i < tensors_.size(); ++i) {
             const bool lit = std::find(highlighted_.begin(), highlighted_.end(), int(i)) != highlighted_.end();
-            const QColor fill = lit ? kHighlightColor : kTensorColor;
+            const bool dim = !lit && i < dimmed_.size() && dimmed_[i];  // the shared filter rejects its producer
+            const QColor fill = lit ? kHighlightColor : dim ? kDimmedColor : kTensorColor;
             painter->setPen(QPen(fill.darker(lit ? 170 : 140), lit ? 2.0 : 0.6));
-            painter->setBrush(lit ? fill : QColor(fill.red(), fill.green(), fill.blue(), 170));
+            painter->setBrush(lit ? fill : QColor(fill.red(), fill.green(), fill.blue(), dim ? 90 : 170));
             painter->drawRect(rectOf(tensors_[i]));
         }
     }
@@ -89,6 +92,7 @@ protected:
 private:
     std::vector<TensorLifetime> tensors_;
     std::vector<int> highlighted_;
+    std::vector<bool> dimmed_;
 };
 
 namespace {
@@ -171,6 +175,8 @@ LifetimeChart::LifetimeChart(QWidget* parent) : QWidget(parent), plot_(new QCust
 void LifetimeChart::setTensors(const TensorLifetimeModel& model, const MemorySummary& memory) {
     highlighted_.clear();
     rects_->setHighlighted({});
+    dimmed_.clear();
+    rects_->setDimmed({});
     rects_->setTensors(model.tensors());
     const std::vector<int64_t>& live = model.liveBytes();
     QVector<double> steps, bytes;
@@ -227,6 +233,12 @@ QPoint LifetimeChart::centreOf(int row) const {
     if (row < 0 || row >= rectCount()) return {};
     const QPointF c = rects_->rectOf(rects_->tensors()[size_t(row)]).center();
     return QPoint(static_cast<int>(std::lround(c.x())), static_cast<int>(std::lround(c.y())));
+}
+
+void LifetimeChart::setDimmedRows(const std::vector<bool>& dimmed) {
+    dimmed_ = dimmed;
+    rects_->setDimmed(dimmed);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void LifetimeChart::highlightRows(const std::vector<int>& rows) {

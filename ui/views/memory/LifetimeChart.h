@@ -39,6 +39,9 @@ public:
     /// Widget coordinates of the middle of a tensor's rectangle: what a mouse would point at.
     QPoint centreOf(int row) const;
     const std::vector<int>& highlightedRows() const { return highlighted_; }
+    /// Per tensor row: true draws it grey (the shared filter rejects the layer that made it); empty: none.
+    void setDimmedRows(const std::vector<bool>& dimmed);
+    const std::vector<bool>& dimmedRows() const { return dimmed_; }
     /// Step marked as the peak, -1 when nothing is drawn.
     int64_t markedPeakStep() const { return peakStep_; }
 
@@ -66,6 +69,7 @@ private:
     QCPItemText* peakLabel_;
     QCPItemText* hint_;
     std::vector<int> highlighted_;
+    std::vector<bool> dimmed_;
     int64_t peakStep_ = -1;
     QPoint pressPos_;
 };

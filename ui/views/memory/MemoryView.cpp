@@ -1,6 +1,7 @@
 #include "views/memory/MemoryView.h"
 
 #include <QFileInfo>
+#include <QHash>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -14,6 +15,7 @@
 #include "core/Workbench.h"
 #include "models/Format.h"
 #include "models/InputShapes.h"
+#include "models/LayerFilter.h"
 #include "models/LayerSelection.h"
 #include "models/TensorLifetimeModel.h"
 #include "views/memory/LifetimeChart.h"
@@ -24,7 +26,7 @@ namespace npuwb::ui {
 NPUWB_GUI_VIEW(MemoryView, "memory", QT_TRANSLATE_NOOP("views", "Mem&ory"), Qt::ALT | Qt::Key_8, 35);
 
 MemoryView::MemoryView(Workbench& workbench, QWidget* parent)
-    : WorkbenchView(workbench, parent), header_(new QLabel(this)), breakdown_(new MemoryBreakdownChart(this)),
+    : WorkbenchView(workbench, parent), header_(new QLabel(this)), filterNote_(new QLabel(this)), breakdown_(new MemoryBreakdownChart(this)),
       chart_(new LifetimeChart(this)), model_(new TensorLifetimeModel(this)), proxy_(new QSortFilterProxyModel(this)),
       table_(new QTableView(this)), splitter_(new QSplitter(Qt::Vertical, this)),
       lower_(new QSplitter(Qt::Horizontal, this)) {
@@ -56,6 +58,9 @@ MemoryView::MemoryView(Workbench& workbench, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 4, 6, 0);
     layout->addWidget(header_);
+    filterNote_->setObjectName(QStringLiteral("memoryFilterNote"));
+    filterNote_->hide();
+    layout->addWidget(filterNote_);
     layout->addWidget(splitter_, 1);
 
     connect(&workbench, &Workbench::reportChanged, this, &MemoryView::showReport);
@@ -66,6 +71,7 @@ MemoryView::MemoryView(Workbench& workbench, QWidget* parent)
     connect(table_, &QTableView::clicked, this,
             [this](const QModelIndex& index) { selectRow(proxy_->mapToSource(index).row()); });
     connect(selection, &LayerSelection::layerSelected, this, &MemoryView::highlightLayer);
+    connect(workbench.layerFilter(), &LayerFilter::changed, this, &MemoryView::applyFilter);
     connect(chart_, &LifetimeChart::hovered, this, [this](const QString& text) {
         if (!text.isEmpty()) this->workbench().showMessage(text, 4000);
     });
@@ -77,6 +83,7 @@ void MemoryView::clear(const QString& hint) {
     model_->setReport({}, {});
     breakdown_->clear();
     chart_->clear(hint);
+    applyFilter();
 }
 
 void MemoryView::showReport() {
@@ -107,7 +114,33 @@ void MemoryView::showReport() {
                    "memory).");
     header_->setText(text);
     highlightLayer(workbench().selection()->selectedLayer());
+    applyFilter();
     emit resultShown();
+}
+
+void MemoryView::applyFilter() {
+    const LayerFilter& filter = *workbench().layerFilter();
+    const Report* report = workbench().lastReport();
+    QHash<int, const LayerRow*> layerOfId;
+    if (report)
+        for (const LayerRow& layer : report->layers) layerOfId.insert(int(layer.id), &layer);
+    std::vector<bool> dimmed;
+    matching_ = 0;
+    for (int row = 0; row < model_->rowCount(); ++row) {
+        const LayerRow* layer = layerOfId.value(model_->producerOfRow(row));
+        // A tensor no layer made (a graph input) only matches an inactive filter.
+        const bool match = !filter.isActive() ||
+                           (layer && filter.matches(QString::fromStdString(layer->opType),
+                                                    QString::fromStdString(layer->target),
+                                                    QString::fromStdString(layer->fullName), layer->timeUs));
+        dimmed.push_back(!match);
+        matching_ += match ? 1 : 0;
+    }
+    chart_->setDimmedRows(filter.isActive() ? dimmed : std::vector<bool>());
+    filterNote_->setVisible(filter.isActive() && model_->rowCount() > 0);
+    filterNote_->setText(tr("Filter: %1 of %2 tensors made by matching layers (the others are grey)")
+                             .arg(matching_)
+                             .arg(model_->rowCount()));
 }
 
 void MemoryView::selectRow(int row) {

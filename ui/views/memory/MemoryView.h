@@ -36,6 +36,10 @@ public:
     TensorLifetimeModel* model() const { return model_; }
     QSortFilterProxyModel* proxy() const { return proxy_; }
     QTableView* table() const { return table_; }
+    /// "Filter: N of M tensors made by matching layers", hidden while the shared filter is inactive.
+    QLabel* filterLabel() const { return filterNote_; }
+    /// Tensor rows whose producing layer the shared filter matches (all rows while it is inactive).
+    int matchingTensorCount() const { return matching_; }
 
 public slots:
     void showReport();
@@ -44,8 +48,12 @@ public slots:
 private:
     void clear(const QString& hint);
     void selectRow(int row);
+    /// Dims the rectangles whose producing layer the shared filter rejects.
+    void applyFilter();
 
     QLabel* header_;
+    QLabel* filterNote_;
+    int matching_ = 0;
     MemoryBreakdownChart* breakdown_;
     LifetimeChart* chart_;
     TensorLifetimeModel* model_;

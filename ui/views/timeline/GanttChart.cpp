@@ -267,6 +267,12 @@ void GanttChart::setRunTimeline(const Trace& trace, const QString& title, std::m
     plot_->replot();
 }
 
+QColor GanttChart::runBarColour(const std::string& name) const {
+    TraceEvent event;
+    event.name = name;
+    return measured_->colourOf(event);
+}
+
 void GanttChart::clear(const QString& hint) {
     setTimelines(std::nullopt, std::nullopt, {}, hint, QString());
 }

@@ -40,6 +40,8 @@ public:
     /// A run's own timeline (views/timeline/RunTimeline.h) alone, in the measured rows under `title`; `colours`
     /// fills bars by name (a kernel: its layer's op type colour).
     void setRunTimeline(const Trace& trace, const QString& title, std::map<std::string, QColor> colours = {});
+    /// The fill of the run timeline's bars called `name` (a kernel: its layer's full name).
+    QColor runBarColour(const std::string& name) const;
 
     QCustomPlot* plot() const { return plot_; }
     const Trace& timeline(Source source) const;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "models/Format.h"
+#include "models/LayerFilter.h"
 #include "models/OpTypeColors.h"
 
 namespace npuwb::ui {
@@ -16,6 +17,17 @@ std::map<std::string, QColor> opColours(const Report& report) {
     return colours;
 }
 }  // namespace
+
+std::map<std::string, QColor> filteredColours(const RunTimeline& timeline, const Report& report,
+                                              const LayerFilter& filter) {
+    std::map<std::string, QColor> colours = timeline.colours;
+    if (!filter.isActive()) return colours;
+    for (const LayerRow& row : report.layers)
+        if (!filter.matches(QString::fromStdString(row.opType), QString::fromStdString(row.target),
+                            QString::fromStdString(row.fullName), row.timeUs))
+            if (auto it = colours.find(row.fullName); it != colours.end()) it->second = QColor(0xdd, 0xdd, 0xdd);
+    return colours;
+}
 
 std::optional<RunTimeline> runTimelineOf(const Report& report) {
     if (report.kind != "profile") return std::nullopt;

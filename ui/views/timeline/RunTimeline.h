@@ -22,6 +22,13 @@ struct RunTimeline {
     std::map<std::string, QColor> colours;  // kernel bars: their layer's op type colour (models/OpTypeColors)
 };
 
+class LayerFilter;
+
+/// `timeline`'s bar colours with the layers `filter` rejects in light grey (the shared filter; a contexts trace's
+/// bars are not layers and keep theirs).
+std::map<std::string, QColor> filteredColours(const RunTimeline& timeline, const Report& report,
+                                              const LayerFilter& filter);
+
 /// The timeline a run report offers, nullopt when it has neither a contexts trace nor timed layers.
 std::optional<RunTimeline> runTimelineOf(const Report& report);
 

@@ -25,6 +25,7 @@
 #include "jobs/PartitionJob.h"
 #include "models/Format.h"
 #include "models/InputShapes.h"
+#include "models/LayerFilter.h"
 #include "models/LayerSelection.h"
 #include "models/PartitionTableModel.h"
 #include "npuwb/DeviceProfile.h"
@@ -224,6 +225,9 @@ TimelineView::TimelineView(Workbench& workbench, QWidget* parent)
         if (kind == QLatin1String("kernel")) emit nodesClicked({name});  // a layer of the run timeline
     });
     connect(&workbench, &Workbench::reportChanged, this, &TimelineView::showRunReport);
+    connect(workbench.layerFilter(), &LayerFilter::changed, this, [this] {  // greys the other layers' kernel bars
+        if (runTimeline_ && shown_->currentData().toString() == QLatin1String("run")) showSchedule();
+    });
     LayerSelection* selection = workbench.selection();
     connect(this, &TimelineView::nodesClicked, selection, &LayerSelection::selectNodes);
     connect(selection, &LayerSelection::nodesSelected, this, &TimelineView::highlightNodes);
@@ -384,7 +388,10 @@ void TimelineView::showRunReport() {
 
 void TimelineView::showSchedule() {
     if (runTimeline_ && shown_->currentData().toString() == QLatin1String("run")) {
-        chart_->setRunTimeline(runTimeline_->trace, runTimeline_->title, runTimeline_->colours);
+        const Report* run = workbench().lastReport();
+        chart_->setRunTimeline(runTimeline_->trace, runTimeline_->title,
+                               run ? filteredColours(*runTimeline_, *run, *workbench().layerFilter())
+                                   : runTimeline_->colours);
         table_->hide();  // the placement table is the partition's
         hover_->setText(tr("Hover a bar for its times; click a layer's bar to select it everywhere."));
         return;
