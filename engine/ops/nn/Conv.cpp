@@ -41,7 +41,9 @@ template <class Acc> std::vector<Acc> biasFilled(const ConvProblem& p, const std
 std::vector<int32_t> centered(const KernelContext& ctx, const Tensor& q, const std::vector<int32_t>& zeroPoints) {
     std::vector<int32_t> out(static_cast<size_t>(q.numel()));
     const int64_t channels = static_cast<int64_t>(zeroPoints.size());
-    const int64_t inner = channels > 0 && q.rank() > 0 ? q.numel() / q.shape()[0] : q.numel();
+    // An empty leading dimension (batch 0) leaves nothing to centre, and no per-channel stride to divide by.
+    const bool perLeadingDim = channels > 0 && q.rank() > 0 && q.shape()[0] > 0;
+    const int64_t inner = perLeadingDim ? q.numel() / q.shape()[0] : q.numel();
     visitQuantized(q.dtype(), [&]<typename Q>() {
         const Q* src = q.data<Q>();
         for (int64_t i = 0; i < q.numel(); ++i) {
