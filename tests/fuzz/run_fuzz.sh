@@ -13,7 +13,8 @@ if [ -z "$(ls -A "$SEEDS")" ]; then
   IFS='|' read -r -a globs <<<"$SEED_GLOBS"
   for g in "${globs[@]}"; do
     for f in $g; do
-      [ -f "$f" ] && [ "$(stat -c %s "$f")" -lt 65536 ] && cp "$f" "$SEEDS/$(echo "$f" | md5sum | cut -c1-12)-$(basename "$f")"
+      # Named by content, not by path: the seeds' order steers the mutations, so a clone anywhere fuzzes alike.
+      [ -f "$f" ] && [ "$(stat -c %s "$f")" -lt 65536 ] && cp "$f" "$SEEDS/$(md5sum <"$f" | cut -c1-12)-$(basename "$f")"
     done
   done
 fi
