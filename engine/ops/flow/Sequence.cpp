@@ -1,4 +1,5 @@
 // Sequence ops (a Value of kind Sequence holds a std::vector<Tensor>) and SequenceMap, which runs a body per element.
+#include "npuwb/Limits.h"
 #include "ops/Kernel.h"
 #include "ops/KernelUtil.h"
 #include "ops/flow/FlowUtil.h"
@@ -101,7 +102,10 @@ void splitToSequence(KernelContext& ctx) {
     }
     std::vector<Tensor> items;
     int64_t at = 0;
+    items.reserve(sizes.size());
     for (int64_t s : sizes) {
+        // A long axis split one by one makes as many tensors: keep it cancellable and within the run's deadline.
+        if (items.size() % 4096 == 4095) checkRunLimits();
         Tensor part = flow::sliceAlongAxis(x, axis, at, at + s);
         if (squeeze) {
             Shape shape = part.shape();
