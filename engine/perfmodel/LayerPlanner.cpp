@@ -191,7 +191,7 @@ private:
             if (leavesNativeLayout(ns)) {
                 // Converted out of NC1HWC2 before and back after: two layers moving every element one at a time.
                 layer.work.passes += 2;
-                for (const Shape& in : {ns.inputs[0], ns.outputs[0]}) layer.work.layoutConvertElements += elements(in);
+                for (const Shape& s : {ns.inputs[0], ns.outputs[0]}) layer.work.layoutConvertElements += elements(s);
             }
         }
         if (layer.npuOp.empty())
