@@ -113,8 +113,12 @@ void parseCoefficients(CostCoefficients& c, const ProfileFields& f) {
     if (f.has("minStripePixels")) c.minStripePixels = f.positiveInteger("minStripePixels");
     if (f.has("lutElementsPerLane")) c.lutElementsPerLane = f.positiveNumber("lutElementsPerLane");
     if (f.has("outputBlockCycles")) c.outputBlockCycles = f.positiveNumber("outputBlockCycles");
+    if (f.has("cpuConvertMacsPerElement")) c.cpuConvertMacsPerElement = f.number("cpuConvertMacsPerElement");
+    if (f.has("cpuSwitchOverheads")) c.cpuSwitchOverheads = f.number("cpuSwitchOverheads");
     if (c.computeEfficiency > 1) f.fail("computeEfficiency", "must be at most 1");
     if (c.ddrEfficiency > 1) f.fail("ddrEfficiency", "must be at most 1");
+    if (c.cpuConvertMacsPerElement < 0) f.fail("cpuConvertMacsPerElement", "must not be negative");
+    if (c.cpuSwitchOverheads < 0) f.fail("cpuSwitchOverheads", "must not be negative");
 }
 
 }  // namespace

@@ -29,9 +29,10 @@ LayerRow rowFor(const PlannedLayer& layer, int64_t id) {
 
 std::string reportDtype(const std::string& dtype) { return dtype == "fp16" ? "float16" : dtype; }
 
-double cpuTimeUs(const PlannedLayer& layer, const ChipProfile& chip) {
+double cpuTimeUs(const PlannedLayer& layer, const ChipProfile& chip, const CostCoefficients& k) {
     const NodeShapes& anchor = *layer.nodes.front();
-    return cpuLayerTimeUs(nodeMacs(*anchor.node, anchor.inputs, anchor.outputs), layer.cpuBytes, chip.cpu);
+    return cpuLayerTimeUs(nodeMacs(*anchor.node, anchor.inputs, anchor.outputs), layer.cpuBytes, chip.cpu) +
+           cpuBoundaryTimeUs(layer.cpuConvertElements, layer.cpuSwitch, chip.cpu, k);
 }
 
 void checkOptions(const ChipProfile& chip, const EstimateOptions& options) {
@@ -71,7 +72,7 @@ double planTimeUs(const ModelPlan& plan, const ChipProfile& chip, int64_t cores,
     const NpuDTypeRates& rates = chip.rates(plan.dtype);
     double total = 0;
     for (const PlannedLayer& layer : plan.layers)
-        total += layer.npuOp.empty() ? cpuTimeUs(layer, chip) : npuLayerCost(layer.work, chip, rates, cores, k).timeUs;
+        total += layer.npuOp.empty() ? cpuTimeUs(layer, chip, k) : npuLayerCost(layer.work, chip, rates, cores, k).timeUs;
     return total;
 }
 
@@ -114,7 +115,7 @@ Report estimateModel(const Model& model, const ChipProfile& chip, const Estimate
             row.dataType = "float32";
             row.bytesRead = layer.cpuBytes / 2;
             row.bytesWritten = layer.cpuBytes - row.bytesRead;
-            row.timeUs = cpuTimeUs(layer, chip);
+            row.timeUs = cpuTimeUs(layer, chip, k);
             report.fallbacks.push_back(FallbackRow{row.fullName, row.opType, layer.cpuReason});  // why not on the NPU
         }
         row.timeUsMin = row.timeUs;

@@ -56,11 +56,12 @@ NpuLayerCost npuLayerCost(const NpuWork& work, const ChipProfile& chip, const Np
     }
     c.npuCycles += double(work.lutElements) / (k.lutElementsPerLane * double(rates.atomicOutputChannels));
     c.npuCycles /= double(c.coresUsed);
+    c.npuCycles += double(work.layoutConvertElements);
     c.bytesRead = ddrReadBytes(work, chip.bufferBytesPerCore);
     c.bytesWritten = work.writeBytes;
     double bytesPerCycle = chip.ddrBandwidthGBps * 1e9 * k.ddrEfficiency / (chip.clockMHz * 1e6);
     c.ddrCycles = double(c.bytesRead + c.bytesWritten) / bytesPerCycle;
-    c.totalCycles = std::max(c.npuCycles, c.ddrCycles) + k.layerOverheadCycles;
+    c.totalCycles = std::max(c.npuCycles, c.ddrCycles) + k.layerOverheadCycles * double(std::max<int64_t>(1, work.passes));
     c.timeUs = c.totalCycles / chip.clockMHz;
     double capacity = c.totalCycles * double(rates.macsPerCycle) * double(c.coresUsed);
     c.macUsagePercent = capacity > 0 ? 100.0 * double(work.macs) / capacity : 0.0;
@@ -69,6 +70,11 @@ NpuLayerCost npuLayerCost(const NpuWork& work, const ChipProfile& chip, const Np
 
 double cpuLayerTimeUs(int64_t macs, int64_t bytes, const CpuProfile& cpu) {
     return cpu.opOverheadUs + double(macs) / (cpu.gmacsPerSecond * 1e3) + double(bytes) / (cpu.gbytesPerSecond * 1e3);
+}
+
+double cpuBoundaryTimeUs(int64_t convertElements, bool switches, const CpuProfile& cpu, const CostCoefficients& k) {
+    return double(convertElements) * k.cpuConvertMacsPerElement / (cpu.gmacsPerSecond * 1e3) +
+           (switches ? k.cpuSwitchOverheads * cpu.opOverheadUs : 0.0);
 }
 
 int64_t npuActivationBytes(const Shape& shape, const NpuDTypeRates& rates) {

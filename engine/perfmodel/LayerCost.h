@@ -4,7 +4,10 @@
 //                + lookup-table activation elements / (lutElementsPerLane x output lanes)   [split over cores for
 //                multi-core ops]
 //   DDR cycles = bytes moved / (DDR bandwidth x DDR efficiency), converted to NPU clock cycles
-//   total      = max(NPU, DDR) + per-layer overhead;   time = total / clock
+//                + elements converted out of and back into NC1HWC2 around a layout-changing op (one per cycle)
+//   total      = max(NPU, DDR) + per-layer overhead x hardware layers;   time = total / clock
+// CPU fallbacks: the op's own time + the conversion of the tensors crossing the NPU/CPU boundary + one hand-over
+// per run of CPU layers (cpuBoundaryTimeUs).
 // Padded MACs charge the alignment waste: channels rounded up to the MAC array's atomic sizes, output pixels
 // rounded up to the pixel block, depthwise using one of the array's input lanes.
 #include <cstdint>
@@ -39,6 +42,8 @@ struct NpuWork {
     int64_t writeBytes = 0;
     int64_t lutElements = 0;          // outputs of lookup-table activations in the layer (fused or standalone)
     bool splitsAcrossCores = false;
+    int64_t layoutConvertElements = 0;  // elements converted NC1HWC2 <-> plain order around the op, one per cycle
+    int64_t passes = 1;  // hardware layers the converter splits it into (cascaded pooling): each pays the overhead
 };
 
 struct NpuLayerCost {
@@ -67,6 +72,9 @@ NpuLayerCost npuLayerCost(const NpuWork& work, const ChipProfile& chip, const Np
 
 /// CPU fallback time: hand-over overhead + MACs at the CPU's MAC rate + bytes at its memory rate.
 double cpuLayerTimeUs(int64_t macs, int64_t bytes, const CpuProfile& cpu);
+/// What a CPU fallback costs beyond the op itself: converting `convertElements` boundary elements between the
+/// NPU layout and fp32 NCHW, and, when `switches`, one NPU -> CPU -> NPU hand-over.
+double cpuBoundaryTimeUs(int64_t convertElements, bool switches, const CpuProfile& cpu, const CostCoefficients& k);
 
 /// Bytes of an activation tensor in the NC1HWC2 layout: channels (dim 1 of a 4-D tensor) rounded up to c2.
 int64_t npuActivationBytes(const Shape& shape, const NpuDTypeRates& rates);

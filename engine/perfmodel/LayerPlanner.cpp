@@ -96,10 +96,48 @@ public:
             for (size_t k = 1; k < layer.nodes.size(); ++k) done[size_t(layer.nodes[k] - nodes_.data())] = true;
             layers.push_back(std::move(layer));
         }
+        markCpuBoundaries(layers);
         return layers;
     }
 
 private:
+    /// A CPU fallback converts what crosses the NPU/CPU boundary (inputs an NPU layer produced, outputs an NPU
+    /// layer reads) and, when it follows an NPU layer, hands over from the NPU and back: consecutive CPU layers
+    /// share one hand-over and exchange fp32 tensors directly.
+    void markCpuBoundaries(std::vector<PlannedLayer>& layers) const {
+        std::map<std::string, size_t> producerLayer;
+        std::multimap<std::string, size_t> consumerLayers;
+        for (size_t l = 0; l < layers.size(); ++l)
+            for (const NodeShapes* ns : layers[l].nodes) {
+                for (const auto& o : ns->node->outputs) producerLayer[o] = l;
+                for (const auto& in : ns->node->inputs) consumerLayers.emplace(in, l);
+            }
+        bool previousOnNpu = true;  // the input conversion of the runtime precedes the first layer
+        for (size_t l = 0; l < layers.size(); ++l) {
+            PlannedLayer& layer = layers[l];
+            if (!layer.npuOp.empty()) {
+                previousOnNpu = true;
+                continue;
+            }
+            layer.cpuSwitch = previousOnNpu;
+            previousOnNpu = false;
+            const NodeShapes& a = *layer.nodes.front();
+            std::set<std::string> converted;  // a tensor read twice is converted once
+            for (size_t i = 0; i < a.inputs.size() && i < a.node->inputs.size(); ++i) {
+                auto p = producerLayer.find(a.node->inputs[i]);
+                if (!a.inputIsConstant[i] && p != producerLayer.end() && !layers[p->second].npuOp.empty() &&
+                    converted.insert(a.node->inputs[i]).second)
+                    layer.cpuConvertElements += elements(a.inputs[i]);
+            }
+            for (size_t o = 0; o < a.outputs.size() && o < a.node->outputs.size(); ++o) {
+                auto range = consumerLayers.equal_range(a.node->outputs[o]);
+                if (std::any_of(range.first, range.second,
+                                [&](const auto& c) { return !layers[c.second].npuOp.empty(); }))
+                    layer.cpuConvertElements += elements(a.outputs[o]);
+            }
+        }
+    }
+
     /// Nodes the converter removes: constant subgraphs, pass-through ops, transposes into the I/O layout.
     bool folded(const NodeShapes& ns) const {
         const std::string& op = ns.node->opType;
@@ -136,7 +174,7 @@ private:
         } else if (!npu->dtypes.empty() && std::find(npu->dtypes.begin(), npu->dtypes.end(), dtypeOpListName(dtype_)) ==
                                                npu->dtypes.end()) {
             layer.cpuReason = op + " does not support " + dtype_ + " on " + chip_.name;
-        } else if (auto violated = violatedLimit(*npu, ns)) {
+        } else if (auto violated = violatedLimit(*npu, ns); violated && !poolingPasses(*npu, ns)) {
             layer.cpuReason = op + " limit exceeded: " + *violated;
         } else if (auto unmet = unmetCondition(*npu, ns, graph_, dtypeOpListName(dtype_))) {
             layer.cpuReason = op + " on " + chip_.name + ": " + *unmet;
@@ -149,6 +187,12 @@ private:
             }
             fuse(layer, index);
             buildWork(layer);
+            if (auto passes = poolingPasses(*npu, ns); passes && *passes > 1) cascade(layer, *npu, *passes);
+            if (leavesNativeLayout(ns)) {
+                // Converted out of NC1HWC2 before and back after: two layers moving every element one at a time.
+                layer.work.passes += 2;
+                for (const Shape& s : {ns.inputs[0], ns.outputs[0]}) layer.work.layoutConvertElements += elements(s);
+            }
         }
         if (layer.npuOp.empty())
             for (size_t i = 0; i < ns.inputs.size(); ++i)
@@ -262,6 +306,38 @@ private:
         }
     }
 
+    /// A pooling window beyond the kernel limit runs as `passes` pooling layers: stride-1 max pools of the limit
+    /// each re-read the whole input; a global pool's passes shrink it by up to limit x limit each (first pass
+    /// dominates).
+    static void cascade(PlannedLayer& layer, const NpuOp& op, int64_t passes) {
+        NpuWork& w = layer.work;
+        w.passes = passes;
+        if (op.name.rfind("Global", 0) != 0) {
+            w.vectorElements *= passes;
+            w.activationReadBytes *= passes;
+            w.writeBytes *= passes;
+        }
+        layer.rewrite = op.name + " window beyond the limit -> " + std::to_string(passes) + " cascaded " + op.name +
+                        " layers";
+    }
+
+    /// Ops NC1HWC2 cannot express: a Transpose moving the channel axis, a Reshape changing the channel dimension
+    /// or the rank (detection heads' NCHW -> NHWC -> [N, anchors, values]). The converter runs them on a plain
+    /// copy, converted out of and back into the NPU layout.
+    static bool leavesNativeLayout(const NodeShapes& ns) {
+        const Node& n = *ns.node;
+        if (ns.inputs.empty() || ns.outputs.empty()) return false;
+        const Shape& in = ns.inputs[0];
+        const Shape& out = ns.outputs[0];
+        if (n.opType == "Transpose") {
+            auto perm = n.attrInts("perm");
+            return perm.size() >= 2 && perm[1] != 1;
+        }
+        if (n.opType == "Reshape" || n.opType == "Flatten" || n.opType == "Squeeze" || n.opType == "Unsqueeze")
+            return in.size() != out.size() || (in.size() >= 2 && out.size() >= 2 && in[1] != out[1]);
+        return false;
+    }
+
     /// A node can join the anchor's layer only if its other operands exist when the anchor runs (for a residual
     /// Add fed by two convs, the conv that runs second takes the Add): every producer after the anchor must be
     /// the node itself or already in the chain (a Swish step's Sigmoid, say).
@@ -335,6 +411,26 @@ std::optional<std::string> violatedLimit(const NpuOp& op, const NodeShapes& node
                    std::to_string(limit.max) + "]";
     }
     return std::nullopt;
+}
+
+std::optional<int64_t> poolingPasses(const NpuOp& op, const NodeShapes& node) {
+    const bool global = op.name == "GlobalAveragePool" || op.name == "GlobalMaxPool";
+    if (!global && op.name != "MaxPool") return std::nullopt;
+    int64_t passes = 1;
+    for (const auto& limit : op.limits) {
+        auto v = limitValue(limit.key, node);
+        if (!v || (*v >= limit.min && *v <= limit.max)) continue;
+        const bool window = limit.key == "kernel_h" || limit.key == "kernel_w" ||
+                            (global && (limit.key == "input.height" || limit.key == "input.width"));
+        if (!window || *v < limit.min || limit.max < 2) return std::nullopt;
+        int64_t p = 1;
+        if (global)  // each pass pools a window of up to limit.max: covers limit.max^p positions
+            for (int64_t covered = limit.max; covered < *v; covered *= limit.max) ++p;
+        else  // each stride-1 pass widens the window by limit.max - 1
+            p = (*v - 1 + limit.max - 2) / (limit.max - 1);
+        passes = std::max(passes, p);
+    }
+    return passes;
 }
 
 std::vector<PlannedLayer> planLayers(const std::vector<NodeShapes>& nodes, const Graph& graph, const ChipProfile& chip,

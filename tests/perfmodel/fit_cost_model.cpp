@@ -58,6 +58,8 @@ Knob kKnobs[] = {
     {"ddrEfficiency", &CostCoefficients::ddrEfficiency, 0.05, 1.0},
     {"layerOverheadCycles", &CostCoefficients::layerOverheadCycles, 50, 50000},
     {"lutElementsPerLane", &CostCoefficients::lutElementsPerLane, 0.01, 4.0},
+    {"cpuConvertMacsPerElement", &CostCoefficients::cpuConvertMacsPerElement, 0.1, 200},
+    {"cpuSwitchOverheads", &CostCoefficients::cpuSwitchOverheads, 0.01, 100},
 };
 constexpr size_t kKnobCount = sizeof(kKnobs) / sizeof(kKnobs[0]);
 using Theta = std::array<double, kKnobCount>;
@@ -92,7 +94,7 @@ Theta fit(const std::vector<const Point*>& pts, const CostCoefficients& base) {
     for (double eff : {0.3, 0.7})
         for (double ddr : {0.15, 0.5})
             for (double overhead : {500.0, 5000.0}) {
-                Theta t{std::log(eff), std::log(ddr), std::log(overhead), std::log(0.25)};
+                Theta t{std::log(eff), std::log(ddr), std::log(overhead), std::log(0.25), std::log(4.0), std::log(1.0)};
                 for (size_t i = 0; i < kKnobCount; ++i)
                     t[i] = std::clamp(t[i], std::log(kKnobs[i].lo), std::log(kKnobs[i].hi));
                 double l = loss(pts, base, t);

@@ -79,6 +79,14 @@ struct CostCoefficients {
     /// Cycles the output stage takes per pixel and block of atomicOutputChannels output channels (vendor perf
     /// detail on RK3588; not fitted).
     double outputBlockCycles = 4;
+    /// CPU fallbacks: CPU work per element converted between the NPU's int8 NC1HWC2 and the CPU op's fp32 NCHW
+    /// (dequantize + un-tile on the way in, quantize + re-tile on the way out), in multiply-accumulates at
+    /// cpu.gmacsPerSecond: a scalar per-element loop, bound by the core rather than by memory. Paid for every
+    /// tensor crossing the NPU/CPU boundary.
+    double cpuConvertMacsPerElement = 4;
+    /// CPU fallbacks: microseconds of each NPU -> CPU -> NPU switch (wait for the NPU job, cache maintenance,
+    /// submit the next NPU job), in units of cpu.opOverheadUs so that slower CPUs pay more.
+    double cpuSwitchOverheads = 1;
 };
 
 /// How the fitted coefficients did on published figures they were not fitted on (tests/perfmodel's
