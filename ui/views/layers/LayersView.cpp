@@ -89,11 +89,16 @@ void LayersView::updateHeader() {
                                   inputShapesText(report->model).toHtmlEscaped()));
         return;
     }
-    // Before a run: the shapes are the model's own (symbolic dims as ?); say what Run will use once given.
+    // Before a run: the shapes are the model's own, a symbolic dim ("p2o.DynamicDimension.0") shown as ?; say what
+    // Run will use once given.
+    ModelSummary declared = loaded->summary;
+    for (TensorDesc& input : declared.inputs)
+        for (std::string& dim : input.shape)
+            if (dim.empty() || dim.find_first_not_of("0123456789") != std::string::npos) dim.clear();
     QString text = tr("<b>%1</b> · %2 layers from the model, not run yet · %3")
                        .arg(file)
                        .arg(loaded->layers.size())
-                       .arg(inputShapesText(loaded->summary).toHtmlEscaped());
+                       .arg(inputShapesText(declared).toHtmlEscaped());
     if (!workbench().inputShapes().empty())
         text += tr(" · Run uses %1").arg(inputShapesText(workbench().inputShapes()).toHtmlEscaped());
     else if (workbench().needsInputShapes())
