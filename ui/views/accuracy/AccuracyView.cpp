@@ -126,7 +126,8 @@ AccuracyView::AccuracyView(Workbench& workbench, QWidget* parent)
     plot_->setMinimumHeight(180);
     connect(plot_, &QCustomPlot::mouseRelease, this, &AccuracyView::onPlotClicked);
     connect(plot_, &QCustomPlot::mouseMove, this, &AccuracyView::onPlotHovered);
-    connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &AccuracyView::updateTicks);
+    // Before each replot: zoom, pan and resize change how many ID labels fit.
+    connect(plot_, &QCustomPlot::beforeReplot, this, &AccuracyView::updateTicks);
 
     table_->setModel(proxy_);
     table_->setObjectName(QStringLiteral("accuracyTable"));
@@ -342,7 +343,6 @@ void AccuracyView::replotInTableOrder() {
                                ? tr("Layer ID (execution order, as the table)")
                                : tr("Layer ID, in the table's order (sorted by %1)")
                                      .arg(model_->headerData(column, Qt::Horizontal).toString()));
-    updateTicks();
     // The marker stays on the selected layer, wherever the sort put it.
     const QModelIndexList selected = table_->selectionModel() ? table_->selectionModel()->selectedRows() : QModelIndexList();
     if (!selected.isEmpty() && marker_->visible()) {
@@ -358,8 +358,9 @@ void AccuracyView::updateTicks() {
     if (n > 0) {
         // As many labels as fit side by side in the visible range, each the layer ID of its row.
         const QCPRange range = plot_->xAxis->range();
-        const int width = std::max(1, plot_->axisRect()->width());
-        const int label = QFontMetrics(plot_->xAxis->tickLabelFont()).horizontalAdvance(QStringLiteral("0000"));
+        // The plot's width, not the axis rect's: that is laid out after this runs, and is stale on a resize.
+        const int width = std::max(1, plot_->width() - 90);
+        const int label = QFontMetrics(plot_->xAxis->tickLabelFont()).horizontalAdvance(QStringLiteral("00000"));
         const int step = std::max(1, int(std::ceil(range.size() / std::max(1.0, double(width) / label))));
         for (int p = 0; p < n; p += step)
             ticker->addTick(p, proxy_->index(p, AccuracyModel::IdColumn).data().toString());
