@@ -149,7 +149,8 @@ void LayerFilterBar::follow() {
 void LayerFilterBar::saveSettings(QSettings& settings) const {
     const LayerFilter* filter = workbench_.layerFilter();
     settings.beginGroup(QStringLiteral("layerFilter"));
-    QStringList ops(filter->opTypes().begin(), filter->opTypes().end());
+    const QSet<QString> chosen = filter->opTypes();
+    QStringList ops(chosen.begin(), chosen.end());
     std::sort(ops.begin(), ops.end());
     settings.setValue(QStringLiteral("opTypes"), ops);
     settings.setValue(QStringLiteral("target"), filter->target());
