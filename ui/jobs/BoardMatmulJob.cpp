@@ -22,6 +22,7 @@ constexpr const char* kBoardRuntime = "rknpu";
 BoardMatmulJob::BoardMatmulJob(std::shared_ptr<BoardQuestions> questions, QObject* parent)
     : Job(parent), prompter_(new BoardPrompter(std::move(questions), this)) {
     limit_.setSingleShot(true);
+    limit_.setTimerType(Qt::PreciseTimer);  // a coarse timer may fire 5% early: never before the limit said
     connect(&limit_, &QTimer::timeout, this, [this] {
         timedOut_ = true;
         cancel();  // ends the wait and kills the agent, as Cancel does
