@@ -398,6 +398,11 @@ void LayerFilterTest::filterIsSavedInTheSettings() {
     settings.setValue(QStringLiteral("layerFilter/opTypes"), QStringList{QStringLiteral("Conv"), QStringLiteral("NoSuchOp")});
     bar()->restoreSettings(settings);
     QCOMPARE(filter()->opTypes(), QSet<QString>{QStringLiteral("Conv")});
+    // Saved hidden but active: the bar comes back shown, so no layer is hidden out of sight.
+    settings.setValue(QStringLiteral("layerFilter/shown"), false);
+    bar()->toggleAction()->setChecked(false);
+    bar()->restoreSettings(settings);
+    QVERIFY(bar()->toggleAction()->isChecked());
     bar()->clearButton()->click();
     bar()->toggleAction()->setChecked(false);
 }

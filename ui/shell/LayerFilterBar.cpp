@@ -174,7 +174,8 @@ void LayerFilterBar::restoreSettings(QSettings& settings) {
     filter->setTarget(settings.value(QStringLiteral("target")).toString());
     filter->setName(settings.value(QStringLiteral("name")).toString());
     filter->setTimeRange(time(QStringLiteral("minTimeUs")), time(QStringLiteral("maxTimeUs")));
-    toggle_->setChecked(settings.value(QStringLiteral("shown"), false).toBool());
+    // A filter that hides layers is never restored out of sight.
+    toggle_->setChecked(settings.value(QStringLiteral("shown"), false).toBool() || filter->isActive());
     settings.endGroup();
     fillOpTypes();  // the chosen op types, in the button and the list
 }
