@@ -2,7 +2,8 @@
 // after a local run and an estimate: op type Conv leaves only the Conv rows in the Layers and Estimate tables (their
 // proxies under QAbstractItemModelTester), greys the other bars of the estimate's time chart, dims the other graph
 // nodes, the memory rectangles other layers made and the Timeline's other kernel bars; name and time-range filters;
-// Clear restores everything. With NPUWB_SCREENSHOT_DIR set it saves filter.png (the Graph view filtered to Conv),
+// Clear restores everything. Several op types at once (the bar's checkable list: Conv and Relu), and the criteria
+// saved in the settings and restored. With NPUWB_SCREENSHOT_DIR set it saves filter.png (the Graph view filtered to Conv),
 // filter-layers.png, filter-memory.png and filter-estimate.png.
 #include <QAbstractItemModelTester>
 #include <QAction>
@@ -10,6 +11,9 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
+#include <QMenu>
+#include <QTemporaryDir>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -29,6 +33,7 @@
 #include "run/RunController.h"
 #include "run/RunOptionsBar.h"
 #include "shell/LayerFilterBar.h"
+#include "shell/OpTypeChooser.h"
 #include "shell/MainWindow.h"
 #include "views/estimate/EstimateTimeChart.h"
 #include "views/estimate/EstimateView.h"
@@ -70,6 +75,8 @@ private slots:
     void nameFilter();
     void timeRangeFilter();
     void clearRestoresEveryView();
+    void severalOpTypesAtOnce();
+    void filterIsSavedInTheSettings();
     void cleanupTestCase();
 
 private:
@@ -85,6 +92,8 @@ private:
     const npuwb::Report& report() const { return *window_->workbench()->lastReport(); }
     /// Op nodes of the graph drawn at full opacity.
     int brightOpNodes() const;
+    /// Ticks or clears an op type's box in the bar's list, as a user does; false when the list lacks it.
+    bool tick(const QString& op, bool on = true) const;
 
     std::unique_ptr<MainWindow> window_;
     std::vector<std::unique_ptr<QAbstractItemModelTester>> testers_;
@@ -157,7 +166,14 @@ void LayerFilterTest::initTestCase() {
     QSignalSpy estimated(estimate(), &EstimateView::estimateShown);
     estimate()->estimateAction()->trigger();
     QVERIFY(estimated.wait(kTimeoutMs));
-    QVERIFY(bar()->opTypeCombo()->findData(QStringLiteral("Conv")) > 0);
+    QVERIFY(bar()->opTypeChooser()->opTypes().contains(QStringLiteral("Conv")));
+}
+
+bool LayerFilterTest::tick(const QString& op, bool on) const {
+    const QList<QListWidgetItem*> items = bar()->opTypeChooser()->list()->findItems(op, Qt::MatchExactly);
+    if (items.size() != 1) return false;
+    items.front()->setCheckState(on ? Qt::Checked : Qt::Unchecked);
+    return true;
 }
 
 int LayerFilterTest::brightOpNodes() const {
@@ -189,8 +205,9 @@ void LayerFilterTest::opTypeFiltersEveryView() {
                 ++estimatedConvs;
     QCOMPARE(estimatedConvs, convs);  // every convolution anchors its own fused layer
 
-    bar()->opTypeCombo()->setCurrentIndex(bar()->opTypeCombo()->findData(QStringLiteral("Conv")));
+    QVERIFY(tick(QStringLiteral("Conv")));
     QCOMPARE(filter()->opTypes(), QSet<QString>{QStringLiteral("Conv")});
+    QCOMPARE(bar()->opTypeChooser()->text(), QStringLiteral("Conv"));
     QCOMPARE(bar()->countLabel()->text(), QStringLiteral("%1 of %2 layers").arg(convs).arg(report().layers.size()));
 
     // Tables hide the other rows.
@@ -260,7 +277,7 @@ void LayerFilterTest::nameFilter() {
     QCOMPARE(bar()->countLabel()->text(),
              QStringLiteral("%1 of %2 layers").arg(expected).arg(report().layers.size()));
     // Name and op type together: the convolutions of layer1 only.
-    bar()->opTypeCombo()->setCurrentIndex(bar()->opTypeCombo()->findData(QStringLiteral("Conv")));
+    QVERIFY(tick(QStringLiteral("Conv")));
     const int convsInLayer1 = countLayers(report().layers, [](const npuwb::LayerRow& row) {
         return row.opType == "Conv" && QString::fromStdString(row.fullName).contains(QStringLiteral("layer1"));
     });
@@ -293,11 +310,12 @@ void LayerFilterTest::timeRangeFilter() {
 }
 
 void LayerFilterTest::clearRestoresEveryView() {
-    bar()->opTypeCombo()->setCurrentIndex(bar()->opTypeCombo()->findData(QStringLiteral("Conv")));
+    QVERIFY(tick(QStringLiteral("Conv")));
     QVERIFY(filter()->isActive());
     bar()->clearButton()->click();
     QVERIFY(!filter()->isActive());
-    QCOMPARE(bar()->opTypeCombo()->currentIndex(), 0);
+    QVERIFY(bar()->opTypeChooser()->checked().isEmpty());
+    QCOMPARE(bar()->opTypeChooser()->text(), QStringLiteral("any op type"));
     QVERIFY(bar()->nameEdit()->text().isEmpty());
     QVERIFY(bar()->minTimeEdit()->text().isEmpty() && bar()->maxTimeEdit()->text().isEmpty());
     QVERIFY(bar()->countLabel()->text().isEmpty());
@@ -313,6 +331,80 @@ void LayerFilterTest::clearRestoresEveryView() {
     QVERIFY(memory()->chart()->dimmedRows().empty());
     QVERIFY(!memory()->filterLabel()->isVisibleTo(memory()));
     QCOMPARE(greyTimelineLayers(), 0);
+}
+
+void LayerFilterTest::severalOpTypesAtOnce() {
+    bar()->clearButton()->click();
+    const auto convOrRelu = [](const npuwb::LayerRow& row) { return row.opType == "Conv" || row.opType == "Relu"; };
+    const int expected = countLayers(report().layers, convOrRelu);
+    const int convs = countLayers(report().layers, [](const npuwb::LayerRow& row) { return row.opType == "Conv"; });
+    QVERIFY(expected > convs);  // resnet18's Relus are layers of their own in a local run
+    QVERIFY(tick(QStringLiteral("Conv")));
+    QVERIFY(tick(QStringLiteral("Relu")));
+    QCOMPARE(filter()->opTypes(), (QSet<QString>{QStringLiteral("Conv"), QStringLiteral("Relu")}));
+    QCOMPARE(bar()->opTypeChooser()->text(), QStringLiteral("Conv, Relu"));
+    QCOMPARE(bar()->countLabel()->text(), QStringLiteral("%1 of %2 layers").arg(expected).arg(report().layers.size()));
+    QSortFilterProxyModel* rows = layers()->tableView()->proxyModel();
+    QCOMPARE(rows->rowCount(), expected);
+    for (int r = 0; r < rows->rowCount(); ++r) {
+        const QString op = rows->index(r, LayerTableModel::OpTypeColumn).data().toString();
+        QVERIFY2(op == QStringLiteral("Conv") || op == QStringLiteral("Relu"), qPrintable(op));
+    }
+    QCOMPARE(layers()->timeChart()->barCount(), expected);
+    int graphMatches = 0;
+    for (const GraphNodeInfo& node : graph()->graphData().nodes)
+        graphMatches += node.opType == QStringLiteral("Conv") || node.opType == QStringLiteral("Relu");
+    QCOMPARE(brightOpNodes(), graphMatches);
+    QVERIFY(tick(QStringLiteral("Add")));  // a third: the button counts them
+    QCOMPARE(bar()->opTypeChooser()->text(), QStringLiteral("3 op types"));
+    bar()->show();
+    window_->setCurrentView(QStringLiteral("layers"));
+    screenshot(window_.get(), QStringLiteral("filter-several-op-types.png"));
+    if (!qEnvironmentVariableIsEmpty("NPUWB_SCREENSHOT_DIR")) {  // the popup list is a window of its own
+        QMenu* popup = bar()->opTypeChooser()->menu();
+        popup->popup(bar()->opTypeChooser()->mapToGlobal(QPoint(0, bar()->opTypeChooser()->height())));
+        screenshot(popup, QStringLiteral("filter-op-type-list.png"));
+        popup->close();
+    }
+    QVERIFY(tick(QStringLiteral("Add"), false));
+    QVERIFY(tick(QStringLiteral("Relu"), false));  // back to one: Conv only
+    QCOMPARE(rows->rowCount(), convs);
+    bar()->clearButton()->click();
+}
+
+void LayerFilterTest::filterIsSavedInTheSettings() {
+    QTemporaryDir dir;
+    QSettings settings(dir.filePath(QStringLiteral("filter.ini")), QSettings::IniFormat);
+    QVERIFY(tick(QStringLiteral("Conv")));
+    QVERIFY(tick(QStringLiteral("MaxPool")));
+    bar()->nameEdit()->setText(QStringLiteral("layer"));
+    bar()->minTimeEdit()->setText(QStringLiteral("1.5"));
+    bar()->toggleAction()->setChecked(true);
+    bar()->saveSettings(settings);
+    bar()->clearButton()->click();
+    bar()->toggleAction()->setChecked(false);
+    QVERIFY(!filter()->isActive());
+
+    bar()->restoreSettings(settings);
+    QCOMPARE(filter()->opTypes(), (QSet<QString>{QStringLiteral("Conv"), QStringLiteral("MaxPool")}));
+    QCOMPARE(filter()->name(), QStringLiteral("layer"));
+    QCOMPARE(filter()->minTimeUs(), std::optional<double>(1.5));
+    QVERIFY(!filter()->maxTimeUs());
+    QVERIFY(bar()->toggleAction()->isChecked());
+    QCOMPARE(bar()->opTypeChooser()->checked(), filter()->opTypes());  // the list shows what was restored
+    QCOMPARE(bar()->nameEdit()->text(), QStringLiteral("layer"));
+
+    // A saved op type the open model lacks is dropped, the others kept.
+    settings.setValue(QStringLiteral("layerFilter/opTypes"), QStringList{QStringLiteral("Conv"), QStringLiteral("NoSuchOp")});
+    bar()->restoreSettings(settings);
+    QCOMPARE(filter()->opTypes(), QSet<QString>{QStringLiteral("Conv")});
+    // Saved hidden but active: the bar comes back shown, so no layer is hidden out of sight.
+    settings.setValue(QStringLiteral("layerFilter/shown"), false);
+    bar()->toggleAction()->setChecked(false);
+    bar()->restoreSettings(settings);
+    QVERIFY(bar()->toggleAction()->isChecked());
+    bar()->clearButton()->click();
+    bar()->toggleAction()->setChecked(false);
 }
 
 void LayerFilterTest::cleanupTestCase() {

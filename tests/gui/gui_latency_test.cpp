@@ -1,12 +1,15 @@
 // The GUI thread never blocks for long (issue 21): core/EventLoopProbe measures how late its timer fires on the GUI
-// thread while the window opens PP-OCRv4 det, lays its graph out (Graph view) and runs it locally. The figures are
-// printed; the bound asserted (kBoundMs) is generous, so a loaded CI machine passes while real synchronous work on
-// the GUI thread (a load, layout or run done inline takes seconds) fails. tests/bench/bench_gui_graph.sh measures
-// the same on bigger models against the issue's 100 ms. The probe itself is checked to see a block it is shown.
+// thread while the window opens PP-OCRv4 det, lays its graph out (Graph view) and runs it locally, and while it opens
+// and draws a made 10,000-node model (tests/bench/make_branchy.py). The figures are printed; the bound asserted is
+// generous by default (2 s), so a loaded CI machine passes while real synchronous work on the GUI thread (a load,
+// layout or run done inline takes seconds) fails; NPUWB_LATENCY_BOUND_MS=100 asserts the issue's 100 ms on a quiet
+// machine. tests/bench/bench_gui_graph.sh measures the same from the command line. The probe itself is checked to
+// see a block it is shown.
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QProcess>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -29,8 +32,32 @@ using namespace npuwb::ui;
 
 namespace {
 constexpr int kTimeoutMs = 240000;
-constexpr double kBoundMs = 2000;
 const QString kDetector = QStringLiteral(NPUWB_MODELS_DIR "/ch_PP-OCRv4_det_infer.onnx");
+
+double boundMs() {
+    const int bound = qEnvironmentVariableIntValue("NPUWB_LATENCY_BOUND_MS");
+    return bound > 0 ? bound : 2000.0;
+}
+
+std::unique_ptr<MainWindow> graphWindow() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("npuwb-test"));
+    QCoreApplication::setApplicationName(QStringLiteral("gui_latency_test"));
+    QSettings().clear();
+    auto window = std::make_unique<MainWindow>();
+    window->resize(1400, 900);
+    window->show();
+    if (!QTest::qWaitForWindowExposed(window.get())) return nullptr;
+    window->setCurrentView(QStringLiteral("graph"));
+    return window;
+}
+
+QString blockedText(const EventLoopProbe& probe, const char* phase) {
+    return QStringLiteral("the GUI thread blocked %1 ms in %2 (bound %3 ms)")
+        .arg(probe.longestBlockMs(QString::fromLatin1(phase)))
+        .arg(QString::fromLatin1(phase))
+        .arg(boundMs());
+}
 }  // namespace
 
 class LatencyTest : public QObject {
@@ -40,6 +67,7 @@ private slots:
     void probeSeesABlockedGuiThread();
     void probeWritesItsFigures();
     void openLayOutAndRunNeverBlockTheGuiThread();
+    void tenThousandNodesOpenAndDrawWithoutBlocking();
 };
 
 void LatencyTest::probeSeesABlockedGuiThread() {
@@ -75,17 +103,10 @@ void LatencyTest::probeWritesItsFigures() {
 void LatencyTest::openLayOutAndRunNeverBlockTheGuiThread() {
     if (!QFileInfo::exists(kDetector)) QSKIP("tests/data/models lacks PP-OCRv4 det (scripts/fetch-models.sh)");
     if (QStandardPaths::findExecutable(QStringLiteral("dot")).isEmpty()) QSKIP("no Graphviz dot to lay the graph out");
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("npuwb-test"));
-    QCoreApplication::setApplicationName(QStringLiteral("gui_latency_test"));
-    QSettings().clear();
-    auto window = std::make_unique<MainWindow>();
-    window->resize(1400, 900);
-    window->show();
-    QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+    auto window = graphWindow();
+    QVERIFY(window);
     window->runner()->optionsBar()->setRuns(2);
     window->runner()->optionsBar()->setWarmup(1);
-    QVERIFY(window->setCurrentView(QStringLiteral("graph")));
     auto* graph = window->view<GraphView>();
     QVERIFY(graph);
 
@@ -114,10 +135,46 @@ void LatencyTest::openLayOutAndRunNeverBlockTheGuiThread() {
           qPrintable(graph->statusLabel()->text()));
     QVERIFY(probe.toJson().value(QStringLiteral("ticks")).toDouble() > 10);  // the probe ran all along
     for (const char* phase : {"open", "layout", "run"})
-        QVERIFY2(probe.longestBlockMs(QString::fromLatin1(phase)) < kBoundMs,
-                 qPrintable(QStringLiteral("the GUI thread blocked %1 ms in %2")
-                                .arg(probe.longestBlockMs(QString::fromLatin1(phase)))
-                                .arg(QString::fromLatin1(phase))));
+        QVERIFY2(probe.longestBlockMs(QString::fromLatin1(phase)) < boundMs(), qPrintable(blockedText(probe, phase)));
+}
+
+// The issue's big case: a 10,000-node model with forks and joins opened with the Graph view showing. The layers
+// table, the model panel and the graph's data, sizes and 20,000 scene items all come on the GUI thread: each part
+// must stay in its own short turn of the event loop.
+void LatencyTest::tenThousandNodesOpenAndDrawWithoutBlocking() {
+    QTemporaryDir dir;
+    const QString model = dir.filePath(QStringLiteral("branchy-10000.onnx"));
+    QCOMPARE(QProcess::execute(QStringLiteral("/usr/bin/python3"),
+                               {QStringLiteral(NPUWB_SOURCE_DIR "/tests/bench/make_branchy.py"),
+                                QStringLiteral("10000"), model}),
+             0);
+    auto window = graphWindow();
+    QVERIFY(window);
+    auto* graph = window->view<GraphView>();
+    QVERIFY(graph && graph->isVisible());
+
+    EventLoopProbe probe;
+    QTest::qWait(20);
+    probe.setPhase(QStringLiteral("open"));
+    QSignalSpy loaded(window->workbench(), &Workbench::modelLoaded);
+    QSignalSpy shown(graph, &GraphView::layoutShown);
+    window->openModel(model);
+    QVERIFY(loaded.wait(kTimeoutMs));
+    probe.setPhase(QStringLiteral("layout"));
+    QVERIFY(shown.count() > 0 || shown.wait(kTimeoutMs));
+    const int nodes = int(window->workbench()->currentModel()->graph.nodes.size());
+    QVERIFY(nodes >= 10000);
+    QVERIFY(graph->nodeItemCount() >= nodes);  // every op drawn (plus the graph's inputs and outputs)
+    probe.setPhase(QStringLiteral("shown"));
+    QTest::qWait(200);  // the first paints of the drawn graph and its minimap
+    probe.setPhase(QStringLiteral("done"));
+
+    qInfo("%d nodes: GUI thread's longest block %.1f ms (open %.1f, layout and drawing %.1f, first paints %.1f); %s",
+          nodes, probe.longestBlockMs(), probe.longestBlockMs(QStringLiteral("open")),
+          probe.longestBlockMs(QStringLiteral("layout")), probe.longestBlockMs(QStringLiteral("shown")),
+          qPrintable(graph->statusLabel()->text()));
+    for (const char* phase : {"open", "layout", "shown"})
+        QVERIFY2(probe.longestBlockMs(QString::fromLatin1(phase)) < boundMs(), qPrintable(blockedText(probe, phase)));
 }
 
 QTEST_MAIN(LatencyTest)

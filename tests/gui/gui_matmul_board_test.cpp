@@ -5,10 +5,13 @@
 // rknpu runtime plugin) into the table (under QAbstractItemModelTester: measured on the host, backend rknpu, the core
 // mask, predicted over measured) and the chart (a board series beside the CPU one); Cancel kills the agent; a board
 // whose runtime is the mini librknnmrt.so (no matmul API) and a chip other than the board's fail with the runtime's
-// words. With NPUWB_SCREENSHOT_DIR set it saves mm-board.png and mm-board-error.png there.
+// words. "Run on" and the chip follow the Run and Chip toolbars until the user picks in the form; a sweep longer than
+// its time limit is stopped (the agent killed) with a message naming the limit. With NPUWB_SCREENSHOT_DIR set it
+// saves mm-board.png, mm-board-error.png, mm-board-follow.png and mm-board-time-limit.png there.
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QLabel>
 #include <QMessageBox>
@@ -16,6 +19,8 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
+#include <QCheckBox>
 #include <QTemporaryDir>
 #include <QTest>
 #include <qcustomplot.h>
@@ -29,6 +34,7 @@
 #include "jobs/BoardMatmulJob.h"
 #include "models/BoardListModel.h"
 #include "models/MatmulBenchModel.h"
+#include "run/RunController.h"
 #include "shell/MainWindow.h"
 #include "views/matmul/MatmulChart.h"
 #include "views/matmul/MatmulRunOn.h"
@@ -61,8 +67,10 @@ class MatmulBoardTest : public QObject {
 
 private slots:
     void initTestCase();
+    void runOnFollowsTheToolbars();
     void boardSweepFillsTableAndChart();
     void cancelKillsTheAgent();
+    void timeLimitStopsTheSweep();
     void runtimeWithoutMatmulApiIsNamed();
     void chipOtherThanTheBoardsIsNamed();
     void runOnIsRemembered();
@@ -144,6 +152,51 @@ QString MatmulBoardTest::runSweep() {
     return shown.isEmpty() ? QStringLiteral("neither shown nor failed") : QString();
 }
 
+void MatmulBoardTest::runOnFollowsTheToolbars() {
+    MatmulRunOn* runOn = view_->runOn();
+    QVERIFY(runOn->follows());  // the default
+    RunController* runner = window_->runner();
+    QVERIFY(runner->setRunTarget(QStringLiteral("rk3588-sim")));
+    QCOMPARE(window_->workbench()->runBoard(), QStringLiteral("rk3588-sim"));
+    QVERIFY(runOn->board());
+    QCOMPARE(runOn->board()->name, QStringLiteral("rk3588-sim"));
+    QVERIFY(runner->setRunTarget(QString()));  // Local
+    QVERIFY(!runOn->board());
+    // The chip follows the Chip toolbar.
+    TargetOptions target = window_->workbench()->target();
+    target.chip = QStringLiteral("rk3566");
+    QVERIFY(window_->workbench()->setTarget(target));
+    QCOMPARE(view_->chipBox()->currentData().toString(), QStringLiteral("rk3566"));
+    QVERIFY(runner->setRunTarget(QStringLiteral("rk3588-sim")));
+    saveScreenshot(window_.get(), QStringLiteral("mm-board-follow.png"));
+    target.chip = QStringLiteral("rk3588");
+    QVERIFY(window_->workbench()->setTarget(target));
+    QCOMPARE(view_->chipBox()->currentData().toString(), QStringLiteral("rk3588"));
+
+    // The user's own pick in the form wins, and the toolbar no longer moves it.
+    runOn->targetBox()->setFocus();
+    QTest::keyClick(runOn->targetBox(), Qt::Key_Down);  // rk3588-sim -> mini-sim, as a user does
+    QCOMPARE(runOn->board()->name, QStringLiteral("mini-sim"));
+    QVERIFY(!runOn->follows());
+    QVERIFY(runner->setRunTarget(QString()));
+    QCOMPARE(runOn->board()->name, QStringLiteral("mini-sim"));
+    // Ticking "As the toolbars" again takes the toolbar's target at once.
+    runOn->followBox()->setChecked(true);
+    QVERIFY(!runOn->board());
+    QVERIFY(runner->setRunTarget(QStringLiteral("rk3588-sim")));
+    QCOMPARE(runOn->board()->name, QStringLiteral("rk3588-sim"));
+    // Remembered: off after a pick, and the pick itself.
+    QSettings settings;
+    settings.beginGroup(QStringLiteral("matmulFollow"));
+    QVERIFY(view_->setRunOn(QStringLiteral("mini-sim")));  // an explicit choice turns following off
+    view_->saveSettings(settings);
+    runOn->followBox()->setChecked(true);
+    view_->restoreSettings(settings);
+    QVERIFY(!runOn->follows());
+    QCOMPARE(runOn->board()->name, QStringLiteral("mini-sim"));
+    QVERIFY(runner->setRunTarget(QString()));
+}
+
 void MatmulBoardTest::boardSweepFillsTableAndChart() {
     // The chart's CPU series of the sweep first, then the same sweep on the board's NPU beside it.
     QVERIFY(view_->setForm(QStringLiteral("rk3588"), QStringLiteral("int8"), QStringLiteral("native"),
@@ -211,6 +264,32 @@ void MatmulBoardTest::cancelKillsTheAgent() {
     QCOMPARE(view_->model()->rowCount(), rowsBefore);  // the last finished sweep stays shown
     QVERIFY(view_->runButton()->isEnabled());
     QTRY_COMPARE_WITH_TIMEOUT(agentsRunningFrom(cacheDir_), 0, 30000);  // killed, not left running
+}
+
+void MatmulBoardTest::timeLimitStopsTheSweep() {
+    // The same minutes-long sweep under the shortest limit the form offers: stopped, said, the agent gone.
+    QVERIFY(view_->setForm(QStringLiteral("rk3588"), QStringLiteral("int8"), QStringLiteral("native"),
+                           QStringLiteral("256,512"), QStringLiteral("8192"), QStringLiteral("4096")));
+    QVERIFY(view_->setRunOn(QStringLiteral("rk3588-sim")));
+    QSpinBox* limit = view_->runOn()->timeLimitBox();
+    QVERIFY(limit->isEnabled());
+    limit->setValue(limit->minimum());
+    QCOMPARE(view_->runOn()->timeLimitSeconds(), 10);
+    const int rowsBefore = view_->model()->rowCount();
+    QSignalSpy cancelled(view_->boardJob(), &BoardMatmulJob::cancelled);
+    QElapsedTimer clock;
+    clock.start();
+    const QString message = runSweep();
+    qInfo("stopped after %lld ms: %s", clock.elapsed(), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("did not finish within its time limit of 10 s")), qPrintable(message));
+    QVERIFY(clock.elapsed() >= 10000);
+    QCOMPARE(cancelled.count(), 0);  // a failure that names the limit, not a cancel
+    QVERIFY(view_->summaryLabel()->text().contains(QStringLiteral("time limit of 10 s")));
+    QCOMPARE(view_->model()->rowCount(), rowsBefore);
+    QVERIFY(view_->runButton()->isEnabled());
+    saveScreenshot(window_.get(), QStringLiteral("mm-board-time-limit.png"));
+    QTRY_COMPARE_WITH_TIMEOUT(agentsRunningFrom(cacheDir_), 0, 30000);
+    limit->setValue(600);
 }
 
 void MatmulBoardTest::runtimeWithoutMatmulApiIsNamed() {

@@ -37,6 +37,7 @@
 #include "views/suggestions/SuggestionsView.h"
 #include "views/memory/LifetimeChart.h"
 #include "views/memory/MemoryBreakdownChart.h"
+#include "views/layers/LayersView.h"
 #include "views/memory/MemoryView.h"
 #include "views/timeline/GanttChart.h"
 #include "views/timeline/TimelineView.h"
@@ -147,6 +148,13 @@ void MemoryViewTest::runDrawsEveryTensor() {
     QVERIFY(memory()->headerLabel()->text().contains(QStringLiteral("input input [1,3,224,224]")) ||
             memory()->headerLabel()->text().contains(QStringLiteral("[1,3,224,224]")));
     screenshot(window_.get(), QStringLiteral("mem-memory.png"));
+    // The Layers view's header names the run's input shapes as the other views do.
+    auto* layers = window_->view<LayersView>();
+    QVERIFY2(layers->headerLabel()->text().contains(QStringLiteral("input input [1,3,224,224]")),
+             qPrintable(layers->headerLabel()->text()));
+    QVERIFY(window_->setCurrentView(QStringLiteral("layers")));
+    screenshot(window_.get(), QStringLiteral("layers-header-resnet18.png"));
+    QVERIFY(window_->setCurrentView(QStringLiteral("memory")));
 }
 
 void MemoryViewTest::clickingARectangleSelectsItsLayerAndTheViewFollows() {
@@ -241,6 +249,11 @@ void MemoryViewTest::contextsRunGivesOneLanePerContext() {
 void MemoryViewTest::symbolicInputsAreAskedForBeforeEstimate() {
     open(kDetector);
     QVERIFY(window_->workbench()->needsInputShapes());
+    // Before sizes are given the Layers header shows the model's own, symbolic shapes and says Run will ask.
+    QLabel* layersHeader = window_->view<LayersView>()->headerLabel();
+    QVERIFY2(layersHeader->text().contains(QStringLiteral("input x [?,3,?,?]")) &&
+                 layersHeader->text().contains(QStringLiteral("Run asks for sizes")),
+             qPrintable(layersHeader->text()));
     QVERIFY(window_->setCurrentView(QStringLiteral("estimate")));
     auto* estimate = window_->view<EstimateView>();
     estimate->estimateAction()->trigger();
@@ -278,6 +291,10 @@ void MemoryViewTest::symbolicInputsAreAskedForBeforeEstimate() {
     QVERIFY(expected.run.medianUs > 10000);  // not the tiny made-up size (about 3 ms)
     QVERIFY(estimate->totalsLabel()->text().contains(QStringLiteral("input x [1,3,480,480]")));
     screenshot(window_.get(), QStringLiteral("mem-estimate-480.png"));
+    QVERIFY2(layersHeader->text().contains(QStringLiteral("Run uses input x [1,3,480,480]")),
+             qPrintable(layersHeader->text()));
+    QVERIFY(window_->setCurrentView(QStringLiteral("layers")));
+    screenshot(window_.get(), QStringLiteral("layers-header-ppocr-480.png"));
 }
 
 void MemoryViewTest::shapesAreRememberedForTheFile() {

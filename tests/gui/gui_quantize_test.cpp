@@ -37,6 +37,7 @@ private slots:
     void quantizesAndShowsAccuracy();
     void accuracyIdsAreTheLayersIds();
     void sortsByCosineNumerically();
+    void chartFollowsTheTableOrder();
     void selectionIsShared();
     void reevaluatesWithPrecisionOverride();
     void cancelStopsQuantization();
@@ -171,6 +172,39 @@ void QuantizeGuiTest::sortsByCosineNumerically() {
         QVERIFY(proxy->index(r - 1, AccuracyModel::EntireCosineColumn).data(AccuracyModel::SortRole).toDouble() <=
                 proxy->index(r, AccuracyModel::EntireCosineColumn).data(AccuracyModel::SortRole).toDouble());
     table->sortByColumn(AccuracyModel::IdColumn, Qt::AscendingOrder);
+}
+
+void QuantizeGuiTest::chartFollowsTheTableOrder() {
+    AccuracyView* view = accuracy();
+    QSortFilterProxyModel* proxy = view->proxy();
+    QCPGraph* entire = view->plot()->graph(0);
+    const auto checkOrder = [&] {
+        QCOMPARE(entire->dataCount(), proxy->rowCount());
+        for (int p = 0; p < proxy->rowCount(); ++p) {
+            QCOMPARE(entire->data()->at(p)->key, double(p));
+            QCOMPARE(entire->data()->at(p)->value,
+                     proxy->index(p, AccuracyModel::EntireCosineColumn).data(AccuracyModel::SortRole).toDouble());
+            QCOMPARE(view->sourceRowAt(p), proxy->mapToSource(proxy->index(p, 0)).row());
+        }
+    };
+    // By layer ID (the default): x is the execution order, the first tick the first layer's ID.
+    QCOMPARE(proxy->sortColumn(), int(AccuracyModel::IdColumn));
+    checkOrder();
+    auto ticker = view->plot()->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+    QVERIFY(ticker && !ticker->ticks().isEmpty());
+    QCOMPARE(ticker->ticks().value(0), proxy->index(0, AccuracyModel::IdColumn).data().toString());
+    const QString tip = view->pointToolTip(0);
+    QVERIFY2(tip.contains(proxy->index(0, AccuracyModel::LayerColumn).data().toString().toHtmlEscaped()), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("entire cosine")), qPrintable(tip));
+    QVERIFY(view->pointToolTip(proxy->rowCount()).isEmpty());  // past the last point
+    // Sorted by entire cosine: the chart reorders with the table, worst layers first.
+    view->table()->sortByColumn(AccuracyModel::EntireCosineColumn, Qt::AscendingOrder);
+    checkOrder();
+    for (int p = 1; p < entire->dataCount(); ++p)
+        QVERIFY(entire->data()->at(p - 1)->value <= entire->data()->at(p)->value);
+    QVERIFY(view->plot()->xAxis->label().contains(QStringLiteral("sorted by")));
+    view->table()->sortByColumn(AccuracyModel::IdColumn, Qt::AscendingOrder);
+    checkOrder();
 }
 
 void QuantizeGuiTest::selectionIsShared() {

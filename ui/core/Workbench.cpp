@@ -177,6 +177,12 @@ void Workbench::showAccuracy(std::shared_ptr<const AccuracySection> accuracy) {
     emit accuracyChanged();
 }
 
+void Workbench::setRunBoard(const QString& board) {
+    if (board == runBoard_) return;
+    runBoard_ = board;
+    emit runBoardChanged();
+}
+
 bool Workbench::setTarget(const TargetOptions& target) {
     TargetOptions checked = target;
     try {

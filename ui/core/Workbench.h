@@ -92,6 +92,10 @@ public:
     TargetOptions target() const { return target_; }
     /// False (target unchanged) for a chip without a profile; the chip's name is taken from its profile.
     bool setTarget(const TargetOptions& target);
+    /// Where Run goes (the Run toolbar's Target): a saved board's name, empty for this computer. The Matmul view's
+    /// "Run on" follows it.
+    QString runBoard() const { return runBoard_; }
+    void setRunBoard(const QString& board);
 
     // Busy state
     /// Counts `job` in isBusy() and re-checks actions whenever it starts or ends.
@@ -123,6 +127,7 @@ signals:
     void estimateChanged();
     void accuracyChanged();
     void targetChanged();
+    void runBoardChanged();
     /// Busy state, model or report changed: actions re-check whether they apply.
     void stateChanged();
     void statusChanged(const QString& text);
@@ -153,6 +158,7 @@ private:
     std::shared_ptr<const AccuracySection> accuracy_;
     std::shared_ptr<const rknn::QuantizationFacts> quantization_;
     TargetOptions target_;
+    QString runBoard_;
     InputShapeMap inputShapes_;
     InputShapesAsker askShapes_;
     QString lastEdit_;

@@ -3,6 +3,8 @@
 #include <QMetaObject>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
+#include <chrono>
 #include <exception>
 
 #include "agent-client/AgentClient.h"
@@ -19,12 +21,28 @@ constexpr const char* kBoardRuntime = "rknpu";
 
 BoardMatmulJob::BoardMatmulJob(std::shared_ptr<BoardQuestions> questions, QObject* parent)
     : Job(parent), prompter_(new BoardPrompter(std::move(questions), this)) {
+    limit_.setSingleShot(true);
+    limit_.setTimerType(Qt::PreciseTimer);  // a coarse timer may fire 5% early: never before the limit said
+    connect(&limit_, &QTimer::timeout, this, [this] {
+        timedOut_ = true;
+        cancel();  // ends the wait and kills the agent, as Cancel does
+    });
     connect(&watcher_, &QFutureWatcherBase::finished, this, [this] {
+        limit_.stop();
         setRunning(false);  // before emitting, so handlers may start the next job
         const Outcome outcome = watcher_.result();
-        if (outcome.result) emit finished(outcome.result);
-        else if (outcome.cancelled) emit cancelled();
-        else emit failed(outcome.error, isChangedHostKeyError(outcome.error));
+        if (outcome.result)
+            emit finished(outcome.result);
+        else if (timedOut_)
+            emit failed(tr("The sweep on %1 did not finish within its time limit of %2 s and was stopped (the agent "
+                           "was ended). Raise Time limit or sweep fewer sizes.")
+                             .arg(boardName_)
+                             .arg(limitSeconds_),
+                         false);
+        else if (outcome.cancelled)
+            emit cancelled();
+        else
+            emit failed(outcome.error, isChangedHostKeyError(outcome.error));
     });
 }
 
@@ -33,19 +51,26 @@ BoardMatmulJob::~BoardMatmulJob() {
     watcher_.waitForFinished();
 }
 
-void BoardMatmulJob::start(const BoardEntry& board, const QString& chip, const MatmulBenchOptions& options) {
+void BoardMatmulJob::start(const BoardEntry& board, const QString& chip, const MatmulBenchOptions& options,
+                           int timeLimitSeconds) {
     if (isRunning()) return;
     setRunning(true);
-    watcher_.setFuture(QtConcurrent::run(
-        [this, board, chipName = chip.toStdString(), options] { return work(board, chipName, options); }));
+    timedOut_ = false;
+    limitSeconds_ = std::max(0, timeLimitSeconds);
+    boardName_ = board.name;
+    if (limitSeconds_ > 0) limit_.start(std::chrono::seconds(limitSeconds_));
+    watcher_.setFuture(QtConcurrent::run([this, board, chipName = chip.toStdString(), options, limit = limitSeconds_] {
+        return work(board, chipName, options, limit);
+    }));
 }
 
 BoardMatmulJob::Outcome BoardMatmulJob::work(const BoardEntry& board, const std::string& chipName,
-                                             const MatmulBenchOptions& options) {
+                                             const MatmulBenchOptions& options, int timeLimitSeconds) {
     Outcome outcome;
     try {
         const ChipProfile chip = findChipProfile(chipName);
-        const AgentJob job = remote::agentMatmulJob(chip, options, kBoardRuntime);  // refuses a broken profile first
+        AgentJob job = remote::agentMatmulJob(chip, options, kBoardRuntime);  // refuses a broken profile first
+        job.timeLimitSeconds = timeLimitSeconds;  // the agent stops itself too, should the connection be lost
         const BoardLink::Stage showStage = [this](const QString& text, qint64 done, qint64 total) {
             QMetaObject::invokeMethod(this, [this, text, done, total] { emit stage(text, done, total); },
                                       Qt::QueuedConnection);

@@ -2,9 +2,11 @@
 // A matmul benchmark sweep on a saved board's NPU, on a worker thread: connect and deploy the agent (BoardLink,
 // shared with RemoteRunJob), send the sweep as a matmul job for the board's rknpu runtime plugin, and hand back the
 // board's MatmulBenchResult (measuredOn = the board's host). Live: connection stages and progress per point. The
-// connection is kept for the next sweep on the same board. Cancel ends the wait at once and kills the agent.
+// connection is kept for the next sweep on the same board. Cancel ends the wait at once and kills the agent; so does
+// the time limit (connect, deploy and sweep together), which then fails with a message saying so.
 #include <QFutureWatcher>
 #include <QString>
+#include <QTimer>
 
 #include <memory>
 
@@ -26,8 +28,9 @@ public:
     /// Cancels and waits: the worker must not outlive what it reports to.
     ~BoardMatmulJob() override;
     /// Ignored while a sweep is in flight. The chip is looked up by name on the worker; its profile travels with
-    /// the job (boards carry none).
-    void start(const BoardEntry& board, const QString& chip, const MatmulBenchOptions& options);
+    /// the job (boards carry none). `timeLimitSeconds` > 0 bounds the whole job (the agent is told too).
+    void start(const BoardEntry& board, const QString& chip, const MatmulBenchOptions& options,
+               int timeLimitSeconds = 0);
     BoardPrompter* prompter() const { return prompter_; }
 
 signals:
@@ -45,9 +48,14 @@ private:
         bool cancelled = false;
         QString error;
     };
-    Outcome work(const BoardEntry& board, const std::string& chip, const MatmulBenchOptions& options);
+    Outcome work(const BoardEntry& board, const std::string& chip, const MatmulBenchOptions& options,
+                 int timeLimitSeconds);
 
     BoardPrompter* prompter_;
+    QTimer limit_;            // the time limit, on the GUI thread: cancels the worker when it fires
+    bool timedOut_ = false;   // the limit fired: the cancel is reported as a failure naming it
+    int limitSeconds_ = 0;
+    QString boardName_;
     QFutureWatcher<Outcome> watcher_;
     BoardLink link_;
 };

@@ -168,6 +168,7 @@ void RunController::refreshTargets() {
 void RunController::onTargetChanged() {
     const QComboBox* box = bar_->targetBox();
     const bool board = box->currentIndex() > 0;
+    workbench_.setRunBoard(board ? box->currentText() : QString());
     runAction_->setText(board ? tr("&Run on %1").arg(box->currentText()) : tr("&Run Locally"));
     runAction_->setToolTip(board ? tr("Profile the model on board %1 over SSH (F5)").arg(box->currentText())
                                  : tr("Profile the model on this computer (F5)"));

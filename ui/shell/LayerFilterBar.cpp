@@ -8,11 +8,13 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSet>
+#include <QSettings>
 
 #include <algorithm>
 
 #include "core/Workbench.h"
 #include "models/LayerFilter.h"
+#include "shell/OpTypeChooser.h"
 
 namespace npuwb::ui {
 
@@ -42,7 +44,7 @@ QLineEdit* timeEdit(const QString& placeholder, QWidget* parent) {
 
 LayerFilterBar::LayerFilterBar(Workbench& workbench, QWidget* parent)
     : QWidget(parent), workbench_(workbench), toggle_(new QAction(tr("&Filter Layers"), this)),
-      opType_(new QComboBox(this)), target_(new QComboBox(this)), name_(new QLineEdit(this)),
+      opType_(new OpTypeChooser(this)), target_(new QComboBox(this)), name_(new QLineEdit(this)),
       minTime_(timeEdit(tr("min µs"), this)), maxTime_(timeEdit(tr("max µs"), this)),
       clear_(new QPushButton(tr("Clear"), this)), count_(new QLabel(this)) {
     setObjectName(QStringLiteral("layerFilterBar"));
@@ -51,8 +53,6 @@ LayerFilterBar::LayerFilterBar(Workbench& workbench, QWidget* parent)
     toggle_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F));
     toggle_->setToolTip(tr("One filter for the Layers and Estimate tables, their charts, the graph and the memory"));
     connect(toggle_, &QAction::toggled, this, &QWidget::setVisible);
-    opType_->setToolTip(tr("Op type"));
-    opType_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     target_->addItem(tr("any target"), QString());
     target_->addItem(QStringLiteral("NPU"), QStringLiteral("NPU"));
     target_->addItem(QStringLiteral("CPU"), QStringLiteral("CPU"));
@@ -76,7 +76,7 @@ LayerFilterBar::LayerFilterBar(Workbench& workbench, QWidget* parent)
     layout->addWidget(count_);
 
     LayerFilter* filter = workbench.layerFilter();
-    connect(opType_, &QComboBox::currentIndexChanged, this, &LayerFilterBar::apply);
+    connect(opType_, &OpTypeChooser::checkedChanged, this, &LayerFilterBar::apply);
     connect(target_, &QComboBox::currentIndexChanged, this, &LayerFilterBar::apply);
     connect(name_, &QLineEdit::textChanged, this, &LayerFilterBar::apply);
     connect(minTime_, &QLineEdit::textChanged, this, &LayerFilterBar::apply);
@@ -92,30 +92,30 @@ LayerFilterBar::LayerFilterBar(Workbench& workbench, QWidget* parent)
 
 void LayerFilterBar::fillOpTypes() {
     QStringList ops;
-    if (const auto* layers = currentLayers(workbench_))
+    const auto* layers = currentLayers(workbench_);
+    if (layers)
         for (const LayerRow& row : *layers) ops << QString::fromStdString(row.opType);
+    const QSet<QString> chosen = workbench_.layerFilter()->opTypes();
+    if (!layers) ops = QStringList(chosen.begin(), chosen.end());  // restored before a model: shown as chosen
     ops.removeDuplicates();
     std::sort(ops.begin(), ops.end());
-    const QSet<QString> chosen = workbench_.layerFilter()->opTypes();
+    // Keep the chosen op types the new model has too; drop the others.
+    QSet<QString> keep;
+    for (const QString& op : chosen)
+        if (ops.contains(op)) keep.insert(op);
     following_ = true;
-    opType_->clear();
-    opType_->addItem(tr("all op types"), QString());
-    for (const QString& op : ops) opType_->addItem(op, op);
+    opType_->setOpTypes(ops);
+    opType_->setChecked(keep);
     following_ = false;
-    // Keep the chosen op type when the new model has it too; drop it otherwise.
-    const QString keep = chosen.size() == 1 ? *chosen.begin() : QString();
-    const int index = opType_->findData(keep);
-    opType_->setCurrentIndex(std::max(0, index));
-    if (index < 0 && !chosen.isEmpty()) workbench_.layerFilter()->setOpTypes({});
+    if (keep != chosen) workbench_.layerFilter()->setOpTypes(keep);
     follow();
 }
 
 void LayerFilterBar::apply() {
     if (following_) return;
     LayerFilter* filter = workbench_.layerFilter();
-    const QString op = opType_->currentData().toString();
     // Each setter emits on its own change; one edit changes one criterion, so the views refilter once.
-    filter->setOpTypes(op.isEmpty() ? QSet<QString>() : QSet<QString>{op});
+    filter->setOpTypes(opType_->checked());
     filter->setTarget(target_->currentData().toString());
     filter->setName(name_->text().trimmed());
     filter->setTimeRange(timeOf(minTime_), timeOf(maxTime_));
@@ -124,8 +124,7 @@ void LayerFilterBar::apply() {
 void LayerFilterBar::follow() {
     const LayerFilter* filter = workbench_.layerFilter();
     following_ = true;
-    const QSet<QString> ops = filter->opTypes();
-    opType_->setCurrentIndex(std::max(0, opType_->findData(ops.size() == 1 ? *ops.begin() : QString())));
+    if (opType_->checked() != filter->opTypes()) opType_->setChecked(filter->opTypes());
     target_->setCurrentIndex(std::max(0, target_->findData(filter->target())));
     if (name_->text().trimmed() != filter->name()) name_->setText(filter->name());
     if (timeOf(minTime_) != filter->minTimeUs())
@@ -145,6 +144,40 @@ void LayerFilterBar::follow() {
                                QString::fromStdString(row.fullName), timed ? row.timeUs : -1.0);
     });
     count_->setText(tr("%1 of %2 layers").arg(matching).arg(layers->size()));
+}
+
+void LayerFilterBar::saveSettings(QSettings& settings) const {
+    const LayerFilter* filter = workbench_.layerFilter();
+    settings.beginGroup(QStringLiteral("layerFilter"));
+    const QSet<QString> chosen = filter->opTypes();
+    QStringList ops(chosen.begin(), chosen.end());
+    std::sort(ops.begin(), ops.end());
+    settings.setValue(QStringLiteral("opTypes"), ops);
+    settings.setValue(QStringLiteral("target"), filter->target());
+    settings.setValue(QStringLiteral("name"), filter->name());
+    settings.setValue(QStringLiteral("minTimeUs"), filter->minTimeUs() ? QVariant(*filter->minTimeUs()) : QVariant());
+    settings.setValue(QStringLiteral("maxTimeUs"), filter->maxTimeUs() ? QVariant(*filter->maxTimeUs()) : QVariant());
+    settings.setValue(QStringLiteral("shown"), toggle_->isChecked());
+    settings.endGroup();
+}
+
+void LayerFilterBar::restoreSettings(QSettings& settings) {
+    settings.beginGroup(QStringLiteral("layerFilter"));
+    const auto time = [&settings](const QString& key) {
+        bool ok = false;
+        const double value = settings.value(key).toDouble(&ok);
+        return ok && value >= 0 ? std::optional<double>(value) : std::nullopt;
+    };
+    const QStringList ops = settings.value(QStringLiteral("opTypes")).toStringList();
+    LayerFilter* filter = workbench_.layerFilter();
+    filter->setOpTypes(QSet<QString>(ops.begin(), ops.end()));
+    filter->setTarget(settings.value(QStringLiteral("target")).toString());
+    filter->setName(settings.value(QStringLiteral("name")).toString());
+    filter->setTimeRange(time(QStringLiteral("minTimeUs")), time(QStringLiteral("maxTimeUs")));
+    // A filter that hides layers is never restored out of sight.
+    toggle_->setChecked(settings.value(QStringLiteral("shown"), false).toBool() || filter->isActive());
+    settings.endGroup();
+    fillOpTypes();  // the chosen op types, in the button and the list
 }
 
 }  // namespace npuwb::ui

@@ -1,7 +1,8 @@
 #pragma once
-// The bar above the tabs that edits the Workbench's shared LayerFilter: op type (from the open model), target,
-// name and a time range, a Clear button and "N of M layers" while a criterion is set. View > Filter Layers
-// (Ctrl+Shift+F) shows and hides it; hiding it keeps the filter.
+// The bar above the tabs that edits the Workbench's shared LayerFilter: op types (several at once, from the open
+// model: OpTypeChooser), target, name and a time range, a Clear button and "N of M layers" while a criterion is set.
+// View > Filter Layers (Ctrl+Shift+F) shows and hides it; hiding it keeps the filter. The criteria and whether the
+// bar shows are saved in the settings and come back at the next start.
 #include <QWidget>
 
 class QAction;
@@ -9,9 +10,11 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QSettings;
 
 namespace npuwb::ui {
 
+class OpTypeChooser;
 class Workbench;
 
 class LayerFilterBar : public QWidget {
@@ -21,7 +24,7 @@ public:
 
     /// Checkable View-menu action that shows the bar.
     QAction* toggleAction() const { return toggle_; }
-    QComboBox* opTypeCombo() const { return opType_; }
+    OpTypeChooser* opTypeChooser() const { return opType_; }
     QComboBox* targetCombo() const { return target_; }
     QLineEdit* nameEdit() const { return name_; }
     QLineEdit* minTimeEdit() const { return minTime_; }
@@ -30,8 +33,12 @@ public:
     /// "N of M layers" (empty while the filter is inactive).
     QLabel* countLabel() const { return count_; }
 
+    void saveSettings(QSettings& settings) const;
+    /// Sets the shared filter to the saved criteria (op types the next model lacks are dropped when it opens).
+    void restoreSettings(QSettings& settings);
+
 private:
-    /// Op types of the open model (its layers, or the last run's), "all" first.
+    /// Op types of the open model (its layers, or the last run's).
     void fillOpTypes();
     /// Widgets -> filter.
     void apply();
@@ -40,7 +47,7 @@ private:
 
     Workbench& workbench_;
     QAction* toggle_;
-    QComboBox* opType_;
+    OpTypeChooser* opType_;
     QComboBox* target_;
     QLineEdit* name_;
     QLineEdit* minTime_;

@@ -221,6 +221,7 @@ void MainWindow::restoreSettings() {
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     workbench_->restoreSettings(settings);
     runner_->restoreSettings(settings);
+    filterBar_->restoreSettings(settings);
     for (WorkbenchView* v : views()) {
         settings.beginGroup(QStringLiteral("views/") + v->objectName());
         v->restoreSettings(settings);
@@ -236,6 +237,7 @@ void MainWindow::saveSettings() const {
     settings.setValue(QStringLiteral("window/view"), tabs_->currentWidget() ? tabs_->currentWidget()->objectName() : QString());
     workbench_->saveSettings(settings);
     runner_->saveSettings(settings);
+    filterBar_->saveSettings(settings);
     for (WorkbenchView* v : views()) {
         settings.beginGroup(QStringLiteral("views/") + v->objectName());
         v->saveSettings(settings);

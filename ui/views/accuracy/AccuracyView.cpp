@@ -12,6 +12,7 @@
 #include <QSplitter>
 #include <QStyledItemDelegate>
 #include <QTableView>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -111,7 +112,7 @@ AccuracyView::AccuracyView(Workbench& workbench, QWidget* parent)
     marker_ = new QCPItemStraightLine(plot_);
     marker_->setPen(QPen(QColor(200, 0, 0), 1.5, Qt::DashLine));
     marker_->setVisible(false);
-    plot_->xAxis->setLabel(tr("Layer (execution order)"));
+    plot_->xAxis->setLabel(tr("Layer ID (the table's order)"));
     plot_->yAxis->setLabel(tr("Cosine vs float"));
     plot_->legend->setVisible(true);
     plot_->plotLayout()->insertRow(0);
@@ -124,6 +125,9 @@ AccuracyView::AccuracyView(Workbench& workbench, QWidget* parent)
     plot_->axisRect()->setRangeZoom(Qt::Horizontal);
     plot_->setMinimumHeight(180);
     connect(plot_, &QCustomPlot::mouseRelease, this, &AccuracyView::onPlotClicked);
+    connect(plot_, &QCustomPlot::mouseMove, this, &AccuracyView::onPlotHovered);
+    // Before each replot: zoom, pan and resize change how many ID labels fit.
+    connect(plot_, &QCustomPlot::beforeReplot, this, &AccuracyView::updateTicks);
 
     table_->setModel(proxy_);
     table_->setObjectName(QStringLiteral("accuracyTable"));
@@ -145,6 +149,10 @@ AccuracyView::AccuracyView(Workbench& workbench, QWidget* parent)
         if (row >= 0) emit nodesClicked({QString::fromStdString(model_->accuracy().layers[static_cast<size_t>(row)].fullName)});
     });
     connect(model_, &AccuracyModel::overridesChanged, this, &AccuracyView::updateReevaluate);
+    // The chart follows the table's order: a sort, or new layer IDs (a run renumbers them), reorders its points.
+    connect(proxy_, &QAbstractItemModel::layoutChanged, this, &AccuracyView::replotInTableOrder);
+    connect(proxy_, &QAbstractItemModel::modelReset, this, &AccuracyView::replotInTableOrder);
+    connect(model_, &QAbstractItemModel::dataChanged, this, &AccuracyView::replotInTableOrder);
     connect(reevaluate_, &QPushButton::clicked, this, &AccuracyView::reevaluate);
 
     auto* top = new QHBoxLayout;
@@ -305,22 +313,85 @@ void AccuracyView::setAccuracy(const AccuracySection& accuracy, const QString& s
     placeholder_->setVisible(accuracy.layers.empty());
     plot_->setVisible(!accuracy.layers.empty());
     summary_->setText(summary);
-    QVector<double> x, entire, single;
     double lowest = 1.0;
-    for (size_t i = 0; i < accuracy.layers.size(); ++i) {
-        const AccuracyLayer& l = accuracy.layers[i];
-        x << static_cast<double>(i);
+    for (const AccuracyLayer& l : accuracy.layers)
+        lowest = std::min({lowest, l.entireCosine, l.singleCosine.value_or(1.0)});
+    plot_->xAxis->setRange(-1, std::max<double>(1.0, static_cast<double>(accuracy.layers.size())));
+    plot_->yAxis->setRange(std::max(-1.0, lowest - (1.0 - lowest) * 0.1 - 1e-4), 1.0 + (1.0 - lowest) * 0.05 + 1e-5);
+    marker_->setVisible(false);
+    replotInTableOrder();
+    updateReevaluate();
+}
+
+void AccuracyView::replotInTableOrder() {
+    const std::vector<AccuracyLayer>& layers = model_->accuracy().layers;
+    sourceOfX_.clear();
+    QVector<double> x, entire, single;
+    for (int p = 0; p < proxy_->rowCount(); ++p) {
+        const int row = proxy_->mapToSource(proxy_->index(p, 0)).row();
+        if (row < 0 || size_t(row) >= layers.size()) continue;
+        const AccuracyLayer& l = layers[size_t(row)];
+        x << double(sourceOfX_.size());
+        sourceOfX_.push_back(row);
         entire << l.entireCosine;
         single << l.singleCosine.value_or(std::nan(""));
-        lowest = std::min({lowest, l.entireCosine, l.singleCosine.value_or(1.0)});
     }
     entire_->setData(x, entire, true);
     single_->setData(x, single, true);
-    plot_->xAxis->setRange(-1, std::max<double>(1.0, static_cast<double>(x.size())));
-    plot_->yAxis->setRange(std::max(-1.0, lowest - (1.0 - lowest) * 0.1 - 1e-4), 1.0 + (1.0 - lowest) * 0.05 + 1e-5);
-    marker_->setVisible(false);
+    const int column = proxy_->sortColumn();
+    plot_->xAxis->setLabel(column < 0 || column == AccuracyModel::IdColumn
+                               ? tr("Layer ID (execution order, as the table)")
+                               : tr("Layer ID, in the table's order (sorted by %1)")
+                                     .arg(model_->headerData(column, Qt::Horizontal).toString()));
+    // The marker stays on the selected layer, wherever the sort put it.
+    const QModelIndexList selected = table_->selectionModel() ? table_->selectionModel()->selectedRows() : QModelIndexList();
+    if (!selected.isEmpty() && marker_->visible()) {
+        marker_->point1->setCoords(selected.front().row(), 0);
+        marker_->point2->setCoords(selected.front().row(), 1);
+    }
     plot_->replot();
-    updateReevaluate();
+}
+
+void AccuracyView::updateTicks() {
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    const int n = int(sourceOfX_.size());
+    if (n > 0) {
+        // As many labels as fit side by side in the visible range, each the layer ID of its row.
+        const QCPRange range = plot_->xAxis->range();
+        // The plot's width, not the axis rect's: that is laid out after this runs, and is stale on a resize.
+        const int width = std::max(1, plot_->width() - 90);
+        const int label = QFontMetrics(plot_->xAxis->tickLabelFont()).horizontalAdvance(QStringLiteral("00000"));
+        const int step = std::max(1, int(std::ceil(range.size() / std::max(1.0, double(width) / label))));
+        for (int p = 0; p < n; p += step)
+            ticker->addTick(p, proxy_->index(p, AccuracyModel::IdColumn).data().toString());
+    }
+    plot_->xAxis->setTicker(ticker);
+}
+
+int AccuracyView::sourceRowAt(int position) const {
+    return position >= 0 && size_t(position) < sourceOfX_.size() ? sourceOfX_[size_t(position)] : -1;
+}
+
+QString AccuracyView::pointToolTip(int position) const {
+    const int row = sourceRowAt(position);
+    if (row < 0) return {};
+    const auto cell = [this, row](int column) { return model_->index(row, column).data().toString(); };
+    QString tip = tr("<b>Layer %1</b> %2<br>%3 · %4<br>entire cosine %5")
+                      .arg(cell(AccuracyModel::IdColumn), cell(AccuracyModel::LayerColumn).toHtmlEscaped(),
+                           cell(AccuracyModel::OpColumn).toHtmlEscaped(), cell(AccuracyModel::PrecisionColumn),
+                           cell(AccuracyModel::EntireCosineColumn));
+    if (const QString single = cell(AccuracyModel::SingleCosineColumn); !single.isEmpty())
+        tip += tr(" · single %1").arg(single);
+    return tip;
+}
+
+void AccuracyView::onPlotHovered(QMouseEvent* event) {
+    const int position = int(std::lround(plot_->xAxis->pixelToCoord(event->pos().x())));
+    const QString tip = plot_->axisRect()->rect().contains(event->pos()) ? pointToolTip(position) : QString();
+    if (tip.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), tip, plot_);
 }
 
 void AccuracyView::clear(const QString& hint) {
@@ -357,15 +428,15 @@ void AccuracyView::selectRow(int row) {
     const QModelIndex index = proxy_->mapFromSource(model_->index(row, 0));
     table_->selectRow(index.row());
     table_->scrollTo(index);
-    marker_->point1->setCoords(row, 0);
-    marker_->point2->setCoords(row, 1);
+    marker_->point1->setCoords(index.row(), 0);  // the chart's x is the table's row
+    marker_->point2->setCoords(index.row(), 1);
     marker_->setVisible(true);
     plot_->replot();
 }
 
 void AccuracyView::onPlotClicked(QMouseEvent* event) {
     if (model_->rowCount() == 0) return;
-    const int row = static_cast<int>(std::lround(plot_->xAxis->pixelToCoord(event->pos().x())));
+    const int row = sourceRowAt(static_cast<int>(std::lround(plot_->xAxis->pixelToCoord(event->pos().x()))));
     if (row < 0 || row >= model_->rowCount()) return;
     emit nodesClicked({QString::fromStdString(model_->accuracy().layers[static_cast<size_t>(row)].fullName)});
 }

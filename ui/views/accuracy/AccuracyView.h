@@ -1,7 +1,9 @@
 #pragma once
 // The Accuracy tab: Quantize… (Ctrl+Shift+Q) opens the Quantize dialog; its result shows here as the per-layer
 // cosine of the quantized model against float (entire = quantized all the way, single = only this layer quantized)
-// in a chart, and the sortable per-layer table with an editable precision per layer. Re-evaluate rebuilds the
+// in a chart, and the sortable per-layer table with an editable precision per layer. The chart's x axis is the
+// table's row order (by layer ID, the execution order, unless the table is sorted otherwise), ticks naming layer IDs,
+// and a point's tooltip gives the layer's figures. Re-evaluate rebuilds the
 // quantized model with those precisions on a worker and analyses it again, without recalibrating. An accuracy
 // report (npuwb-cli accuracy --json) can be shown too. Clicking a layer selects it everywhere.
 #include <QStringList>
@@ -9,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/WorkbenchView.h"
 #include "npuwb/Report.h"
@@ -57,6 +60,10 @@ public:
     QLabel* summaryLabel() const { return summary_; }
     /// Shown instead of the (empty) plot until there is an analysis.
     QLabel* placeholder() const { return placeholder_; }
+    /// The table's row at the chart's x `position` (its source row in the model), -1 for none.
+    int sourceRowAt(int position) const;
+    /// What hovering the chart's point at x `position` shows: layer ID, name, op, cosines, precision.
+    QString pointToolTip(int position) const;
 
 public slots:
     void highlightNodes(const QStringList& names);
@@ -72,7 +79,11 @@ private:
     void clearQuantization();  // a new or changed model: the old analysis no longer applies
     void onJobEnded();
     void selectRow(int row);
+    /// Points in the table's row order, ticks labelled with layer IDs (again after a sort or new IDs).
+    void replotInTableOrder();
+    void updateTicks();
     void onPlotClicked(QMouseEvent* event);
+    void onPlotHovered(QMouseEvent* event);
     void updateReevaluate();
 
     QuantizeJob* job_;
@@ -88,6 +99,7 @@ private:
     QCPItemStraightLine* marker_;
     QTableView* table_;
     QPushButton* reevaluate_;
+    std::vector<int> sourceOfX_;  // the model row plotted at each x (the table's row order)
 };
 
 }  // namespace npuwb::ui

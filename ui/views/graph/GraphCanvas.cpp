@@ -36,7 +36,9 @@ void GraphCanvas::zoomBy(double factor) {
 
 void GraphCanvas::fit() {
     if (!scene()) return;
-    fitInView(scene()->itemsBoundingRect().adjusted(-10, -10, 10, 10), Qt::KeepAspectRatio);
+    // The scene's rect (the Graph view sets it once per layout): itemsBoundingRect walks all 20,000 items of a
+    // 10,000-node graph, tens of ms on the GUI thread.
+    fitInView(scene()->sceneRect().adjusted(-10, -10, 10, 10), Qt::KeepAspectRatio);
     // A tall chain fitted whole is unreadable: never start smaller than the boxes' outlines need.
     if (zoom() < kMinZoom) scale(kMinZoom / zoom(), kMinZoom / zoom());
     emit viewportMoved();
@@ -109,10 +111,9 @@ GraphMinimap::GraphMinimap(GraphCanvas* canvas, QWidget* parent) : QWidget(paren
     connect(canvas_, &GraphCanvas::viewportMoved, this, qOverload<>(&QWidget::update));
 }
 
-QRectF GraphMinimap::sceneRect() const { return canvas_->scene() ? canvas_->scene()->itemsBoundingRect() : QRectF(); }
 
 QTransform GraphMinimap::toWidget() const {
-    const QRectF scene = sceneRect();
+    const QRectF scene = source_;
     if (scene.isEmpty()) return {};
     const double scale = std::min((width() - 4) / scene.width(), (height() - 4) / scene.height());
     const QPointF offset((width() - scene.width() * scale) / 2, (height() - scene.height() * scale) / 2);
@@ -126,7 +127,10 @@ void GraphMinimap::refit() {
     picture_ = QPixmap((QSizeF(size()) * ratio).toSize());
     picture_.setDevicePixelRatio(ratio);
     picture_.fill(QColor(0xf0, 0xf0, 0xf0));
-    const QRectF source = sceneRect();
+    // Kept until the next refit: every paint and click maps through it, and asking the scene for its items' bounds
+    // each time cost two walks over all items per paint.
+    source_ = scene ? scene->sceneRect() : QRectF();
+    const QRectF& source = source_;
     if (scene && !source.isEmpty()) {
         QPainter painter(&picture_);
         // No stacking order (-1): sorting the items of a 10,000-node scene costs tens of ms.
@@ -153,7 +157,7 @@ void GraphMinimap::refit() {
 void GraphMinimap::paintEvent(QPaintEvent*) {
     QPainter painter(this);
     painter.drawPixmap(0, 0, picture_);
-    if (sceneRect().isEmpty()) return;
+    if (source_.isEmpty()) return;
     QRectF visible = toWidget().mapRect(canvas_->mapToScene(canvas_->viewport()->rect()).boundingRect());
     // On a very tall graph the visible part is a few pixels here: keep the marker big enough to see.
     if (visible.height() < 8) visible.adjust(0, -(8 - visible.height()) / 2, 0, (8 - visible.height()) / 2);
@@ -177,7 +181,19 @@ void GraphMinimap::mouseMoveEvent(QMouseEvent* event) {
 
 void GraphMinimap::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
-    refit();
+    if (source_.isEmpty())
+        clear();
+    else
+        refit();
+}
+
+void GraphMinimap::clear() {
+    source_ = QRectF();
+    const double ratio = devicePixelRatioF();
+    picture_ = QPixmap((QSizeF(size()) * ratio).toSize());
+    picture_.setDevicePixelRatio(ratio);
+    picture_.fill(QColor(0xf0, 0xf0, 0xf0));
+    update();
 }
 
 }  // namespace npuwb::ui

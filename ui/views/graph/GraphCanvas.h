@@ -47,6 +47,8 @@ public:
     /// Paints the scene afresh: after a new layout or new colours (not per selection: a picture of 10,000 nodes
     /// takes about 100 ms).
     void refit();
+    /// Nothing to show (a new model, not laid out yet) until the next refit.
+    void clear();
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -55,13 +57,13 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
-    QRectF sceneRect() const;
     /// Scene to widget: uniform scale, centred.
     QTransform toWidget() const;
     void moveCanvasTo(const QPoint& pos);
 
     GraphCanvas* canvas_;
     QPixmap picture_;
+    QRectF source_;  // the scene rect the picture shows (set by refit)
 };
 
 }  // namespace npuwb::ui

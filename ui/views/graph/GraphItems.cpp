@@ -32,6 +32,21 @@ QSizeF GraphNodeItem::sizeFor(const GraphNodeInfo& info, const QFontMetricsF& pl
     return {std::clamp(text + 2 * kPadding, 64.0, kMaxWidth), 2 * plain.height() + kPadding};
 }
 
+GraphNodeItem::Sizer::Sizer(const QFont& font) : plain_(font), bold_(boldOf(font)) {}
+
+QSizeF GraphNodeItem::Sizer::operator()(const GraphNodeInfo& info) {
+    auto op = opWidths_.constFind(info.opType);
+    if (op == opWidths_.constEnd()) op = opWidths_.insert(info.opType, bold_.horizontalAdvance(info.opType));
+    double name = 0;
+    for (const QChar c : info.name) {
+        auto w = charWidths_.constFind(c);
+        if (w == charWidths_.constEnd()) w = charWidths_.insert(c, plain_.horizontalAdvance(c));
+        name += *w;
+        if (name > kMaxWidth) break;  // clamped below anyway
+    }
+    return {std::clamp(std::max(*op, name) + 2 * kPadding, 64.0, kMaxWidth), 2 * plain_.height() + kPadding};
+}
+
 GraphNodeItem::GraphNodeItem(int index, const GraphNodeInfo& info, QSizeF size, const QFont& font)
     : index_(index), kind_(info.kind), opType_(info.opType), name_(info.name), font_(font) {
     box_ = QRectF(-size.width() / 2, -size.height() / 2, size.width(), size.height());

@@ -26,6 +26,7 @@ class QSplitter;
 namespace npuwb::ui {
 
 class GraphLayoutJob;
+class GraphGroupItem;
 class GraphNodeItem;
 class NodeProperties;
 
@@ -111,12 +112,16 @@ private:
     std::vector<GraphNodeItem*> items_;
     std::vector<QSizeF> nodeSizes_;  // each node's box, as the layout was asked with
     std::vector<QStringList> layoutGroups_;  // the fused groups the shown (or running) layout was asked with
+    std::vector<GraphGroupItem*> groups_;  // the fused layers' boxes now in the scene
     int groupCount_ = 0;
     int current_ = -1;
     int siblingsOf_ = -1;  // the producer whose consumers Left/Right cycle through (the node Down came from)
     std::vector<int> hits_;
     int hit_ = -1;
     bool layoutPending_ = false;
+    bool buildPending_ = false;     // a new model's graph data is built in the next event loop turn
+    bool startWhenBuilt_ = false;   // then lay it out even when hidden (--view graph asked for it)
+    quint64 buildGeneration_ = 0;   // bumped per model: a pending build of the previous one is dropped
     bool drawing_ = false;          // a layout's items are being added, turn by turn
     quint64 drawGeneration_ = 0;    // bumped by a new model or layout: a drawing of the old one stops
     QElapsedTimer drawClock_;

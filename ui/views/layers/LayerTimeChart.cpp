@@ -98,12 +98,12 @@ void LayerTimeChart::setLayers(const std::vector<LayerRow>& layers, bool timed) 
 }
 
 void LayerTimeChart::rebuild() {
-    std::vector<LayerRow> layers;
-    for (const LayerRow& row : layers_)
-        if (!filter_ || !timed_ ||
-            filter_->matches(QString::fromStdString(row.opType), QString::fromStdString(row.target),
-                             QString::fromStdString(row.fullName), row.timeUs))
-            layers.push_back(row);
+    std::vector<const LayerRow*> layers;  // not copies: a 10,000-layer model's rows are megabytes of strings
+    if (timed_)
+        for (const LayerRow& row : layers_)
+            if (!filter_ || filter_->matches(QString::fromStdString(row.opType), QString::fromStdString(row.target),
+                                             QString::fromStdString(row.fullName), row.timeUs))
+                layers.push_back(&row);
     const bool timed = timed_;
     plot_->clearPlottables();
     plot_->legend->clearItems();
@@ -119,7 +119,7 @@ void LayerTimeChart::rebuild() {
         plot_->yAxis->setRange(0, 1);
         plot_->xAxis->setRange(0, 1);
         showHint(!layers_.empty() && timed ? tr("No layer matches the filter")
-                 : layers.empty() ? tr("Open a model and run it (F5) to see per-layer times")
+                 : layers_.empty() ? tr("Open a model and run it (F5) to see per-layer times")
                                 : tr("Run the model (F5) to see per-layer times"));
         plot_->replot();
         return;
@@ -129,13 +129,13 @@ void LayerTimeChart::rebuild() {
     std::vector<size_t> order(layers.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return layers[a].timeUs > layers[b].timeUs; });
+                     [&](size_t a, size_t b) { return layers[a]->timeUs > layers[b]->timeUs; });
 
     // One series per op type: the legend then names the colors, and QCustomPlot selects per series.
     std::map<QString, QCPBars*> seriesOfOp;
     double maxTime = 0.0;
     for (size_t rank = 1; rank <= order.size(); ++rank) {
-        const LayerRow& row = layers[order[rank - 1]];
+        const LayerRow& row = *layers[order[rank - 1]];
         const QString op = QString::fromStdString(row.opType);
         QCPBars*& bars = seriesOfOp[op];
         if (!bars) {

@@ -1,5 +1,7 @@
 #include "views/layers/LayersView.h"
 
+#include <QFileInfo>
+#include <QLabel>
 #include <QSettings>
 #include <QSplitter>
 #include <QTableView>
@@ -7,6 +9,7 @@
 
 #include "core/ViewRegistry.h"
 #include "core/Workbench.h"
+#include "models/InputShapes.h"
 #include "models/LayerSelection.h"
 #include "models/LayerTableModel.h"
 #include "views/layers/LayerTableView.h"
@@ -17,7 +20,7 @@ namespace npuwb::ui {
 NPUWB_GUI_VIEW(LayersView, "layers", QT_TRANSLATE_NOOP("views", "&Layers"), Qt::ALT | Qt::Key_1, 10);
 
 LayersView::LayersView(Workbench& workbench, QWidget* parent)
-    : WorkbenchView(workbench, parent), model_(new LayerTableModel(this)), table_(new LayerTableView(model_, this)),
+    : WorkbenchView(workbench, parent), header_(new QLabel(this)), model_(new LayerTableModel(this)), table_(new LayerTableView(model_, this)),
       chart_(new LayerTimeChart(this)), splitter_(new QSplitter(Qt::Vertical, this)) {
     splitter_->setObjectName(QStringLiteral("layerSplitter"));
     splitter_->addWidget(table_);
@@ -25,13 +28,21 @@ LayersView::LayersView(Workbench& workbench, QWidget* parent)
     splitter_->setStretchFactor(0, 1);
     splitter_->setStretchFactor(1, 1);
     splitter_->setSizes({380, 440});  // the chart needs room for readable bar labels
+    header_->setObjectName(QStringLiteral("layersHeader"));
+    header_->setTextFormat(Qt::RichText);
+    header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    header_->setContentsMargins(6, 4, 6, 2);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(splitter_);
+    layout->setSpacing(2);
+    layout->addWidget(header_);
+    layout->addWidget(splitter_, 1);
+    updateHeader();
 
     connect(&workbench, &Workbench::modelLoaded, this, &LayersView::showModelLayers);
     connect(&workbench, &Workbench::modelChanged, this, &LayersView::showModelLayers);
     connect(&workbench, &Workbench::reportChanged, this, &LayersView::showReport);
+    connect(&workbench, &Workbench::inputShapesChanged, this, &LayersView::updateHeader);
     // Views talk only to the shared selection, never to each other.
     table_->setLayerFilter(workbench.layerFilter());
     chart_->setLayerFilter(workbench.layerFilter());
@@ -47,6 +58,7 @@ void LayersView::showModelLayers() {
     const auto loaded = workbench().loadedModel();
     model_->setLayers(loaded->layers, false);
     chart_->setLayers(loaded->layers, false);
+    updateHeader();
 }
 
 void LayersView::showReport() {
@@ -56,6 +68,42 @@ void LayersView::showReport() {
     if (firstTimes)  // the first results: slowest layers on top, as in the chart; later runs keep the user's sort
         table_->tableView()->sortByColumn(LayerTableModel::TimeColumn, Qt::DescendingOrder);
     chart_->setLayers(report.layers, true);
+    updateHeader();
+}
+
+void LayersView::updateHeader() {
+    const auto loaded = workbench().loadedModel();
+    if (!loaded) {
+        header_->setText(tr("Open a model (File > Open) to list its layers."));
+        return;
+    }
+    const Report* report = workbench().lastReport();
+    const QString file = QFileInfo(loaded->path).fileName().toHtmlEscaped();
+    if (report && model_->isTimed()) {  // the rows are the run's: the shapes it ran with
+        const QString where = QStringLiteral("%1, %2").arg(QString::fromStdString(report->environment.backend),
+                                                           QString::fromStdString(report->environment.device));
+        header_->setText(tr("<b>%1</b> · %2 layers from the %3 on %4 · %5")
+                             .arg(file)
+                             .arg(report->layers.size())
+                             .arg(QString::fromStdString(report->kind), where.toHtmlEscaped(),
+                                  inputShapesText(report->model).toHtmlEscaped()));
+        return;
+    }
+    // Before a run: the shapes are the model's own, a symbolic dim ("p2o.DynamicDimension.0") shown as ?; say what
+    // Run will use once given.
+    ModelSummary declared = loaded->summary;
+    for (TensorDesc& input : declared.inputs)
+        for (std::string& dim : input.shape)
+            if (dim.empty() || dim.find_first_not_of("0123456789") != std::string::npos) dim.clear();
+    QString text = tr("<b>%1</b> · %2 layers from the model, not run yet · %3")
+                       .arg(file)
+                       .arg(loaded->layers.size())
+                       .arg(inputShapesText(declared).toHtmlEscaped());
+    if (!workbench().inputShapes().empty())
+        text += tr(" · Run uses %1").arg(inputShapesText(workbench().inputShapes()).toHtmlEscaped());
+    else if (workbench().needsInputShapes())
+        text += tr(" · symbolic dims: Run asks for sizes (Run > Input Shapes…)");
+    header_->setText(text);
 }
 
 void LayersView::saveSettings(QSettings& settings) const {

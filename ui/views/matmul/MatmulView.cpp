@@ -167,6 +167,11 @@ MatmulView::MatmulView(Workbench& workbench, QWidget* parent)
     for (QLineEdit* edit : {m_, k_, n_}) connect(edit, &QLineEdit::textChanged, this, &MatmulView::updateForm);
     connect(runs_, &QSpinBox::valueChanged, this, &MatmulView::updateForm);
     connect(runOn_, &MatmulRunOn::changed, this, &MatmulView::updateForm);
+    // "As the toolbars": the chip and Run on follow the Chip and Run toolbars until the user picks here.
+    connect(chip_, &QComboBox::activated, this, [this] { runOn_->setFollows(false); });
+    connect(runOn_, &MatmulRunOn::followChanged, this, &MatmulView::followToolbars);
+    connect(&workbench, &Workbench::targetChanged, this, &MatmulView::followToolbars);
+    connect(&workbench, &Workbench::runBoardChanged, this, &MatmulView::followToolbars);
     workbench.trackJob(job_);
     workbench.trackJob(boardJob_);
     connect(&workbench, &Workbench::stateChanged, this, &MatmulView::updateForm);
@@ -198,7 +203,15 @@ MatmulView::MatmulView(Workbench& workbench, QWidget* parent)
                          "the built backends) or, Run on a saved board, on its NPU through the agent, next to the "
                          "cost model's estimate for the chip's NPU."));
     fillTypes();
+    followToolbars();
     updateForm();
+}
+
+void MatmulView::followToolbars() {
+    if (!runOn_->follows()) return;
+    const int chip = chip_->findData(workbench().target().chip, Qt::UserRole, Qt::MatchFixedString);
+    if (chip >= 0) chip_->setCurrentIndex(chip);  // a chip without a matmul API keeps the view's
+    runOn_->followRunTarget(workbench().runBoard());
 }
 
 QList<ViewAction> MatmulView::viewActions() const {
@@ -231,9 +244,11 @@ void MatmulView::restoreSettings(QSettings& settings) {
     n_->setText(settings.value(QStringLiteral("N"), n_->text()).toString());
     runs_->setValue(settings.value(QStringLiteral("runs"), runs_->value()).toInt());
     runOn_->restore(settings);
+    followToolbars();
 }
 
 bool MatmulView::setRunOn(const QString& target, const QString& coreMask) {
+    runOn_->setFollows(false);  // an explicit choice, as picking it in the form
     return runOn_->select(target, coreMask);
 }
 
@@ -345,7 +360,7 @@ void MatmulView::startBench() {
         onBoard.npuCores = MatmulRunOn::coresOf(onBoard.coreMask, *currentChip());
         workbench().setStatus(
             tr("Matmul benchmark on %1's NPU for %2 …").arg(board->name, chip_->currentText()));
-        boardJob_->start(*board, chip_->currentData().toString(), onBoard);
+        boardJob_->start(*board, chip_->currentData().toString(), onBoard, runOn_->timeLimitSeconds());
     }
     updateForm();
 }

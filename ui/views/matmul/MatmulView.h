@@ -58,6 +58,7 @@ public:
     /// The dialogs a board sweep's connection questions open.
     BoardQuestionDialogs* boardQuestions() const { return questions_.get(); }
     MatmulRunOn* runOn() const { return runOn_; }
+    QComboBox* chipBox() const { return chip_; }
     QLabel* summaryLabel() const { return summary_; }
     bool isRunning() const;
     MatmulBenchModel* model() const { return model_; }
@@ -72,6 +73,8 @@ signals:
 private:
     const ChipProfile* currentChip() const;
     void fillTypes();
+    /// Chip and Run on as the Chip and Run toolbars say, while "As the toolbars" is on.
+    void followToolbars();
     void updateForm();
     MatmulBenchOptions options(QStringList* problems) const;
     void onFinished(std::shared_ptr<const MatmulBenchResult> result);
