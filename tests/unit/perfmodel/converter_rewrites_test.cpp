@@ -3,47 +3,19 @@
 // NPU as Mul, Transpose permutations placed per chip, the op-list expression language, and the estimate's range.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-
 #include "npuwb/ChipProfile.h"
 #include "npuwb/CostModel.h"
 #include "npuwb/ModelIO.h"
 #include "perfmodel/OpConditions.h"
 
-#include "../UnitTestSupport.h"
+#include "PerfmodelTestModels.h"
 
 using namespace npuwb;
 using namespace npuwb::unittest;
-namespace fs = std::filesystem;
-
-namespace {
-
-const fs::path kChipsDir = fs::path(NPUWB_SOURCE_DIR) / "resources" / "chips";
-
-ChipProfile chip(const std::string& name) { return loadChipProfile((kChipsDir / (name + ".json")).string()); }
-
-/// x[1,16,32,32] -> Conv 3x3 (pads 1) -> c; then `tail` nodes; output `y` of shape `outDims`.
-Model convThen(std::vector<Node> tail, std::vector<int64_t> outDims = {1, 16, 32, 32}) {
-    Model m;
-    m.opsetImports[""] = 13;
-    m.graph.inputs.push_back(tensorInfo("x", {1, 16, 32, 32}));
-    m.graph.initializers["w"] = Tensor(DType::F32, {16, 16, 3, 3});
-    Node conv = plainNode("conv", "Conv", {"x", "w"}, {"c"});
-    Attribute pads;
-    pads.kind = Attribute::Kind::Ints;
-    pads.ints = {1, 1, 1, 1};
-    conv.attributes["pads"] = pads;
-    m.graph.nodes.push_back(conv);
-    for (auto& n : tail) m.graph.nodes.push_back(n);
-    m.graph.outputs.push_back(tensorInfo("y", outDims));
-    return loadModelFromBytes(serializeModel(m), ".", "rewrites.onnx");
-}
-
-}  // namespace
 
 TEST(ConverterRewrites, SiluFusesIntoTheConvolutionAsSwish) {
     Model m = convThen({plainNode("sig", "Sigmoid", {"c"}, {"s"}), plainNode("mul", "Mul", {"c", "s"}, {"y"})});
-    Report r = estimateModel(m, chip("rk3588"));
+    Report r = estimateModel(m, realChip("rk3588"));
     ASSERT_EQ(r.layers.size(), 1u);
     EXPECT_EQ(r.layers[0].opType, "ConvolutionSwish");
     EXPECT_EQ(r.layers[0].fusedNodes, (std::vector<std::string>{"sig", "mul"}));
@@ -53,7 +25,7 @@ TEST(ConverterRewrites, DivByAConstantRunsOnTheNpuAsMul) {
     Model m = convThen({plainNode("div", "Div", {"c", "k"}, {"y"})});
     m.graph.initializers["k"] = Tensor::fromVector<float>({1}, {4.0f});
     m = loadModelFromBytes(serializeModel(m), ".", "div.onnx");
-    Report r = estimateModel(m, chip("rk3588"));
+    Report r = estimateModel(m, realChip("rk3588"));
     ASSERT_EQ(r.layers.size(), 2u);
     EXPECT_EQ(r.layers[1].target, "NPU");
     EXPECT_EQ(r.layers[1].opType, "Mul");
@@ -61,24 +33,21 @@ TEST(ConverterRewrites, DivByAConstantRunsOnTheNpuAsMul) {
 
     // Dividing by a computed tensor stays a Div, which the NPU runs in float16 only: CPU at int8.
     Model computed = convThen({plainNode("div", "Div", {"c", "c"}, {"y"})});
-    Report rc = estimateModel(computed, chip("rk3588"));
+    Report rc = estimateModel(computed, realChip("rk3588"));
     ASSERT_EQ(rc.fallbacks.size(), 1u);
     EXPECT_EQ(rc.fallbacks[0].opType, "Div");
 }
 
 TEST(ConverterRewrites, TransposePlacementFollowsEachChipsPermutationRules) {
     Node t = plainNode("t", "Transpose", {"c"}, {"tt"});
-    Attribute perm;
-    perm.kind = Attribute::Kind::Ints;
-    perm.ints = {0, 2, 3, 1};  // NCHW -> NHWC, as detection heads do before a Reshape
-    t.attributes["perm"] = perm;
+    t.attributes["perm"] = intsAttribute({0, 2, 3, 1});  // NCHW -> NHWC, as detection heads do before a Reshape
     Model m = convThen({t, plainNode("relu", "Relu", {"tt"}, {"y"})}, {1, 32, 32, 16});
     // RK3566/68: the op list marks [0,2,3,1] unsupported. RK3588: supported when h*w % 8 == 0 (32*32 is).
-    Report small = estimateModel(m, chip("rk3566"));
+    Report small = estimateModel(m, realChip("rk3566"));
     ASSERT_EQ(small.fallbacks.size(), 1u);
     EXPECT_EQ(small.fallbacks[0].opType, "Transpose");
     EXPECT_NE(small.fallbacks[0].reason.find("[0,2,3,1]"), std::string::npos) << small.fallbacks[0].reason;
-    EXPECT_TRUE(estimateModel(m, chip("rk3588")).fallbacks.empty());
+    EXPECT_TRUE(estimateModel(m, realChip("rk3588")).fallbacks.empty());
 }
 
 TEST(OpConditions, ExpressionLanguageOfTheOpList) {
@@ -94,7 +63,7 @@ TEST(OpConditions, ExpressionLanguageOfTheOpList) {
 }
 
 TEST(EstimateRange, TheProfilesValidationGivesTheRange) {
-    const ChipProfile c = chip("rk3588");
+    const ChipProfile c = realChip("rk3588");
     ASSERT_GT(c.validation.points, 0) << "rk3588.json has no costModel.validation";
     Model m = convThen({plainNode("relu", "Relu", {"c"}, {"y"})});
     Report r = estimateModel(m, c);

@@ -4,50 +4,22 @@
 // moves the channel axis.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-
 #include "npuwb/ChipProfile.h"
 #include "npuwb/CostModel.h"
 #include "npuwb/ModelIO.h"
 #include "perfmodel/LayerCost.h"
 
-#include "../UnitTestSupport.h"
+#include "PerfmodelTestModels.h"
 
 using namespace npuwb;
 using namespace npuwb::unittest;
-namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kChipsDir = fs::path(NPUWB_SOURCE_DIR) / "resources" / "chips";
-
-ChipProfile chip(const std::string& name) { return loadChipProfile((kChipsDir / (name + ".json")).string()); }
-
-Attribute ints(std::vector<int64_t> v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Ints;
-    a.ints = std::move(v);
-    return a;
-}
-
-/// x[1,16,32,32] -> Conv 3x3 (pads 1) -> c, then `tail`, output `y` of shape `outDims`.
-Model convThen(std::vector<Node> tail, std::vector<int64_t> outDims = {1, 16, 32, 32}) {
-    Model m;
-    m.opsetImports[""] = 13;
-    m.graph.inputs.push_back(tensorInfo("x", {1, 16, 32, 32}));
-    m.graph.initializers["w"] = Tensor(DType::F32, {16, 16, 3, 3});
-    Node conv = plainNode("conv", "Conv", {"x", "w"}, {"c"});
-    conv.attributes["pads"] = ints({1, 1, 1, 1});
-    m.graph.nodes.push_back(conv);
-    for (auto& n : tail) m.graph.nodes.push_back(n);
-    m.graph.outputs.push_back(tensorInfo("y", outDims));
-    return loadModelFromBytes(serializeModel(m), ".", "boundary.onnx");
-}
-
 Node maxPool(const std::string& name, const std::string& in, const std::string& out, int64_t k) {
     Node n = plainNode(name, "MaxPool", {in}, {out});
-    n.attributes["kernel_shape"] = ints({k, k});
-    n.attributes["pads"] = ints({k / 2, k / 2, k / 2, k / 2});
+    n.attributes["kernel_shape"] = intsAttribute({k, k});
+    n.attributes["pads"] = intsAttribute({k / 2, k / 2, k / 2, k / 2});
     return n;
 }
 
@@ -66,7 +38,7 @@ TEST(CpuBoundary, ConversionAndHandOverAreChargedOncePerRunOfCpuLayers) {
     // first Div's input and the second Div's output cross the boundary.
     Model m = convThen({plainNode("d1", "Div", {"c", "c"}, {"a"}), plainNode("d2", "Div", {"a", "a"}, {"b"}),
                         plainNode("relu", "Relu", {"b"}, {"y"})});
-    ChipProfile rk = chip("rk3588");
+    ChipProfile rk = realChip("rk3588");
     const int64_t elements = 16 * 32 * 32;
     EstimateOptions none, some;
     none.coefficients = rk.coefficients;
@@ -83,7 +55,7 @@ TEST(CpuBoundary, ConversionAndHandOverAreChargedOncePerRunOfCpuLayers) {
 }
 
 TEST(CpuBoundary, PoolingWindowPastTheLimitRunsAsCascadedNpuPools) {
-    ChipProfile rk = chip("rk3588");  // MaxPool kernel limit 1..7
+    ChipProfile rk = realChip("rk3588");  // MaxPool kernel limit 1..7
     Report within = estimateModel(convThen({maxPool("p", "c", "y", 5)}), rk);
     Report spp = estimateModel(convThen({maxPool("p", "c", "y", 13)}), rk);
     ASSERT_EQ(spp.layers.size(), 2u);
@@ -96,20 +68,20 @@ TEST(CpuBoundary, PoolingWindowPastTheLimitRunsAsCascadedNpuPools) {
 
     // An average pool past the limit has no exact cascade here: it stays a CPU fallback.
     Node avg = plainNode("a", "AveragePool", {"c"}, {"y"});
-    avg.attributes["kernel_shape"] = ints({9, 9});
-    avg.attributes["pads"] = ints({4, 4, 4, 4});
+    avg.attributes["kernel_shape"] = intsAttribute({9, 9});
+    avg.attributes["pads"] = intsAttribute({4, 4, 4, 4});
     Report cpu = estimateModel(convThen({avg}), rk);
     ASSERT_EQ(cpu.fallbacks.size(), 1u);
     EXPECT_EQ(cpu.fallbacks[0].opType, "AveragePool");
 }
 
 TEST(CpuBoundary, TransposeOfTheChannelAxisPaysTwoLayoutConversions) {
-    ChipProfile rk = chip("rk3588");
+    ChipProfile rk = realChip("rk3588");
     // A Transpose feeding the graph output would be absorbed by the output conversion: a Relu follows.
     Node t = plainNode("t", "Transpose", {"c"}, {"tt"});
-    t.attributes["perm"] = ints({0, 1, 3, 2});  // H <-> W: channels stay in place
+    t.attributes["perm"] = intsAttribute({0, 1, 3, 2});  // H <-> W: channels stay in place
     Node tc = plainNode("t", "Transpose", {"c"}, {"tt"});
-    tc.attributes["perm"] = ints({0, 2, 3, 1});  // channels moved last: out of NC1HWC2 and back
+    tc.attributes["perm"] = intsAttribute({0, 2, 3, 1});  // channels moved last: out of NC1HWC2 and back
     Node relu = plainNode("relu", "Relu", {"tt"}, {"y"});
     Report spatial = estimateModel(convThen({t, relu}), rk);
     Report channel = estimateModel(convThen({tc, relu}, {1, 32, 32, 16}), rk);
