@@ -188,6 +188,12 @@ struct Builder {
     void build(size_t idx);
     void buildConvChain(const std::vector<size_t>& chain);
     void buildDeconv(const std::vector<size_t>& chain);  // ConvTranspose (+ BatchNormalization) (+ activations)
+    /// ConvTranspose with kernel == stride, no padding, dilation or groups (OnednnDeconvMatmul.cpp).
+    static bool deconvIsPixelShuffle(const Node& n, const Window& win, const Shape& x, const Shape& y);
+    /// That ConvTranspose as one matmul writing the channels-last output through strides; `weights` ONNX [IC, OC, kH,
+    /// kW] and `bias` with anything folded in, `ops` the chain's post-ops.
+    void buildDeconvAsMatmul(const std::vector<size_t>& chain, const Window& win, const std::vector<float>& weights,
+                             const std::vector<float>& bias, const dnnl::post_ops& ops);
     void buildPool(const Node& n);
     void buildGemm(const Node& n);
     void buildMatMul(const Node& n);
