@@ -241,6 +241,7 @@ void lookUpBuffer(const std::array<uint8_t, 256>& table, const void* src, void* 
     const auto* s = static_cast<const uint8_t*>(src);
     auto* d = static_cast<uint8_t*>(dst);
     parallelChunks(count, [=, &table](size_t begin, size_t end) {
+        if (avx512::byteLookupAvailable()) begin = avx512::lookUp(table.data(), s, d, begin, end);
         for (size_t i = begin; i < end; ++i) d[i] = table[s[i]];
     });
 }

@@ -80,6 +80,24 @@ size_t binary(const A* a, const B* b, Y* out, size_t begin, size_t end, int32_t 
     return i;
 }
 
+bool byteLookupAvailable() {
+    static const bool has = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
+    return has;
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) size_t lookUp(const uint8_t* table, const uint8_t* in,
+                                                                      uint8_t* out, size_t begin, size_t end) {
+    const __m512i t0 = _mm512_loadu_si512(table), t1 = _mm512_loadu_si512(table + 64);
+    const __m512i t2 = _mm512_loadu_si512(table + 128), t3 = _mm512_loadu_si512(table + 192);
+    size_t i = begin;
+    for (; i + 64 <= end; i += 64) {
+        const __m512i x = _mm512_loadu_si512(in + i);
+        const __m512i low = _mm512_permutex2var_epi8(t0, x, t1), high = _mm512_permutex2var_epi8(t2, x, t3);
+        _mm512_storeu_si512(out + i, _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), low, high));
+    }
+    return i;
+}
+
 template size_t quantize<uint8_t>(const float*, uint8_t*, size_t, size_t, float, float);
 template size_t quantize<int8_t>(const float*, int8_t*, size_t, size_t, float, float);
 template size_t dequantize<uint8_t>(const uint8_t*, float*, size_t, size_t, int32_t, float);

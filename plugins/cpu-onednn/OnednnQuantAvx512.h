@@ -21,4 +21,9 @@ template <bool Multiply, class A, class B, class Y>
 size_t binary(const A* a, const B* b, Y* out, size_t begin, size_t end, int32_t za, float sa, int32_t zb, float sb,
               float sy, float zy, float lo, float hi);
 
+/// Whether the CPU has AVX-512 VBMI and BW (byte permutes): lookUp needs them.
+bool byteLookupAvailable();
+/// out[i] = table[in[i]], 64 bytes a step (two 128-entry byte permutes, picked by the top bit).
+size_t lookUp(const uint8_t* table, const uint8_t* in, uint8_t* out, size_t begin, size_t end);
+
 }  // namespace npuwb::onednn::avx512

@@ -58,6 +58,10 @@ inline const std::set<std::string> kInt8TableOps = {"Sigmoid", "Tanh",  "HardSig
                                                     "Abs",     "Erf",   "Softsign",    "Celu",      "Mish",
                                                     "Relu",    "Clip"};
 
+/// Binary ops that are a table too when one operand is a single-element constant (paddle2onnx's learnable affine
+/// after HardSwish, the parts of a decomposed HardSwish: each quantized on its own in a QDQ export).
+inline const std::set<std::string> kInt8ScalarBinaryOps = {"Add", "Sub", "Mul", "Div"};
+
 /// A post-op or unary step: algorithm, alpha, beta.
 using EltwiseStep = std::tuple<dnnl::algorithm, float, float>;
 
@@ -219,6 +223,10 @@ struct Builder {
     std::optional<std::pair<std::string, QuantInfo>> dequantizedInput(const std::string& value) const;
     /// The single in-segment consumer of `value` (nullptr when it has several, or is a segment output).
     const Node* soleConsumer(const std::string& value) const;
+    /// The input of a table op (kInt8TableOps, or kInt8ScalarBinaryOps with a single-element constant operand) that
+    /// is an 8-bit value's float image, the others being constants; nothing when `n` is no such op.
+    std::optional<size_t> tableInput(const Node& n) const;
+    bool isTableOp(const Node& n) const;
     /// Mul(x, op(x)) right after unary node `op` of `x` (SiLU as exporters write it, with op = Sigmoid), the only reader
     /// of op's output: still a function of x alone. Nullptr otherwise.
     const Node* mulWithInput(const Node& op) const;

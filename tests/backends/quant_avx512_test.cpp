@@ -129,3 +129,12 @@ TEST_F(QuantAvx512, StopsBeforeAPartialStep) {
     EXPECT_EQ(out[3], 1);
     EXPECT_EQ(out[35], 0);
 }
+
+TEST_F(QuantAvx512, ByteLookUpReadsEveryTableEntry) {
+    if (!avx512::byteLookupAvailable()) GTEST_SKIP() << "no AVX-512 VBMI on this CPU";
+    std::vector<uint8_t> table = bytes<uint8_t>(256, rng), in(5 + 64 * 9), out(in.size(), 0);
+    for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<uint8_t>(i * 7 + 3);  // every value, both halves
+    EXPECT_EQ(avx512::lookUp(table.data(), in.data(), out.data(), 5, in.size()), in.size());
+    for (size_t i = 0; i < 5; ++i) EXPECT_EQ(out[i], 0);
+    for (size_t i = 5; i < in.size(); ++i) ASSERT_EQ(out[i], table[in[i]]) << "input " << int(in[i]);
+}
