@@ -5,10 +5,12 @@
 //   OnednnSegmentMemory.cpp  kernels, the activation arena, layouts, conversions and zero-copy views
 //   OnednnFusion.cpp         fusion planning: Conv chains with post-ops, decomposed activations
 //   OnednnConvGemm.cpp       fp32 Conv, ConvTranspose, pooling, Gemm and MatMul lowering
+//   OnednnDeconvMatmul.cpp   ConvTranspose with kernel == stride as one matmul into a strided output
 //   OnednnElementwise.cpp    binary, unary, Softmax, Resize, BatchNormalization and reductions
 //   OnednnDataMovement.cpp   Concat, Transpose, Slice, Split, Pad, and reshapes as views
 //   OnednnInt8Plan.cpp       matching QDQ patterns into int8 chains
-//   OnednnInt8Ops.cpp        the int8 kernels, QuantizeLinear and lazy DequantizeLinear
+//   OnednnInt8Ops.cpp        the int8 kernels, QuantizeLinear and lazy DequantizeLinear (loops: OnednnQuant.cpp,
+//                            their AVX-512 forms OnednnQuantAvx512.cpp)
 // Private to the plugin.
 #include <functional>
 #include <map>
