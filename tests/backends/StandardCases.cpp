@@ -357,6 +357,17 @@ void addElementwiseCases(std::vector<Case>& cases, std::mt19937& rng) {
                                   {"B", axis == 1 ? Shape{1, 17, 5, 7} : Shape{1, 3, 5, 1}},
                                   {"C", axis == 1 ? Shape{1, 1, 5, 7} : Shape{1, 3, 5, 33}}},
                                  {"Y"}, {}, rng));
+    {  // seeded random plain concatenations (cpu-onednn copies them as blocks): batch above 1, any axis
+        std::uniform_int_distribution<int64_t> dim(1, 9), axisOf(0, 2);
+        for (int i = 0; i < 3; ++i) {
+            const int64_t axis = axisOf(rng);
+            Shape a{2, dim(rng), dim(rng)}, b = a;
+            b[static_cast<size_t>(axis)] = dim(rng);
+            cases.push_back(makeCase("Concat random " + str(a) + "+" + str(b) + " axis=" + std::to_string(axis),
+                                     {makeNode("Concat", {"A", "B"}, {"Y"}, {{"axis", Attribute::ofInt(axis)}})},
+                                     {{"A", a}, {"B", b}}, {"Y"}, {}, rng));
+        }
+    }
     // A conv feeding a pool, flatten and gemm: blocked layouts inside the segment, reorders at its edges.
     std::map<std::string, Tensor> init{{"W", randomTensor({17, 3, 3, 3}, rng)},
                                        {"G", randomTensor({10, 17}, rng)},
