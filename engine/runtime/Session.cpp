@@ -86,11 +86,6 @@ struct GraphRunner {
                                   bool topLevel, const BackendPlan* plan = nullptr) const {
         Scope local;
         local.parent = &scope;
-        // Initializers are shared, not copied: Tensor copies share storage.
-        for (const auto& [name, t] : g.initializers)
-            if (!scope.values.count(name)) local.values.emplace(name, Value(t));
-        if (plan)
-            for (const auto& [name, t] : plan->folded) local.values.emplace(name, Value(t));
 
         // Without a backend every node is its own step; with one, a segment is one step.
         std::vector<PlanStep> ownSteps;
@@ -108,6 +103,24 @@ struct GraphRunner {
         auto stepInputs = [&](const PlanStep& st) -> const std::vector<std::string>& {
             return readsOfStep[static_cast<size_t>(&st - steps.data())];
         };
+
+        // Initializers are shared, not copied: Tensor copies share storage. With a plan only those a step or the
+        // outputs read enter the scope: a QDQ model has hundreds (scales, zero points, weights a segment packed),
+        // and adding them all to the map was a tenth of mobilenet_v2 w8a8's run.
+        std::set<std::string> read;
+        if (plan) {
+            for (const auto& r : readsOfStep) read.insert(r.begin(), r.end());
+            for (const auto& o : g.outputs) read.insert(o.name);
+            if (watched)  // folded values the observer watches are shown from the scope too
+                for (const auto& [name, t] : plan->folded)
+                    if (watched->count(name)) read.insert(name);
+        }
+        auto wanted = [&](const std::string& name) { return !plan || read.count(name); };
+        for (const auto& [name, t] : g.initializers)
+            if (wanted(name) && !scope.values.count(name)) local.values.emplace(name, Value(t));
+        if (plan)
+            for (const auto& [name, t] : plan->folded)
+                if (wanted(name)) local.values.emplace(name, Value(t));
 
         // Remaining uses of each value so it can be freed after the last consumer (graph outputs are kept).
         std::unordered_map<std::string, int> uses;
@@ -281,10 +294,12 @@ struct GraphRunner {
                     const PlanStep& st, ExecutionObserver* observer, ValueObserver* values) const {
         std::vector<const Tensor*> inputs;
         inputs.reserve(seg.inputs.size());
-        const std::string where = "backend segment at node " + nodeDisplayName(model->graph.nodes[order[st.firstPos]]);
+        auto where = [&] {  // built on failure only: a string per run showed in small models' profiles
+            return "backend segment at node " + nodeDisplayName(model->graph.nodes[order[st.firstPos]]);
+        };
         for (const auto& in : seg.inputs) {
             const Value* v = local.find(in);
-            if (!v || !v->isTensor()) failInput(where + ": input '" + in + "' has no tensor value");
+            if (!v || !v->isTensor()) failInput(where() + ": input '" + in + "' has no tensor value");
             inputs.push_back(&v->tensor);
         }
         std::vector<Tensor> outputs(seg.outputs.size());
@@ -294,14 +309,14 @@ struct GraphRunner {
             seg.prepared->run(inputs, outputs, RunHooks{.timing = sink ? &*sink : nullptr, .values = values});
         } catch (const Error& e) {
             if (e.kind() == ErrorKind::Cancelled) throw;
-            throw Error(e.kind(), where + ": " + e.what());
+            throw Error(e.kind(), where() + ": " + e.what());
         } catch (const std::bad_alloc&) {
-            failInput(where + ": out of memory");
+            failInput(where() + ": out of memory");
         } catch (const std::exception& e) {
-            fail(ErrorKind::Internal, where + ": " + e.what());
+            fail(ErrorKind::Internal, where() + ": " + e.what());
         }
         for (size_t i = 0; i < seg.outputs.size(); ++i) {
-            if (!outputs[i].defined()) fail(ErrorKind::Internal, where + ": did not produce '" + seg.outputs[i] + "'");
+            if (!outputs[i].defined()) fail(ErrorKind::Internal, where() + ": did not produce '" + seg.outputs[i] + "'");
             local.values[seg.outputs[i]] = Value(std::move(outputs[i]));
         }
     }

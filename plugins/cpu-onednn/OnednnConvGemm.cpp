@@ -168,6 +168,7 @@ void Builder::buildDeconv(const std::vector<size_t>& chain) {
         }
     }
     for (auto [alg, alpha, beta] : steps) ops.append_eltwise(1.f, alg, alpha, beta);
+    if (deconvIsPixelShuffle(n, *win, x.shape, y)) return buildDeconvAsMatmul(chain, *win, weights, bias, ops);
     dnnl::primitive_attr attr;
     attr.set_post_ops(ops);
     const int64_t kh = w.shape[2], kw = w.shape[3];

@@ -28,6 +28,9 @@ void Builder::buildBinary(const Node& n) {
     const std::string& full = n.inputs[swap ? 1 : 0];
     const std::string& other = n.inputs[swap ? 0 : 1];
     memory src0 = get(full);
+    // Stored as plain (channels-last with one channel): seen as plain, the layout oneDNN vectorizes best.
+    if (src0.get_desc() != plainDesc(y) && sameStorage(src0.get_desc(), plainDesc(y)))
+        src0 = getAs(full, plainDesc(y), nodeName(n));
     memory src1;
     const Shape& os = desc(other).shape;
     if (os == y && !desc(other).constant) {

@@ -28,8 +28,8 @@ void Builder::buildInt8Movement(const Node& n) {
 
 void Builder::buildInt8Chain(const std::vector<size_t>& chain) {
     const std::string& op = node(chain[0]).opType;
+    if (isTableOp(node(chain[0]))) return buildInt8Table(chain);  // before Add/Mul: those of a constant are tables
     if (op == "Add" || op == "Mul") return buildInt8Binary(chain);
-    if (kInt8TableOps.count(op)) return buildInt8Table(chain);
     if (op == "MaxPool") return buildInt8MaxPool(chain);
     if (op == "GlobalAveragePool") return buildInt8GlobalAveragePool(chain);
     if (op == "Concat") return buildInt8Concat(chain);
@@ -181,13 +181,14 @@ void Builder::buildInt8Binary(const std::vector<size_t>& chain) {
 
 void Builder::buildInt8Table(const std::vector<size_t>& chain) {
     const Node& n = node(chain[0]);
-    auto [source, x] = *dequantizedInput(n.inputs[0]);
+    const std::string& variable = n.inputs[*tableInput(n)];
+    auto [source, x] = *dequantizedInput(variable);
     const QuantInfo y = *quantParamsOf(q, node(chain.back()));
     std::array<uint8_t, 256> bytes{}, table{};
     for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i);
     Tensor inputs(DType::F32, {256});
     dequantizeBuffer(bytes.data(), inputs.data<float>(), 256, x);
-    std::map<std::string, Value> values{{n.inputs[0], Value(inputs)}};
+    std::map<std::string, Value> values{{variable, Value(inputs)}};
     for (size_t k = 0; k + 1 < chain.size(); ++k) {
         const Node& op = node(chain[k]);
         std::vector<const Value*> in;

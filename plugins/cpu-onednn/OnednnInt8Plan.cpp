@@ -4,6 +4,7 @@
 //                                                                                          x * Sigmoid(x))
 //   DQ(a_q), DQ(b_q) -> Add|Mul -> [Relu|Clip] -> Q                                         one int8 elementwise kernel
 //   DQ(x_q) -> Sigmoid|Tanh|HardSigmoid|HardSwish|... -> Q                                  a 256-entry table
+//   DQ(x_q) -> Add|Sub|Mul|Div with a single-element constant -> Q                          a 256-entry table
 //   DQ(x_q) -> MaxPool -> Q (same scale and zero point)                                     int8 pooling
 //   DQ(x_q) -> GlobalAveragePool -> Q                                                       int8 average (exact sum)
 //   DQ(a_q), DQ(b_q), ... -> Concat -> Q                                                   int8 concat (inputs with
@@ -112,12 +113,10 @@ void Builder::planInt8(const std::vector<size_t>& nodes) {
         } else if ((n.opType == "Conv" || n.opType == "Gemm" || n.opType == "MatMul") && dequantizedInput(n.inputs[0])) {
             matched = int8Weights(n).has_value();
             if (matched) extendWithActivationAndQuantize(chain, false);
-        } else if (kInt8TableOps.count(n.opType) && n.domain.empty() && byteDequantized(n.inputs[0]) &&
-                   std::all_of(n.inputs.begin() + 1, n.inputs.end(), [&](const std::string& in) {
-                       return in.empty() || desc(in).constant;  // Clip's bounds
-                   })) {
+        } else if (isTableOp(n)) {
             const Node* next = soleConsumer(n.outputs[0]);
-            if (const Node* m = mulWithInput(n)) {  // SiLU after a DequantizeLinear
+            const Node* m = kInt8TableOps.count(n.opType) ? mulWithInput(n) : nullptr;
+            if (m) {  // SiLU after a DequantizeLinear
                 chain.push_back(indexOf(*m));
                 next = soleConsumer(m->outputs[0]);
             }
@@ -153,6 +152,26 @@ void Builder::planInt8(const std::vector<size_t>& nodes) {
         chains.push_back(chain);
     }
 }
+
+std::optional<size_t> Builder::tableInput(const Node& n) const {
+    if (!n.domain.empty() || n.inputs.empty()) return std::nullopt;
+    const bool scalarBinary = kInt8ScalarBinaryOps.count(n.opType) && n.inputs.size() == 2;
+    if (!kInt8TableOps.count(n.opType) && !scalarBinary) return std::nullopt;
+    // The one input that varies; every other is a constant (Clip's bounds; a binary op's single-element operand,
+    // broadcast to every element, so each output element still depends on its own input element alone).
+    size_t variable = 0;
+    if (scalarBinary && desc(n.inputs[0]).constant) variable = 1;
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+        if (i == variable || n.inputs[i].empty()) continue;
+        const ValueDesc& c = desc(n.inputs[i]);
+        if (!c.constant || (scalarBinary && c.constant->numel() != 1)) return std::nullopt;
+    }
+    if (!byteDequantized(n.inputs[variable]) || (scalarBinary && desc(n.inputs[variable]).shape != desc(n.outputs[0]).shape))
+        return std::nullopt;
+    return variable;
+}
+
+bool Builder::isTableOp(const Node& n) const { return tableInput(n).has_value(); }
 
 std::optional<Int8Weights> Builder::int8Weights(const Node& n) const {
     if (n.inputs.size() < 2) return std::nullopt;

@@ -1,5 +1,7 @@
 #include "OnednnQuant.h"
 
+#include "OnednnQuantAvx512.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -156,7 +158,10 @@ void quantizeBuffer(const float* src, void* dst, size_t count, const QuantInfo& 
     visitQ(out.type, [&]<typename Q>() {
         Q* d = static_cast<Q*>(dst);
         const float scale = out.scale, zero = static_cast<float>(out.zero);
-        parallelChunks(count, [=](size_t begin, size_t end) { quantizeRange<Q>(src, d, begin, end, scale, zero); });
+        parallelChunks(count, [=](size_t begin, size_t end) {
+            if (avx512::available()) begin = avx512::quantize<Q>(src, d, begin, end, scale, zero);
+            quantizeRange<Q>(src, d, begin, end, scale, zero);
+        });
     });
 }
 
@@ -165,7 +170,10 @@ void dequantizeBuffer(const void* src, float* dst, size_t count, const QuantInfo
         const Q* s = static_cast<const Q*>(src);
         const int32_t zero = in.zero;
         const float scale = in.scale;
-        parallelChunks(count, [=](size_t begin, size_t end) { dequantizeRange<Q>(s, dst, begin, end, zero, scale); });
+        parallelChunks(count, [=](size_t begin, size_t end) {
+            if (avx512::available()) begin = avx512::dequantize<Q>(s, dst, begin, end, zero, scale);
+            dequantizeRange<Q>(s, dst, begin, end, zero, scale);
+        });
     });
 }
 
@@ -176,6 +184,9 @@ void requantizeBuffer(const void* src, void* dst, size_t count, const QuantInfo&
             O* d = static_cast<O*>(dst);
             const QuantInfo from = in, to = out;
             parallelChunks(count, [=](size_t begin, size_t end) {
+                if (avx512::available())
+                    begin = avx512::requantize<I, O>(s, d, begin, end, from.zero, from.scale, to.scale,
+                                                     static_cast<float>(to.zero));
                 requantizeRange<I, O>(s, d, begin, end, from.zero, from.scale, to.scale, static_cast<float>(to.zero));
             });
         });
@@ -211,6 +222,13 @@ void binaryQuantizedBuffers(QuantizedBinary op, const void* a, const void* b, vo
                 Y* d = static_cast<Y*>(dst);
                 const QuantInfo ia = qa, ib = qb, iy = qy;
                 parallelChunks(count, [=](size_t begin, size_t end) {
+                    const float zy = static_cast<float>(iy.zero);
+                    if (avx512::available())
+                        begin = op == QuantizedBinary::Multiply
+                                    ? avx512::binary<true, A, B, Y>(pa, pb, d, begin, end, ia.zero, ia.scale, ib.zero,
+                                                                    ib.scale, iy.scale, zy, lo, hi)
+                                    : avx512::binary<false, A, B, Y>(pa, pb, d, begin, end, ia.zero, ia.scale, ib.zero,
+                                                                     ib.scale, iy.scale, zy, lo, hi);
                     if (op == QuantizedBinary::Multiply) binaryRange<true, A, B, Y>(pa, pb, d, begin, end, ia, ib, iy, lo, hi);
                     else binaryRange<false, A, B, Y>(pa, pb, d, begin, end, ia, ib, iy, lo, hi);
                 });
@@ -223,6 +241,7 @@ void lookUpBuffer(const std::array<uint8_t, 256>& table, const void* src, void* 
     const auto* s = static_cast<const uint8_t*>(src);
     auto* d = static_cast<uint8_t*>(dst);
     parallelChunks(count, [=, &table](size_t begin, size_t end) {
+        if (avx512::byteLookupAvailable()) begin = avx512::lookUp(table.data(), s, d, begin, end);
         for (size_t i = begin; i < end; ++i) d[i] = table[s[i]];
     });
 }

@@ -5,10 +5,12 @@
 //   OnednnSegmentMemory.cpp  kernels, the activation arena, layouts, conversions and zero-copy views
 //   OnednnFusion.cpp         fusion planning: Conv chains with post-ops, decomposed activations
 //   OnednnConvGemm.cpp       fp32 Conv, ConvTranspose, pooling, Gemm and MatMul lowering
+//   OnednnDeconvMatmul.cpp   ConvTranspose with kernel == stride as one matmul into a strided output
 //   OnednnElementwise.cpp    binary, unary, Softmax, Resize, BatchNormalization and reductions
 //   OnednnDataMovement.cpp   Concat, Transpose, Slice, Split, Pad, and reshapes as views
 //   OnednnInt8Plan.cpp       matching QDQ patterns into int8 chains
-//   OnednnInt8Ops.cpp        the int8 kernels, QuantizeLinear and lazy DequantizeLinear
+//   OnednnInt8Ops.cpp        the int8 kernels, QuantizeLinear and lazy DequantizeLinear (loops: OnednnQuant.cpp,
+//                            their AVX-512 forms OnednnQuantAvx512.cpp)
 // Private to the plugin.
 #include <functional>
 #include <map>
@@ -57,6 +59,10 @@ inline const std::set<std::string> kInt8TableOps = {"Sigmoid", "Tanh",  "HardSig
                                                     "Elu",     "Selu",  "Softplus",    "Exp",       "Neg",
                                                     "Abs",     "Erf",   "Softsign",    "Celu",      "Mish",
                                                     "Relu",    "Clip"};
+
+/// Binary ops that are a table too when one operand is a single-element constant (paddle2onnx's learnable affine
+/// after HardSwish, the parts of a decomposed HardSwish: each quantized on its own in a QDQ export).
+inline const std::set<std::string> kInt8ScalarBinaryOps = {"Add", "Sub", "Mul", "Div"};
 
 /// A post-op or unary step: algorithm, alpha, beta.
 using EltwiseStep = std::tuple<dnnl::algorithm, float, float>;
@@ -188,6 +194,12 @@ struct Builder {
     void build(size_t idx);
     void buildConvChain(const std::vector<size_t>& chain);
     void buildDeconv(const std::vector<size_t>& chain);  // ConvTranspose (+ BatchNormalization) (+ activations)
+    /// ConvTranspose with kernel == stride, no padding, dilation or groups (OnednnDeconvMatmul.cpp).
+    static bool deconvIsPixelShuffle(const Node& n, const Window& win, const Shape& x, const Shape& y);
+    /// That ConvTranspose as one matmul writing the channels-last output through strides; `weights` ONNX [IC, OC, kH,
+    /// kW] and `bias` with anything folded in, `ops` the chain's post-ops.
+    void buildDeconvAsMatmul(const std::vector<size_t>& chain, const Window& win, const std::vector<float>& weights,
+                             const std::vector<float>& bias, const dnnl::post_ops& ops);
     void buildPool(const Node& n);
     void buildGemm(const Node& n);
     void buildMatMul(const Node& n);
@@ -213,6 +225,10 @@ struct Builder {
     std::optional<std::pair<std::string, QuantInfo>> dequantizedInput(const std::string& value) const;
     /// The single in-segment consumer of `value` (nullptr when it has several, or is a segment output).
     const Node* soleConsumer(const std::string& value) const;
+    /// The input of a table op (kInt8TableOps, or kInt8ScalarBinaryOps with a single-element constant operand) that
+    /// is an 8-bit value's float image, the others being constants; nothing when `n` is no such op.
+    std::optional<size_t> tableInput(const Node& n) const;
+    bool isTableOp(const Node& n) const;
     /// Mul(x, op(x)) right after unary node `op` of `x` (SiLU as exporters write it, with op = Sigmoid), the only reader
     /// of op's output: still a function of x alone. Nullptr otherwise.
     const Node* mulWithInput(const Node& op) const;

@@ -472,6 +472,29 @@ void addActivationTableCases(std::vector<Int8Case>& out, std::mt19937& rng) {
     }
 }
 
+/// DQ -> Add|Sub|Mul|Div with a single-element constant -> Q, as a QDQ export leaves paddle2onnx's
+/// affine after HardSwish: a 256-entry table each. Seeded random channels, constants and parameters.
+void addScalarTableCases(std::vector<Int8Case>& out, std::mt19937& rng) {
+    const char* ops[] = {"Add", "Mul", "Sub", "Div"};
+    std::uniform_int_distribution<int64_t> channels(1, 40);
+    std::uniform_real_distribution<float> constant(0.3f, 2.5f);
+    for (int i = 0; i < 4; ++i) {
+        const int64_t c = channels(rng);
+        QdqGraph g(rng);
+        QParams xp = g.params(pickType(i), -4.f, 4.f), yp = g.params(pickType(i + 1), -10.f, 10.f);
+        std::string x = g.dequantize(g.quantize("X", xp), xp);
+        const std::string k = std::vector<std::string>{"k0", "k1", "k2", "k3"}[static_cast<size_t>(i)];
+        g.init[k] = i % 2 ? Tensor::fromVector<float>({1}, {constant(rng)}) : Tensor::scalar<float>(constant(rng));
+        // The constant first where the op commutes (Sub and Div keep the full operand first to be claimed).
+        std::string op = g.add(ops[i], i == 1 ? std::vector<std::string>{k, x} : std::vector<std::string>{x, k});
+        std::string y = g.quantize(op, yp);
+        std::string label = "QDQ table+Mul scalar ";
+        label += ops[i];
+        label += " c=" + std::to_string(c);
+        out.push_back(finish(label, g, {{"X", {1, c, 5, 9}}}, {y}, rng, {{op, y}}));
+    }
+}
+
 std::vector<Int8Case> int8Cases(uint32_t seed) {
     std::mt19937 rng(seed);
     std::vector<Int8Case> cases;
@@ -483,6 +506,7 @@ std::vector<Int8Case> int8Cases(uint32_t seed) {
     addConvSiluCases(cases, rng);
     addShuffleUnitCases(cases, rng);
     addActivationTableCases(cases, rng);
+    addScalarTableCases(cases, rng);
     return cases;
 }
 

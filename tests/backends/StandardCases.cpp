@@ -75,6 +75,19 @@ void addConvTransposeCases(std::vector<Case>& cases, std::mt19937& rng) {
         cases.push_back(makeCase(label, {makeNode("ConvTranspose", {"X", "W", "B"}, {"Y"}, attrs)},
                                  {{"X", {1, g.c, 5, 7}}}, {"Y"}, init, rng));
     }
+    // Kernel == stride, no padding: cpu-onednn runs these as one matmul into a strided output (pixel shuffle).
+    // Seeded random channels, batch and non-square kernels.
+    std::uniform_int_distribution<int64_t> channels(1, 40), batch(1, 3), side(1, 3);
+    for (int i = 0; i < 4; ++i) {
+        const int64_t c = channels(rng), oc = channels(rng), n = batch(rng), kh = side(rng), kw = side(rng);
+        std::map<std::string, Tensor> init{{"W", randomTensor({c, oc, kh, kw}, rng)}, {"B", randomTensor({oc}, rng)}};
+        std::map<std::string, Attribute> attrs{{"kernel_shape", Attribute::ofInts({kh, kw})},
+                                               {"strides", Attribute::ofInts({kh, kw})}};
+        cases.push_back(makeCase("ConvTranspose pixel shuffle n=" + std::to_string(n) + " c=" + std::to_string(c) +
+                                     " oc=" + std::to_string(oc) + " k=s=" + std::to_string(kh) + "x" + std::to_string(kw),
+                                 {makeNode("ConvTranspose", {"X", "W", "B"}, {"Y"}, attrs)}, {{"X", {n, c, 6, 5}}},
+                                 {"Y"}, init, rng));
+    }
 }
 
 /// Resize (oneDNN resampling): whole-number nearest upscaling (asymmetric, floor) and half-pixel linear with odd
@@ -344,6 +357,17 @@ void addElementwiseCases(std::vector<Case>& cases, std::mt19937& rng) {
                                   {"B", axis == 1 ? Shape{1, 17, 5, 7} : Shape{1, 3, 5, 1}},
                                   {"C", axis == 1 ? Shape{1, 1, 5, 7} : Shape{1, 3, 5, 33}}},
                                  {"Y"}, {}, rng));
+    {  // seeded random plain concatenations (cpu-onednn copies them as blocks): batch above 1, any axis
+        std::uniform_int_distribution<int64_t> dim(1, 9), axisOf(0, 2);
+        for (int i = 0; i < 3; ++i) {
+            const int64_t axis = axisOf(rng);
+            Shape a{2, dim(rng), dim(rng)}, b = a;
+            b[static_cast<size_t>(axis)] = dim(rng);
+            cases.push_back(makeCase("Concat random " + str(a) + "+" + str(b) + " axis=" + std::to_string(axis),
+                                     {makeNode("Concat", {"A", "B"}, {"Y"}, {{"axis", Attribute::ofInt(axis)}})},
+                                     {{"A", a}, {"B", b}}, {"Y"}, {}, rng));
+        }
+    }
     // A conv feeding a pool, flatten and gemm: blocked layouts inside the segment, reorders at its edges.
     std::map<std::string, Tensor> init{{"W", randomTensor({17, 3, 3, 3}, rng)},
                                        {"G", randomTensor({10, 17}, rng)},

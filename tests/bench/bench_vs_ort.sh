@@ -12,10 +12,11 @@
 # shufflenet_v2_x0_5, shufflenet_v2_x1_0, squeezenet1_1, efficientnet_b0; missing ones are skipped: export them with
 # scripts/fetch-models.sh --bench) and PP-OCRv4 det at 1x3x480x480 and rec at 1x3x48x320. `-c quick|full`: the fp32
 # models of the benchmark corpus instead (tests/bench/corpus.py; run `corpus.py make` once).
-# Prints per model and thread count: our median, ORT median, ratio ours/ORT, peak RSS of each, session creation of
-# each (ours: model load + Session + prepare(), which learns the shapes and compiles the backend plan without an
-# inference; ORT: InferenceSession.create), our fallback count and the share of our time spent in those fallbacks
-# (reference kernels); then per thread count the geometric mean of the ratio, the worst model and the fallbacks.
+# Prints per model and thread count: our median, ORT median, ratio ours/ORT, the ratio of the fastest runs (`fast`:
+# other work on the machine delays some runs, rarely all), peak RSS of each, session creation of each (ours: model
+# load + Session + prepare(), which learns the shapes and compiles the backend plan without an inference; ORT:
+# InferenceSession.create), our fallback count and the share of our time spent in those fallbacks (reference
+# kernels); then per thread count the geometric mean of the ratio, the worst model and the fallbacks.
 # Neither creation figure counts the engine's environment: ours loads the backend plugin and builds ONNX's schema
 # registry before the clock starts, as require('onnxruntime-node') loads ORT's binding and environment before create().
 set -eu
@@ -46,7 +47,8 @@ cli="$build/bin/npuwb-cli"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-printf '%-28s %3s %10s %10s %6s %9s %9s %9s %9s %5s %5s\n' model thr ours_ms ort_ms ratio ours_rss ort_rss ours_cr ort_cr fallb ref%
+printf '%-28s %3s %10s %10s %6s %6s %9s %9s %9s %9s %5s %5s\n' \
+  model thr ours_ms ort_ms ratio fast ours_rss ort_rss ours_cr ort_cr fallb ref%
 for spec in "$@"; do
   model=${spec%%@*}
   shapes=""  # NAME=D1,... separated by spaces
@@ -87,6 +89,9 @@ ort = [json.load(open(f"{tmp}/ort.{k}.json")) for k in range(1, rounds + 1)]
 # Medians over every timed run of every turn; creation: the median turn; peak RSS: the largest turn.
 o = statistics.median(s for r in ours for s in r["run"]["samplesUs"]) / 1e3
 x = statistics.median(s for r in ort for s in r["samplesUs"]) / 1e3
+# The fastest run of each side: a machine busy with other work delays some runs, rarely all of them.
+om = min(s for r in ours for s in r["run"]["samplesUs"]) / 1e3
+xm = min(s for r in ort for s in r["samplesUs"]) / 1e3
 fb = max(len(r.get("fallbacks", [])) for r in ours)
 cr = statistics.median(r["run"].get("sessionCreateUs", 0) for r in ours) / 1e3
 xcr = statistics.median(r["createMs"] for r in ort)
@@ -97,14 +102,15 @@ last = ours[-1]
 fallen = {r["node"] for r in last.get("fallbacks", [])}
 total = sum(l["timeUs"] for l in last.get("layers", [])) or 1.0
 ref = 100.0 * sum(l["timeUs"] for l in last.get("layers", []) if l.get("fullName") in fallen) / total
-print(f'{name[:28]:28s} {t:>3s} {o:10.2f} {x:10.2f} {o / x:6.2f} {orss / 2**20:8.0f}M '
+print(f'{name[:28]:28s} {t:>3s} {o:10.2f} {x:10.2f} {o / x:6.2f} {om / xm:6.2f} {orss / 2**20:8.0f}M '
       f'{xrss / 2**20:8.0f}M {cr:7.0f}ms {xcr:7.0f}ms {fb:5d} {ref:5.1f}')
 with open(ratios, "a") as f:
-    f.write(f'{t} {o / x} {orss / xrss} {cr / xcr} {name} {fb}\n')
+    f.write(f'{t} {o / x} {orss / xrss} {cr / xcr} {name} {fb} {om / xm}\n')
 if rows_out:
     ops = sorted({r["opType"] for r in last.get("fallbacks", [])})
     with open(rows_out, "a") as f:
         f.write(json.dumps({"model": name, "threads": int(t), "oursMs": o, "ortMs": x, "ratio": o / x,
+                            "oursMinMs": om, "ortMinMs": xm, "ratioMin": om / xm,
                             "macs": last["model"].get("macs", 0), "fallbacks": fb, "fallbackOps": ops,
                             "referencePercent": ref}) + "\n")
 PY
@@ -120,5 +126,5 @@ for t in sorted({r[0] for r in rows}, key=int):
     worst = max(sel, key=lambda r: float(r[1]))
     print(f'threads {t}: {len(sel)} models, geometric mean ours/ORT time {gm(1):.2f} (worst {float(worst[1]):.2f}: {worst[4]}), '
           f'peak RSS {gm(2):.2f}, session creation {gm(3):.2f}, fallbacks {sum(int(r[5]) for r in sel)} '
-          f'in {sum(int(r[5]) > 0 for r in sel)} models')
+          f'in {sum(int(r[5]) > 0 for r in sel)} models; fastest runs: geometric mean {gm(6):.2f}')
 PY

@@ -59,7 +59,17 @@ for (let i = 0; i < runs; ++i) {
   samples.push(Number(process.hrtime.bigint() - s) / 1e3);
 }
 samples.sort((a, b) => a - b);
-const profileFile = args.profile ? session.endProfiling() : undefined;
+// endProfiling() returns nothing in onnxruntime-node (1.22): the file is the newest PREFIX_<date>.json.
+const profileFile = args.profile ? newestProfile(session, args.profile) : undefined;
 console.log(JSON.stringify({ model: args.model, threads, createMs, medianUs: samples[Math.floor(samples.length / 2)],
   minUs: samples[0], runs, samplesUs: samples, peakRssBytes: process.resourceUsage().maxRSS * 1024,
   ...(profileFile ? { profileFile } : {}) }));
+
+function newestProfile(session, prefix) {
+  const named = session.endProfiling();
+  if (named) return named;
+  const dir = path.dirname(path.resolve(prefix)), base = path.basename(prefix) + '_';
+  const files = fs.readdirSync(dir).filter((f) => f.startsWith(base) && f.endsWith('.json'))
+    .map((f) => path.join(dir, f)).sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
+  return files[0];
+}
