@@ -57,6 +57,7 @@ void Builder::buildBinary(const Node& n) {
 
 void Builder::buildResize(const Node& n) {
     const ResizeKind kind = *resizeAlgorithm(makeNodeQuery(q, indexOf(n)));
+    if (kind == ResizeKind::LinearAlignCorners) return buildResizeAlignCorners(n);
     const Shape& y = desc(n.outputs[0]).shape;
     memory src = get(n.inputs[0]);
     const auto alg = kind == ResizeKind::Nearest ? dnnl::algorithm::resampling_nearest : dnnl::algorithm::resampling_linear;

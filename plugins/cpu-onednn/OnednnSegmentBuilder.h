@@ -206,6 +206,8 @@ struct Builder {
     void buildBinary(const Node& n);
     void buildEltwise(const Node& n);  // unary ops as oneDNN eltwise steps (eltwiseOf)
     void buildResize(const Node& n);
+    /// Linear Resize with align_corners coordinates: the reference's taps and double sums (OnednnResizeAlignCorners.cpp).
+    void buildResizeAlignCorners(const Node& n);
     void buildSoftmax(const Node& n);
     void buildConcat(const Node& n);
     void buildBatchNorm(const Node& n);

@@ -210,7 +210,15 @@ std::optional<std::vector<int64_t>> reduceAxes(const NodeQuery& q, std::string& 
         if (!q.constants[1]) { why = "axes are not a constant"; return std::nullopt; }
         axes = q.constants[1]->toInt64Vector();
     }
-    if (axes.empty()) { why = "reducing all axes not supported"; return std::nullopt; }
+    if (axes.empty()) {
+        // No axes: every axis (LPRNet's global-context ReduceMean), unless the node asks to pass its input through.
+        if (q.node.attrInt("noop_with_empty_axes", 0) != 0) {
+            why = "noop_with_empty_axes not supported";
+            return std::nullopt;
+        }
+        for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
+        if (axes.empty()) { why = "a scalar input has no axis to reduce"; return std::nullopt; }
+    }
     for (auto& a : axes) {
         if (a < 0) a += rank;
         if (a < 0 || a >= rank) { why = "axis out of range"; return std::nullopt; }
@@ -220,9 +228,11 @@ std::optional<std::vector<int64_t>> reduceAxes(const NodeQuery& q, std::string& 
 }
 
 std::optional<ResizeKind> resizeAlgorithm(const NodeQuery& q) {
-    if (resizeUnsupportedReason(q).empty()) return q.node.attrString("mode", "nearest") == "nearest" ? ResizeKind::Nearest
-                                                                                                 : ResizeKind::Linear;
-    return std::nullopt;
+    if (!resizeUnsupportedReason(q).empty()) return std::nullopt;
+    if (q.node.attrString("mode", "nearest") == "nearest") return ResizeKind::Nearest;
+    if (q.node.attrString("coordinate_transformation_mode", "half_pixel") == "align_corners")
+        return ResizeKind::LinearAlignCorners;
+    return ResizeKind::Linear;
 }
 
 std::string resizeUnsupportedReason(const NodeQuery& q) {
@@ -251,7 +261,18 @@ std::string resizeUnsupportedReason(const NodeQuery& q) {
     }
     if (mode == "linear") {  // oneDNN's linear is ONNX's half_pixel (and pytorch_half_pixel when outputs exceed 1)
         if (ctm == "half_pixel" || (ctm == "pytorch_half_pixel" && y[2] > 1 && y[3] > 1)) return {};
-        return "linear only with half_pixel coordinates";
+        // align_corners (DeepLabV3+'s image pooling branch): the plugin's own loop, the reference's arithmetic in
+        // double, so bit for bit its result. Batch and channels must keep scale 1 (taps of weight 1 on themselves).
+        if (ctm == "align_corners") {
+            if (q.node.hasAttribute("axes") || q.node.attrInt("antialias", 0) != 0 ||
+                q.node.attrString("keep_aspect_ratio_policy", "stretch") != "stretch")
+                return "linear align_corners only without axes, antialias or keep_aspect_ratio_policy";
+            if (q.constants.size() > 2 && q.constants[2] && q.constants[2]->numel() == 4 &&
+                (q.constants[2]->elementAsDouble(0) != 1.0 || q.constants[2]->elementAsDouble(1) != 1.0))
+                return "linear align_corners only with scale 1 on batch and channels";
+            return {};
+        }
+        return "linear only with half_pixel or align_corners coordinates";
     }
     return "mode " + mode + " not supported";
 }

@@ -24,8 +24,9 @@ std::optional<Window> resolveDeconvWindow(const Node& node, const Shape& inputSh
 
 /// Clip bounds from attributes (opset < 11) or constant inputs; nullopt when an input bound is not constant.
 std::optional<std::pair<float, float>> clipBounds(const NodeQuery& q);
-enum class ResizeKind { Nearest, Linear };
-/// The oneDNN resampling that computes this Resize exactly as ONNX defines it, if any.
+/// Nearest and Linear: oneDNN resampling; LinearAlignCorners: the plugin's own loop (OnednnResizeAlignCorners.cpp).
+enum class ResizeKind { Nearest, Linear, LinearAlignCorners };
+/// The kernel that computes this Resize exactly as ONNX defines it, if any.
 std::optional<ResizeKind> resizeAlgorithm(const NodeQuery& q);
 std::string resizeUnsupportedReason(const NodeQuery& q);  // empty when supported
 
@@ -43,8 +44,8 @@ std::optional<PadGeometry> padGeometry(const NodeQuery& q, std::string& why);
 /// Axis of a Split whose output shapes the learning run gave (normalized); nullopt with `why` otherwise.
 std::optional<int64_t> splitAxis(const NodeQuery& q, std::string& why);
 
-/// Axes (non-negative, sorted) a ReduceMean/ReduceSum/ReduceMax/ReduceMin reduces; nullopt with `why` when they are
-/// not constant or empty.
+/// Axes (non-negative, sorted) a ReduceMean/ReduceSum/ReduceMax/ReduceMin reduces (none given: all of them); nullopt
+/// with `why` when they are not constant or noop_with_empty_axes is set.
 std::optional<std::vector<int64_t>> reduceAxes(const NodeQuery& q, std::string& why);
 
 /// Pow's exponent when it is a constant scalar (oneDNN eltwise_pow); nullopt otherwise.

@@ -489,6 +489,8 @@ std::vector<Case> standardCases(uint32_t seed) {
     addSiluCases(cases, rng);
     addWinogradSizedConvCases(cases, rng);
     addPadSplitCases(cases, rng);
+    addAllAxisReduceCases(cases, rng);
+    addAlignCornersResizeCases(cases, rng);
     return cases;
 }
 

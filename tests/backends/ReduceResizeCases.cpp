@@ -1,0 +1,62 @@
+// Reductions over every axis (no axes given: LPRNet's global-context ReduceMean) and linear Resize with align_corners
+// coordinates (DeepLabV3+'s image pooling branch): seeded random shapes, sizes and scales.
+#include "DifferentialHarness.h"
+
+namespace npuwb::difftest {
+
+namespace {
+
+std::string dims(const Shape& s) {
+    std::string out;
+    for (int64_t d : s) {  // appended step by step: GCC 12 warns (-Wrestrict, a false positive) on "x" + string&&
+        if (!out.empty()) out += 'x';
+        out += std::to_string(d);
+    }
+    return out;
+}
+
+}  // namespace
+
+void addAllAxisReduceCases(std::vector<Case>& cases, std::mt19937& rng) {
+    std::uniform_int_distribution<int64_t> side(1, 40), rank(1, 5);
+    for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin"})
+        for (int64_t keep : {0, 1}) {
+            Shape shape(static_cast<size_t>(rank(rng)));
+            for (auto& d : shape) d = shape.size() > 3 ? side(rng) % 9 + 1 : side(rng);
+            std::string label = std::string(op) + " all axes keepdims=" + std::to_string(keep) + " " + dims(shape);
+            cases.push_back(makeCase(label, {makeNode(op, {"X"}, {"Y"}, {{"keepdims", Attribute::ofInt(keep)}})},
+                                     {{"X", shape}}, {"Y"}, {}, rng));
+        }
+}
+
+void addAlignCornersResizeCases(std::vector<Case>& cases, std::mt19937& rng) {
+    std::uniform_int_distribution<int64_t> side(1, 24), channels(1, 40), batch(1, 2);
+    // DeepLabV3+'s own: a 1x1 pooled map stretched to 65x65 (every output its channel's value), by sizes.
+    std::vector<std::pair<Shape, Shape>> sizes = {{{1, 256, 1, 1}, {1, 256, 65, 65}}};
+    for (int i = 0; i < 5; ++i) {  // up, down and mixed, odd sizes and single rows/columns
+        const int64_t n = batch(rng), c = channels(rng);
+        sizes.push_back({{n, c, side(rng), side(rng)}, {n, c, side(rng), side(rng)}});
+    }
+    for (const auto& [in, out] : sizes) {
+        std::map<std::string, Attribute> attrs{{"mode", Attribute::ofString("linear")},
+                                               {"coordinate_transformation_mode", Attribute::ofString("align_corners")}};
+        std::map<std::string, Tensor> init{
+            {"sizes", Tensor::fromVector<int64_t>({4}, std::vector<int64_t>(out.begin(), out.end()))}};
+        cases.push_back(makeCase("Resize linear align_corners " + dims(in) + "->" + dims(out),
+                                 {makeNode("Resize", {"X", "", "", "sizes"}, {"Y"}, attrs)}, {{"X", in}}, {"Y"},
+                                 init, rng));
+    }
+    // By scales: the output size is floor(in * scale), the unrounded in * scale is what align_corners divides by.
+    const std::vector<std::pair<Shape, std::vector<float>>> scaled = {
+        {{1, 5, 7, 9}, {1.f, 1.f, 2.f, 1.5f}}, {{1, 3, 10, 6}, {1.f, 1.f, 0.55f, 2.3f}}, {{2, 4, 1, 5}, {1.f, 1.f, 3.f, 1.f}}};
+    for (const auto& [in, s] : scaled) {
+        std::map<std::string, Attribute> attrs{{"mode", Attribute::ofString("linear")},
+                                               {"coordinate_transformation_mode", Attribute::ofString("align_corners")}};
+        std::map<std::string, Tensor> init{{"scales", Tensor::fromVector<float>({4}, s)}};
+        cases.push_back(makeCase("Resize linear align_corners " + dims(in) + " scales " + std::to_string(s[2]) + "," +
+                                     std::to_string(s[3]),
+                                 {makeNode("Resize", {"X", "", "scales"}, {"Y"}, attrs)}, {{"X", in}}, {"Y"}, init, rng));
+    }
+}
+
+}  // namespace npuwb::difftest
