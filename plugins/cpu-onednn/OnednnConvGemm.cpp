@@ -216,11 +216,24 @@ void Builder::buildPool(const Node& n) {
             alg = n.attrInt("count_include_pad", 0) ? A::pooling_avg_include_padding : A::pooling_avg_exclude_padding;
     }
     memory src = get(n.inputs[0]);
-    dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg, src.get_desc(),
-                                     memory::desc(toDims(y), dt::f32, tag::any), toDims(win.strides), toDims(win.kernel),
-                                     {win.dilations[0] - 1, win.dilations[1] - 1}, toDims(win.padsBegin),
-                                     toDims(win.padsEnd));
-    dnnl::pooling_v2_forward::primitive_desc pd(d, eng);
+    auto describe = [&](const memory::desc& from) {
+        return dnnl::pooling_v2_forward::primitive_desc(
+            {dnnl::prop_kind::forward_inference, alg, from, memory::desc(toDims(y), dt::f32, tag::any),
+             toDims(win.strides), toDims(win.kernel), {win.dilations[0] - 1, win.dilations[1] - 1},
+             toDims(win.padsBegin), toDims(win.padsEnd)},
+            eng);
+    };
+    dnnl::pooling_v2_forward::primitive_desc pd = describe(src.get_desc());
+    // A source in a layout oneDNN has no optimized pooling for (LPRNet's channel-wise MaxPool reads a Transpose's
+    // output in its permuted storage order) runs its reference loop, 10x slower than a reorder into one it has.
+    for (tag t : {tag::nchw, tag::nhwc, tag::nChw16c}) {
+        if (std::string(pd.impl_info_str()).rfind("ref", 0) != 0) break;
+        memory::desc want(toDims(x), dt::f32, t);
+        auto candidate = describe(want);
+        if (std::string(candidate.impl_info_str()).rfind("ref", 0) == 0) continue;
+        src = getAs(n.inputs[0], want, nodeName(n));
+        pd = candidate;
+    }
     memory dst = activation(pd.dst_desc());
     addPrimitive(pd, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, {nodeName(n)});
     mem[n.outputs[0]] = dst;

@@ -33,9 +33,11 @@ Node makeNode(std::string op, std::vector<std::string> inputs, std::vector<std::
 /// The standard case set: every op cpu backends claim, odd channel counts (1, 3, 7, 17, 33), strides 1-2, pads,
 /// dilations, groups/depthwise, fused chains (Conv+BN+Relu, Conv+Add+Relu), broadcasting binaries.
 std::vector<Case> standardCases(uint32_t seed);
-/// Groups of the standard set kept in their own file (ReduceResizeCases.cpp): Reduce* with no axes (every axis),
-/// linear Resize with align_corners coordinates by sizes and by scales.
+/// Groups of the standard set kept in their own file (ReduceResizeCases.cpp): Reduce* with no axes (every axis) and
+/// over inner runs of axes, pooling a Transpose's output, linear Resize with align_corners by sizes and by scales.
 void addAllAxisReduceCases(std::vector<Case>& cases, std::mt19937& rng);
+void addInnerAxisReduceCases(std::vector<Case>& cases, std::mt19937& rng);
+void addTransposedPoolCases(std::vector<Case>& cases, std::mt19937& rng);
 void addAlignCornersResizeCases(std::vector<Case>& cases, std::mt19937& rng);
 
 struct Outcome {

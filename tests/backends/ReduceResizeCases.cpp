@@ -1,5 +1,6 @@
-// Reductions over every axis (no axes given: LPRNet's global-context ReduceMean) and linear Resize with align_corners
-// coordinates (DeepLabV3+'s image pooling branch): seeded random shapes, sizes and scales.
+// Reductions over every axis (no axes given: LPRNet's global-context ReduceMean) and over inner runs of axes, pooling
+// a Transpose's output (LPRNet's channel-wise MaxPool), and linear Resize with align_corners coordinates (DeepLabV3+'s
+// image pooling branch): seeded random shapes, sizes and scales.
 #include "DifferentialHarness.h"
 
 namespace npuwb::difftest {
@@ -27,6 +28,44 @@ void addAllAxisReduceCases(std::vector<Case>& cases, std::mt19937& rng) {
             cases.push_back(makeCase(label, {makeNode(op, {"X"}, {"Y"}, {{"keepdims", Attribute::ofInt(keep)}})},
                                      {{"X", shape}}, {"Y"}, {}, rng));
         }
+}
+
+void addInnerAxisReduceCases(std::vector<Case>& cases, std::mt19937& rng) {
+    std::uniform_int_distribution<int64_t> side(1, 30);
+    const std::vector<std::vector<int64_t>> runs = {{2}, {1}, {1, 2}, {-2}};
+    int i = 0;
+    for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin"})
+        for (const auto& axes : runs) {
+            const int64_t keep = i++ % 2;
+            const Shape shape{1 + i % 2, side(rng), side(rng) % 9 + 1, side(rng)};
+            std::map<std::string, Attribute> attrs{{"keepdims", Attribute::ofInt(keep)}};
+            std::vector<std::string> inputs{"X"};
+            std::map<std::string, Tensor> init;
+            if (std::string(op) == "ReduceSum") {  // axes an input since opset 13
+                inputs.push_back("axes");
+                init["axes"] = Tensor::fromVector<int64_t>({static_cast<int64_t>(axes.size())}, axes);
+            } else {
+                attrs["axes"] = Attribute::ofInts(axes);
+            }
+            std::string label = std::string(op) + " inner axes " + dims(axes) + " keepdims=" + std::to_string(keep);
+            cases.push_back(makeCase(label.append(" ").append(dims(shape)), {makeNode(op, inputs, {"Y"}, attrs)},
+                                     {{"X", shape}}, {"Y"}, init, rng));
+        }
+}
+
+void addTransposedPoolCases(std::vector<Case>& cases, std::mt19937& rng) {
+    std::uniform_int_distribution<int64_t> side(2, 40), window(2, 4);
+    for (const char* op : {"MaxPool", "AveragePool"}) {
+        const int64_t c = side(rng), h = side(rng) % 9 + 1, w = side(rng) * 4, k = window(rng);
+        // [N,C,H,W] -> [N,W,H,C] then a 1xk window over the old channels, like LPRNet's channel-wise pooling.
+        std::map<std::string, Attribute> pool{{"kernel_shape", Attribute::ofInts({1, k})},
+                                              {"strides", Attribute::ofInts({1, k})}};
+        std::string label = std::string("Transpose+").append(op).append(" k=1x").append(std::to_string(k));
+        cases.push_back(makeCase(label.append(" ").append(dims({1, c, h, w})),
+                                 {makeNode("Transpose", {"X"}, {"T"}, {{"perm", Attribute::ofInts({0, 3, 2, 1})}}),
+                                  makeNode(op, {"T"}, {"Y"}, pool)},
+                                 {{"X", {1, c, h, w}}}, {"Y"}, {}, rng));
+    }
 }
 
 void addAlignCornersResizeCases(std::vector<Case>& cases, std::mt19937& rng) {

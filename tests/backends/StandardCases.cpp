@@ -491,6 +491,8 @@ std::vector<Case> standardCases(uint32_t seed) {
     addPadSplitCases(cases, rng);
     addAllAxisReduceCases(cases, rng);
     addAlignCornersResizeCases(cases, rng);
+    addInnerAxisReduceCases(cases, rng);
+    addTransposedPoolCases(cases, rng);
     return cases;
 }
 
