@@ -1,6 +1,7 @@
 #include "perfmodel/ConverterRewrites.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "perfmodel/OpConditions.h"
@@ -81,6 +82,54 @@ bool absorbedByIoLayout(const NodeShapes& ns, const Graph& graph) {
     for (const auto& out : graph.outputs)
         if (out.name == n.outputs[0]) return true;
     return false;
+}
+
+bool isNoOp(const NodeShapes& ns, const Graph& graph) {
+    const Node& n = *ns.node;
+    auto allEqual = [](const std::vector<int64_t>& v, int64_t value) {
+        return std::all_of(v.begin(), v.end(), [&](int64_t x) { return x == value; });
+    };
+    if (n.opType == "Identity" || n.opType == "Dropout") return true;
+    if (n.opType == "MaxPool" || n.opType == "AveragePool")
+        return n.outputs.size() == 1 && n.attrString("auto_pad", "NOTSET") == "NOTSET" &&
+               allEqual(n.attrInts("kernel_shape"), 1) && allEqual(n.attrInts("strides"), 1) &&
+               allEqual(n.attrInts("pads"), 0);
+    if (n.opType == "Pad") {
+        if (n.hasAttribute("pads")) return allEqual(n.attrInts("pads"), 0);  // before opset 11
+        if (n.inputs.size() < 2 || n.inputs[1].empty()) return false;
+        auto pads = constantValues(graph, n.inputs[1]);
+        return pads && std::all_of(pads->begin(), pads->end(), [](double p) { return p == 0; });
+    }
+    return false;
+}
+
+std::set<size_t> cancellingTransposes(const std::vector<NodeShapes>& nodes, const Graph& graph) {
+    std::multimap<std::string, size_t> consumers;
+    for (size_t i = 0; i < nodes.size(); ++i)
+        for (const auto& in : nodes[i].node->inputs)
+            if (!in.empty()) consumers.emplace(in, i);
+    std::set<std::string> outputs;
+    for (const auto& o : graph.outputs) outputs.insert(o.name);
+    auto soleConsumer = [&](const std::string& value) -> std::optional<size_t> {
+        if (outputs.count(value) || consumers.count(value) != 1) return std::nullopt;
+        return consumers.find(value)->second;
+    };
+    std::set<size_t> cancelled;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        const Node& first = *nodes[i].node;
+        if (first.opType != "Transpose" || first.outputs.size() != 1 || cancelled.count(i)) continue;
+        std::optional<size_t> next = soleConsumer(first.outputs[0]);
+        while (next && nodes[*next].node->opType != "Transpose" && isNoOp(nodes[*next], graph) &&
+               nodes[*next].node->outputs.size() == 1)
+            next = soleConsumer(nodes[*next].node->outputs[0]);
+        if (!next || nodes[*next].node->opType != "Transpose" || cancelled.count(*next)) continue;
+        const std::vector<int64_t> p = first.attrInts("perm"), q = nodes[*next].node->attrInts("perm");
+        bool inverse = !p.empty() && p.size() == q.size();
+        for (size_t k = 0; inverse && k < q.size(); ++k)
+            inverse = q[k] >= 0 && size_t(q[k]) < p.size() && p[size_t(q[k])] == int64_t(k);
+        if (inverse) cancelled.insert({i, *next});
+    }
+    return cancelled;
 }
 
 bool isLookupTableActivation(const std::string& opType) {

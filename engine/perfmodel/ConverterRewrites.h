@@ -9,8 +9,11 @@
 //   * x * Sigmoid(x) becomes one Swish (fused into the preceding convolution as ConvolutionSwish, "ConvExSwish"
 //     in perf logs, or a standalone exSwish);
 //   * a Transpose right after a graph input or right before a graph output becomes the input/output layout the
-//     runtime converts to anyway (NHWC models keep their layout on the NPU side).
+//     runtime converts to anyway (NHWC models keep their layout on the NPU side);
+//   * no-op layers vanish: a pool with a 1x1 window and stride 1, a Pad of zeros (PyTorch exports both), and a
+//     Transpose whose consumer, through such no-ops, is the inverse Transpose.
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,6 +37,13 @@ std::map<size_t, size_t> swishPairs(const std::vector<NodeShapes>& nodes, const 
 
 /// True for a Transpose the runtime's input or output layout conversion absorbs.
 bool absorbedByIoLayout(const NodeShapes& node, const Graph& graph);
+
+/// True for an op that leaves its input as it is (Identity, Dropout, a 1x1 stride-1 pool, a Pad of zeros).
+bool isNoOp(const NodeShapes& node, const Graph& graph);
+
+/// Indices (into `nodes`) of Transpose pairs that cancel: the first one's only consumer, through no-ops, is a
+/// Transpose with the inverse permutation. The converter drops both.
+std::set<size_t> cancellingTransposes(const std::vector<NodeShapes>& nodes, const Graph& graph);
 
 /// Activations the NPU's output stage evaluates through its lookup table (ONNX op names and the fused step
 /// "Swish"); Relu, Clip, PRelu and LeakyRelu are linear pieces it computes directly.

@@ -78,7 +78,7 @@ class Planner {
 public:
     Planner(const std::vector<NodeShapes>& nodes, const Graph& graph, const ChipProfile& chip, const std::string& dtype)
         : nodes_(nodes), graph_(graph), chip_(chip), rates_(chip.rates(dtype)), dtype_(dtype),
-          swish_(swishPairs(nodes, graph)) {
+          swish_(swishPairs(nodes, graph)), cancelledTransposes_(cancellingTransposes(nodes, graph)) {
         for (size_t i = 0; i < nodes.size(); ++i) {
             for (const auto& in : nodes[i].node->inputs)
                 if (!in.empty()) consumers_.emplace(in, i);
@@ -138,10 +138,10 @@ private:
         }
     }
 
-    /// Nodes the converter removes: constant subgraphs, pass-through ops, transposes into the I/O layout.
+    /// Nodes the converter removes: constant subgraphs, no-ops, transposes into the I/O layout or cancelling out.
     bool folded(const NodeShapes& ns) const {
-        const std::string& op = ns.node->opType;
-        if (op == "Identity" || op == "Dropout" || absorbedByIoLayout(ns, graph_)) return true;
+        const size_t index = size_t(&ns - nodes_.data());
+        if (isNoOp(ns, graph_) || absorbedByIoLayout(ns, graph_) || cancelledTransposes_.count(index)) return true;
         return std::all_of(ns.inputIsConstant.begin(), ns.inputIsConstant.end(), [](bool c) { return c; });
     }
 
@@ -396,6 +396,7 @@ private:
     const NpuDTypeRates& rates_;
     std::string dtype_;
     std::map<size_t, size_t> swish_;  // Sigmoid -> Mul of x * Sigmoid(x)
+    std::set<size_t> cancelledTransposes_;
     std::multimap<std::string, size_t> consumers_;
     std::set<std::string> graphOutputs_;
     std::map<std::string, size_t> producer_;

@@ -50,6 +50,36 @@ TEST(ConverterRewrites, TransposePlacementFollowsEachChipsPermutationRules) {
     EXPECT_TRUE(estimateModel(m, realChip("rk3588")).fallbacks.empty());
 }
 
+TEST(ConverterRewrites, NoOpsAndCancellingTransposesVanish) {
+    // Transpose -> 1x1 stride-1 MaxPool -> inverse Transpose -> Pad of zeros: four nodes that leave the tensor as it
+    // is (PyTorch exports of channel pools and of AvgPool2d emit them). Only the conv remains.
+    Node t1 = plainNode("t1", "Transpose", {"c"}, {"a"});
+    t1.attributes["perm"] = intsAttribute({0, 3, 2, 1});
+    Node pool = plainNode("pool", "MaxPool", {"a"}, {"b"});
+    pool.attributes["kernel_shape"] = intsAttribute({1, 1});
+    Node t2 = plainNode("t2", "Transpose", {"b"}, {"d"});
+    t2.attributes["perm"] = intsAttribute({0, 3, 2, 1});
+    Node pad = plainNode("pad", "Pad", {"d", "zeros"}, {"y"});
+    Model m = convThen({t1, pool, t2, pad}, {1, 64, 20, 90});
+    m.graph.initializers["zeros"] = Tensor::fromVector<int64_t>({8}, std::vector<int64_t>(8, 0));
+    m = loadModelFromBytes(serializeModel(m), ".", "noops.onnx");
+    for (const char* chip : {"rk3566", "rk3588"}) {
+        Report r = estimateModel(m, realChip(chip));
+        ASSERT_EQ(r.layers.size(), 1u) << chip;
+        EXPECT_TRUE(r.fallbacks.empty()) << chip;
+    }
+
+    // A pool that strides, or a second Transpose that is not the inverse, is real work.
+    Model strided = m;
+    for (Node& n : strided.graph.nodes)
+        if (n.name == "pool") n.attributes["strides"] = intsAttribute({1, 2});
+    EXPECT_EQ(estimateModel(strided, realChip("rk3588")).layers.size(), 4u);
+    Model other = m;
+    for (Node& n : other.graph.nodes)
+        if (n.name == "t2") n.attributes["perm"] = intsAttribute({0, 2, 3, 1});
+    EXPECT_EQ(estimateModel(other, realChip("rk3588")).layers.size(), 3u);
+}
+
 TEST(OpConditions, ExpressionLanguageOfTheOpList) {
     const std::map<std::string, int64_t> v = {{"n1", 1}, {"c1", 64}, {"h1", 20}, {"w1", 90}, {"p", 8192}, {"q", 2048}};
     EXPECT_EQ(evaluateCondition("h1%16==0", v), false);
