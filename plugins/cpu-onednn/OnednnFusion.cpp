@@ -147,6 +147,21 @@ void Builder::planFusion(const std::vector<size_t>& nodes) {
         chainEndingAt[chain.back()] = chains.size();
         chains.push_back(chain);
     }
+    // A BatchNormalization no Conv took, then Relu (pre-activation blocks: resnet50-v2-7 after each residual Add):
+    // one pass with oneDNN's fused ReLU instead of two over the tensor.
+    for (size_t idx : nodes) {
+        if (node(idx).opType != "BatchNormalization" || claimed.count(idx) || int8Nodes.count(idx)) continue;
+        const std::string& out = node(idx).outputs[0];
+        auto c = consumers.find(out);
+        if (c == consumers.end() || c->second != 1 || segmentOutputs.count(out) || !consumerOf.count(out)) continue;
+        const size_t next = consumerOf[out];
+        if (!inSegment.count(next) || claimed.count(next) || int8Nodes.count(next) || node(next).opType != "Relu")
+            continue;
+        inChainNotLast.insert(idx);
+        claimed.insert({idx, next});
+        chainEndingAt[next] = chains.size();
+        chains.push_back({idx, next});
+    }
 }
 
 bool Builder::isPostOpActivation(const Node& n) const {

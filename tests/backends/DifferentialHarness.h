@@ -39,6 +39,10 @@ void addAllAxisReduceCases(std::vector<Case>& cases, std::mt19937& rng);
 void addInnerAxisReduceCases(std::vector<Case>& cases, std::mt19937& rng);
 void addTransposedPoolCases(std::vector<Case>& cases, std::mt19937& rng);
 void addAlignCornersResizeCases(std::vector<Case>& cases, std::mt19937& rng);
+/// ResidualCases.cpp: pre-activation residual blocks (a Conv's sum into its residual's buffer, and where it must copy)
+/// and BatchNormalization + Relu with and without other readers of the normalized value.
+void addInPlaceResidualCases(std::vector<Case>& cases, std::mt19937& rng);
+void addBatchNormReluCases(std::vector<Case>& cases, std::mt19937& rng);
 
 struct Outcome {
     std::string label;

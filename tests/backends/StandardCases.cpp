@@ -493,6 +493,8 @@ std::vector<Case> standardCases(uint32_t seed) {
     addAlignCornersResizeCases(cases, rng);
     addInnerAxisReduceCases(cases, rng);
     addTransposedPoolCases(cases, rng);
+    addInPlaceResidualCases(cases, rng);
+    addBatchNormReluCases(cases, rng);
     return cases;
 }
 

@@ -95,3 +95,20 @@ TEST(OnednnCoverage, ClaimsAllAxisReducesAndAlignCornersResize) {
     EXPECT_EQ(reduces, 8 + 16 + 2);
     EXPECT_EQ(resizes, 9);
 }
+
+// Pre-activation residual blocks (resnet50-v2-7): sums into the residual's buffer where nothing reads it later, copies
+// where something does, BatchNormalization + Relu as one pass; all claimed and within the usual tolerance.
+TEST(OnednnCoverage, ClaimsResidualBlocksAndBatchNormRelu) {
+    const auto found = availableBackends();
+    if (std::find(found.begin(), found.end(), "cpu-onednn") == found.end()) GTEST_SKIP() << "cpu-onednn not built";
+    std::mt19937 rng(20261203);
+    std::vector<difftest::Case> cases;
+    difftest::addInPlaceResidualCases(cases, rng);
+    difftest::addBatchNormReluCases(cases, rng);
+    ASSERT_EQ(cases.size(), 12u + 9u);
+    for (const auto& c : cases) {
+        difftest::Outcome o = difftest::runCase(c, "cpu-onednn");
+        EXPECT_TRUE(o.passed) << c.label << ": " << o.message;
+        EXPECT_TRUE(o.claimed) << c.label << ": " << o.message;
+    }
+}
