@@ -36,16 +36,25 @@ std::optional<std::vector<size_t>> Builder::decomposedHardSwish(const std::strin
         if (!clip || node(*clip).opType != "Clip") continue;
         auto bounds = clipBounds(makeNodeQuery(q, *clip));
         if (!bounds || bounds->first != 0.f || bounds->second != 6.f) continue;
-        auto div = only(node(*clip).outputs[0]);
-        if (!div || node(*div).opType != "Div" || node(*div).inputs.size() != 2 ||
-            node(*div).inputs[0] != node(*clip).outputs[0] || scalarConstant(node(*div).inputs[1]) != 6.f)
-            continue;
-        if (only(node(*div).outputs[0]) != mul) continue;
         const Node& m = node(mul);
-        if (m.opType != "Mul" || m.inputs.size() != 2 ||
-            !((m.inputs[0] == x && m.inputs[1] == node(*div).outputs[0]) || (m.inputs[1] == x && m.inputs[0] == node(*div).outputs[0])))
-            continue;
-        return std::vector<size_t>{add, *clip, *div, mul};
+        // Mul of x and `v` (either order).
+        auto mulOf = [&](const std::string& v) {
+            return m.opType == "Mul" && m.inputs.size() == 2 &&
+                   ((m.inputs[0] == x && m.inputs[1] == v) || (m.inputs[1] == x && m.inputs[0] == v));
+        };
+        // Div of `v` by the constant 6.
+        auto bySix = [&](std::optional<size_t> d, const std::string& v) {
+            return d && node(*d).opType == "Div" && node(*d).inputs.size() == 2 && node(*d).inputs[0] == v &&
+                   scalarConstant(node(*d).inputs[1]) == 6.f;
+        };
+        const std::string& clipped = node(*clip).outputs[0];
+        auto div = only(clipped);
+        if (bySix(div, clipped) && only(node(*div).outputs[0]) == mul && mulOf(node(*div).outputs[0]))
+            return std::vector<size_t>{add, *clip, *div, mul};  // x * (Clip(x + 3) / 6)
+        if (only(clipped) != mul || !mulOf(clipped)) continue;
+        div = only(m.outputs[0]);
+        // x * Clip(x + 3) / 6, the Div last: paddle2onnx (PP-OCR cls)
+        if (bySix(div, m.outputs[0])) return std::vector<size_t>{add, *clip, mul, *div};
     }
     return std::nullopt;
 }

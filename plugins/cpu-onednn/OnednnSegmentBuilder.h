@@ -176,7 +176,8 @@ struct Builder {
     /// Mul or Add of the chain's value `x` and a constant scalar: a linear post-op.
     bool isScalarAffine(const Node& n, const std::string& x) const;
     /// x * Clip(x + 3, 0, 6) / 6, as exporters write HardSwish (paddle2onnx: PP-OCR), starting at value `x`: the
-    /// Add, Clip, Div and Mul nodes in order, or nothing. Nothing else may read the values in between.
+    /// Add, Clip, Div and Mul nodes in order (or Add, Clip, Mul, Div: the Div last), or nothing. Nothing else may read
+    /// the values in between.
     std::optional<std::vector<size_t>> decomposedHardSwish(const std::string& x,
                                                            const std::map<std::string, std::vector<size_t>>& users) const;
     /// The decomposed activation starting at value `x` (its nodes, in order) and its post-op, or nothing.

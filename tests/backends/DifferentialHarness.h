@@ -39,10 +39,12 @@ void addAllAxisReduceCases(std::vector<Case>& cases, std::mt19937& rng);
 void addInnerAxisReduceCases(std::vector<Case>& cases, std::mt19937& rng);
 void addTransposedPoolCases(std::vector<Case>& cases, std::mt19937& rng);
 void addAlignCornersResizeCases(std::vector<Case>& cases, std::mt19937& rng);
-/// ResidualCases.cpp: pre-activation residual blocks (a Conv's sum into its residual's buffer, and where it must copy)
-/// and BatchNormalization + Relu with and without other readers of the normalized value.
+/// FusionCases.cpp: pre-activation residual blocks (a Conv's sum into its residual's buffer, and where it must copy),
+/// BatchNormalization + Relu with and without other readers of the normalized value, and HardSwish written with the
+/// Div last (paddle2onnx) after a Conv.
 void addInPlaceResidualCases(std::vector<Case>& cases, std::mt19937& rng);
 void addBatchNormReluCases(std::vector<Case>& cases, std::mt19937& rng);
+void addDivLastHardSwishCases(std::vector<Case>& cases, std::mt19937& rng);
 
 struct Outcome {
     std::string label;

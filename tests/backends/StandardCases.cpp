@@ -495,6 +495,7 @@ std::vector<Case> standardCases(uint32_t seed) {
     addTransposedPoolCases(cases, rng);
     addInPlaceResidualCases(cases, rng);
     addBatchNormReluCases(cases, rng);
+    addDivLastHardSwishCases(cases, rng);
     return cases;
 }
 

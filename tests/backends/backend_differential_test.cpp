@@ -112,3 +112,19 @@ TEST(OnednnCoverage, ClaimsResidualBlocksAndBatchNormRelu) {
         EXPECT_TRUE(o.claimed) << c.label << ": " << o.message;
     }
 }
+
+// HardSwish as paddle2onnx writes it (PP-OCR cls: x * Clip(x + 3, 0, 6) / 6, the Div last) after Conv+BN: one post-op,
+// claimed and within the usual tolerance; a Div by 5 or a product read again stay separate ops.
+TEST(OnednnCoverage, ClaimsDivLastHardSwish) {
+    const auto found = availableBackends();
+    if (std::find(found.begin(), found.end(), "cpu-onednn") == found.end()) GTEST_SKIP() << "cpu-onednn not built";
+    std::mt19937 rng(20261203);
+    std::vector<difftest::Case> cases;
+    difftest::addDivLastHardSwishCases(cases, rng);
+    ASSERT_EQ(cases.size(), 12u);
+    for (const auto& c : cases) {
+        difftest::Outcome o = difftest::runCase(c, "cpu-onednn");
+        EXPECT_TRUE(o.passed) << c.label << ": " << o.message;
+        EXPECT_TRUE(o.claimed) << c.label << ": " << o.message;
+    }
+}

@@ -1,6 +1,8 @@
-// Pre-activation residual blocks (resnet50-v2-7): a Conv's sum post-op writing into its residual's own buffer when
-// nothing reads the residual later, and the copies it must keep when something does; BatchNormalization + Relu in
-// one pass where no Conv takes the BatchNormalization. Seeded random channel counts and sizes.
+// Fusions the benchmark corpus's slowest models asked for, with the cases where they must not apply. Pre-activation
+// residual blocks (resnet50-v2-7): a Conv's sum post-op writing into its residual's own buffer when nothing reads the
+// residual later, and the copies it must keep when something does; BatchNormalization + Relu in one pass where no
+// Conv takes the BatchNormalization. HardSwish as paddle2onnx writes it, x * Clip(x + 3, 0, 6) / 6 with the Div last
+// (PP-OCR cls), as a Conv post-op. Seeded random channel counts and sizes.
 #include "DifferentialHarness.h"
 
 namespace npuwb::difftest {
@@ -79,6 +81,41 @@ void addBatchNormReluCases(std::vector<Case>& cases, std::mt19937& rng) {
         cases.push_back(makeCase("BN+Relu, BN an output" + tag,
                                  {batchNorm("p", "X", "n"), makeNode("Relu", {"n"}, {"Y"})},
                                  {{"X", x}}, {"n", "Y"}, init, rng));
+    }
+}
+
+void addDivLastHardSwishCases(std::vector<Case>& cases, std::mt19937& rng) {
+    std::uniform_int_distribution<int64_t> channels(1, 40), side(3, 17);
+    for (int round = 0; round < 3; ++round) {
+        const int64_t c = channels(rng), h = side(rng), w = side(rng), group = round == 1 ? c : 1;
+        std::map<std::string, Tensor> init{{"W", randomTensor({c, c / group, 3, 3}, rng)},
+                                           {"three", Tensor::scalar<float>(3.f)}, {"six", Tensor::scalar<float>(6.f)},
+                                           {"five", Tensor::scalar<float>(5.f)}, {"zero", Tensor::scalar<float>(0.f)}};
+        init.merge(batchNormParams("p", c, rng));
+        const std::map<std::string, Attribute> conv{{"kernel_shape", Attribute::ofInts({3, 3})},
+                                                    {"pads", Attribute::ofInts({1, 1, 1, 1})},
+                                                    {"group", Attribute::ofInt(group)}};
+        const std::string tag = " c=" + std::to_string(c) + " g=" + std::to_string(group) + " " + std::to_string(h) +
+                                "x" + std::to_string(w);
+        auto hardSwish = [&](bool clipFirst, const std::string& divisor) {
+            return std::vector<Node>{makeNode("Conv", {"X", "W"}, {"c"}, conv), batchNorm("p", "c", "x"),
+                                     makeNode("Add", {"x", "three"}, {"x3"}),
+                                     makeNode("Clip", {"x3", "zero", "six"}, {"r6"}),
+                                     makeNode("Mul", clipFirst ? std::vector<std::string>{"r6", "x"}
+                                                               : std::vector<std::string>{"x", "r6"}, {"m"}),
+                                     makeNode("Div", {"m", divisor}, {"Y"})};
+        };
+        cases.push_back(makeCase("Conv+BN+HardSwish, Div last" + tag, hardSwish(false, "six"), {{"X", {1, c, h, w}}},
+                                 {"Y"}, init, rng));
+        cases.push_back(makeCase("Conv+BN+HardSwish, Div last, Clip first" + tag, hardSwish(true, "six"),
+                                 {{"X", {1, c, h, w}}}, {"Y"}, init, rng));
+        // Not HardSwish (divided by 5), and the product read twice: each op on its own.
+        cases.push_back(makeCase("Conv+BN, x * Clip(x + 3) / 5" + tag, hardSwish(false, "five"), {{"X", {1, c, h, w}}},
+                                 {"Y"}, init, rng));
+        std::vector<Node> readTwice = hardSwish(false, "six");
+        readTwice.push_back(makeNode("Add", {"Y", "m"}, {"Z"}));
+        cases.push_back(makeCase("Conv+BN+HardSwish, Div last, product read again" + tag, readTwice,
+                                 {{"X", {1, c, h, w}}}, {"Z"}, init, rng));
     }
 }
 
