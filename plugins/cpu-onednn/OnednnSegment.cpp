@@ -69,6 +69,7 @@ void Builder::build(size_t idx) {
     if (op == "MatMul") return buildMatMul(n);
     if (op == "Softmax") return buildSoftmax(n);
     if (op == "Resize") return buildResize(n);
+    if (op == "LayerNormalization") return buildLayerNorm(n);
     if (op == "Concat") return buildConcat(n);
     if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Max" || op == "Min") return buildBinary(n);
     if (op == "Flatten" || op == "Reshape" || op == "Squeeze" || op == "Unsqueeze" || op == "Identity")

@@ -222,6 +222,9 @@ struct Builder {
     void buildTranspose(const Node& n, const std::string& in = {}, const std::string& out = {}, dt type = dt::f32);
     void buildSlice(const Node& n, const std::string& in = {}, const std::string& out = {}, dt type = dt::f32);
     void buildReduce(const Node& n);
+    /// LayerNormalization as oneDNN's over [rows, normalized elements] views (float statistics; the reference's are
+    /// double: within the usual tolerance).
+    void buildLayerNorm(const Node& n);
     void buildSplit(const Node& n);
     void buildPad(const Node& n);
 

@@ -2,7 +2,8 @@
 // residual blocks (resnet50-v2-7): a Conv's sum post-op writing into its residual's own buffer when nothing reads the
 // residual later, and the copies it must keep when something does; BatchNormalization + Relu in one pass where no
 // Conv takes the BatchNormalization. HardSwish as paddle2onnx writes it, x * Clip(x + 3, 0, 6) / 6 with the Div last
-// (PP-OCR cls), as a Conv post-op. Seeded random channel counts and sizes.
+// (PP-OCR cls), as a Conv post-op. LayerNormalization, which PP-OCRv4 rec's w8a8 export ran on the reference
+// kernels. Seeded random channel counts, sizes and axes.
 #include "DifferentialHarness.h"
 
 namespace npuwb::difftest {
@@ -116,6 +117,41 @@ void addDivLastHardSwishCases(std::vector<Case>& cases, std::mt19937& rng) {
         readTwice.push_back(makeNode("Add", {"Y", "m"}, {"Z"}));
         cases.push_back(makeCase("Conv+BN+HardSwish, Div last, product read again" + tag, readTwice,
                                  {{"X", {1, c, h, w}}}, {"Z"}, init, rng));
+    }
+}
+
+void addLayerNormCases(std::vector<Case>& cases, std::mt19937& rng) {
+    std::uniform_int_distribution<int64_t> side(1, 24), rankOf(2, 4);
+    for (int round = 0; round < 4; ++round) {
+        Shape x(static_cast<size_t>(rankOf(rng)));
+        for (auto& d : x) d = side(rng);
+        const auto rank = static_cast<int64_t>(x.size());
+        const int64_t axis = std::uniform_int_distribution<int64_t>(-rank, rank - 1)(rng);
+        const Shape normalized(x.begin() + (axis < 0 ? axis + rank : axis), x.end());
+        std::map<std::string, Tensor> init{{"scale", randomTensor(normalized, rng, 0.5f, 1.5f)},
+                                           {"bias", randomTensor(normalized, rng)},
+                                           {"row", randomTensor({normalized.back()}, rng)}};
+        std::string tag = " axis=" + std::to_string(axis) + " ";
+        for (size_t i = 0; i < x.size(); ++i) {  // appended step by step (GCC 12's -Wrestrict on "x" + string&&)
+            if (i) tag += 'x';
+            tag += std::to_string(x[i]);
+        }
+        const std::map<std::string, Attribute> attrs{{"axis", Attribute::ofInt(axis)},
+                                                     {"epsilon", Attribute::ofFloat(1e-3f)}};
+        cases.push_back(makeCase("LayerNormalization" + tag,
+                                 {makeNode("LayerNormalization", {"X", "scale", "bias"}, {"Y"}, attrs)},
+                                 {{"X", x}}, {"Y"}, init, rng));
+        cases.push_back(makeCase("LayerNormalization, no bias" + tag,
+                                 {makeNode("LayerNormalization", {"X", "scale"}, {"Y"}, attrs)},
+                                 {{"X", x}}, {"Y"}, init, rng));
+        // A scale broadcast along the normalized axes and a requested Mean: the reference kernel's.
+        if (normalized.size() > 1 && shapeNumel(normalized) != normalized.back())
+            cases.push_back(makeCase("LayerNormalization, broadcast scale" + tag,
+                                     {makeNode("LayerNormalization", {"X", "row"}, {"Y"}, attrs)},
+                                     {{"X", x}}, {"Y"}, init, rng));
+        cases.push_back(makeCase("LayerNormalization, Mean output" + tag,
+                                 {makeNode("LayerNormalization", {"X", "scale", "bias"}, {"Y", "M"}, attrs)},
+                                 {{"X", x}}, {"Y", "M"}, init, rng));
     }
 }
 

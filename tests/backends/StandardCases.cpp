@@ -496,6 +496,7 @@ std::vector<Case> standardCases(uint32_t seed) {
     addInPlaceResidualCases(cases, rng);
     addBatchNormReluCases(cases, rng);
     addDivLastHardSwishCases(cases, rng);
+    addLayerNormCases(cases, rng);
     return cases;
 }
 

@@ -128,3 +128,22 @@ TEST(OnednnCoverage, ClaimsDivLastHardSwish) {
         EXPECT_TRUE(o.claimed) << c.label << ": " << o.message;
     }
 }
+
+// LayerNormalization (PP-OCRv4 rec's w8a8 export had five on the reference kernels): claimed over any axis with a
+// scale and bias of the normalized shape; a broadcast scale or a requested Mean output stay on the reference kernels.
+TEST(OnednnCoverage, ClaimsLayerNormalization) {
+    const auto found = availableBackends();
+    if (std::find(found.begin(), found.end(), "cpu-onednn") == found.end()) GTEST_SKIP() << "cpu-onednn not built";
+    std::mt19937 rng(20261203);
+    std::vector<difftest::Case> cases;
+    difftest::addLayerNormCases(cases, rng);
+    int claimed = 0;
+    for (const auto& c : cases) {
+        difftest::Outcome o = difftest::runCase(c, "cpu-onednn");
+        EXPECT_TRUE(o.passed) << c.label << ": " << o.message;
+        const bool wanted = c.label.find("broadcast") == std::string::npos && c.label.find("Mean") == std::string::npos;
+        EXPECT_EQ(o.claimed, wanted) << c.label << ": " << o.message;
+        claimed += o.claimed;
+    }
+    EXPECT_EQ(claimed, 8);
+}
