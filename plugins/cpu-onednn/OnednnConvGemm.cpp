@@ -119,9 +119,15 @@ void Builder::buildConvChain(const std::vector<size_t>& chain) {
     memory b = packedFloats(key + "|b", memory::desc({oc}, dt::f32, tag::a), bias);
 
     memory src = getAs(conv.inputs[0], pd.src_desc(), names[0]);
-    memory dst = activation(pd.dst_desc());
-    if (!residual.empty()) {  // the sum post-op adds what dst holds: copy the residual in first
-        memory r = get(residual);
+    // The sum post-op adds what dst holds: the residual's own buffer when nothing reads it later (no copy), else a
+    // copy of it (resnet50-v2-7: 0.3 ms per 256x56x56 residual).
+    memory dst;
+    if (residual.empty()) {
+        dst = activation(pd.dst_desc());
+    } else if (memory r = get(residual); r.get_desc() == pd.dst_desc() && overwritable(residual, chain)) {
+        dst = r;
+    } else {
+        dst = activation(pd.dst_desc());
         addPrimitive(dnnl::reorder::primitive_desc(r, dst), {{DNNL_ARG_FROM, r}, {DNNL_ARG_TO, dst}}, names);
     }
     addPrimitive(pd,

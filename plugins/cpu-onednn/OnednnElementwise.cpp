@@ -81,19 +81,44 @@ void Builder::buildSoftmax(const Node& n) {
     mem[n.outputs[0]] = dst;
 }
 
-void Builder::buildBatchNorm(const Node& n) {
+void Builder::buildBatchNorm(const Node& n, const Node* relu) {
     memory src = get(n.inputs[0]);
     using F = dnnl::normalization_flags;
+    F flags = F::use_global_stats | F::use_scale | F::use_shift;
+    if (relu) flags |= F::fuse_norm_relu;  // inference needs no workspace for it
     dnnl::batch_normalization_forward::primitive_desc pd(
-        {dnnl::prop_kind::forward_inference, src.get_desc(), n.attrFloat("epsilon", 1e-5f),
-         F::use_global_stats | F::use_scale | F::use_shift},
-        eng);
+        {dnnl::prop_kind::forward_inference, src.get_desc(), n.attrFloat("epsilon", 1e-5f), flags}, eng);
     memory dst = activation(pd.dst_desc());
+    std::vector<std::string> names{nodeName(n)};
+    if (relu) names.push_back(nodeName(*relu));
     addPrimitive(pd,
                  {{DNNL_ARG_SRC, src}, {DNNL_ARG_SCALE, get(n.inputs[1])}, {DNNL_ARG_SHIFT, get(n.inputs[2])},
                   {DNNL_ARG_MEAN, get(n.inputs[3])}, {DNNL_ARG_VARIANCE, get(n.inputs[4])}, {DNNL_ARG_DST, dst}},
-                 {nodeName(n)});
-    mem[n.outputs[0]] = dst;
+                 names);
+    mem[(relu ? *relu : n).outputs[0]] = dst;
+}
+
+void Builder::buildLayerNorm(const Node& n) {
+    const Shape& x = desc(n.inputs[0]).shape;
+    int64_t axis = n.attrInt("axis", -1);
+    if (axis < 0) axis += static_cast<int64_t>(x.size());
+    const int64_t cols = shapeNumel(Shape(x.begin() + axis, x.end())), rows = shapeNumel(x) / cols;
+    memory src = view(getAs(n.inputs[0], plainDesc(x), nodeName(n)), {rows, cols});
+    const memory::desc params({cols}, dt::f32, tag::a);
+    auto param = [&](size_t i, float absent) {
+        if (i < n.inputs.size() && !n.inputs[i].empty())
+            return constantMemory(n.inputs[i], *desc(n.inputs[i]).constant, {cols});
+        return packedFloats(chainKey("layernorm|absent" + std::to_string(i), {indexOf(n)}), params,
+                            std::vector<float>(static_cast<size_t>(cols), absent));
+    };
+    using F = dnnl::normalization_flags;
+    const float epsilon = n.attrFloat("epsilon", 1e-5f);
+    dnnl::layer_normalization_forward::primitive_desc pd(
+        {dnnl::prop_kind::forward_inference, src.get_desc(), epsilon, F::use_scale | F::use_shift}, eng);
+    memory dst = activation(pd.dst_desc());
+    addPrimitive(pd, {{DNNL_ARG_SRC, src}, {DNNL_ARG_SCALE, param(1, 1.f)}, {DNNL_ARG_SHIFT, param(2, 0.f)},
+                      {DNNL_ARG_DST, dst}}, {nodeName(n)});
+    mem[n.outputs[0]] = view(dst, x);
 }
 
 /// ReduceMean/Sum/Max/Min over constant axes with oneDNN's reduction, or rows summed here where oneDNN has only its

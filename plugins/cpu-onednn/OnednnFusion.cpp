@@ -36,16 +36,25 @@ std::optional<std::vector<size_t>> Builder::decomposedHardSwish(const std::strin
         if (!clip || node(*clip).opType != "Clip") continue;
         auto bounds = clipBounds(makeNodeQuery(q, *clip));
         if (!bounds || bounds->first != 0.f || bounds->second != 6.f) continue;
-        auto div = only(node(*clip).outputs[0]);
-        if (!div || node(*div).opType != "Div" || node(*div).inputs.size() != 2 ||
-            node(*div).inputs[0] != node(*clip).outputs[0] || scalarConstant(node(*div).inputs[1]) != 6.f)
-            continue;
-        if (only(node(*div).outputs[0]) != mul) continue;
         const Node& m = node(mul);
-        if (m.opType != "Mul" || m.inputs.size() != 2 ||
-            !((m.inputs[0] == x && m.inputs[1] == node(*div).outputs[0]) || (m.inputs[1] == x && m.inputs[0] == node(*div).outputs[0])))
-            continue;
-        return std::vector<size_t>{add, *clip, *div, mul};
+        // Mul of x and `v` (either order).
+        auto mulOf = [&](const std::string& v) {
+            return m.opType == "Mul" && m.inputs.size() == 2 &&
+                   ((m.inputs[0] == x && m.inputs[1] == v) || (m.inputs[1] == x && m.inputs[0] == v));
+        };
+        // Div of `v` by the constant 6.
+        auto bySix = [&](std::optional<size_t> d, const std::string& v) {
+            return d && node(*d).opType == "Div" && node(*d).inputs.size() == 2 && node(*d).inputs[0] == v &&
+                   scalarConstant(node(*d).inputs[1]) == 6.f;
+        };
+        const std::string& clipped = node(*clip).outputs[0];
+        auto div = only(clipped);
+        if (bySix(div, clipped) && only(node(*div).outputs[0]) == mul && mulOf(node(*div).outputs[0]))
+            return std::vector<size_t>{add, *clip, *div, mul};  // x * (Clip(x + 3) / 6)
+        if (only(clipped) != mul || !mulOf(clipped)) continue;
+        div = only(m.outputs[0]);
+        // x * Clip(x + 3) / 6, the Div last: paddle2onnx (PP-OCR cls)
+        if (bySix(div, m.outputs[0])) return std::vector<size_t>{add, *clip, mul, *div};
     }
     return std::nullopt;
 }
@@ -146,6 +155,21 @@ void Builder::planFusion(const std::vector<size_t>& nodes) {
         claimed.insert(chain.begin(), chain.end());
         chainEndingAt[chain.back()] = chains.size();
         chains.push_back(chain);
+    }
+    // A BatchNormalization no Conv took, then Relu (pre-activation blocks: resnet50-v2-7 after each residual Add):
+    // one pass with oneDNN's fused ReLU instead of two over the tensor.
+    for (size_t idx : nodes) {
+        if (node(idx).opType != "BatchNormalization" || claimed.count(idx) || int8Nodes.count(idx)) continue;
+        const std::string& out = node(idx).outputs[0];
+        auto c = consumers.find(out);
+        if (c == consumers.end() || c->second != 1 || segmentOutputs.count(out) || !consumerOf.count(out)) continue;
+        const size_t next = consumerOf[out];
+        if (!inSegment.count(next) || claimed.count(next) || int8Nodes.count(next) || node(next).opType != "Relu")
+            continue;
+        inChainNotLast.insert(idx);
+        claimed.insert({idx, next});
+        chainEndingAt[next] = chains.size();
+        chains.push_back({idx, next});
     }
 }
 

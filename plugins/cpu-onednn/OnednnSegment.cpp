@@ -55,6 +55,7 @@ void Builder::build(size_t idx) {
     if (chain != chainEndingAt.end()) {
         const std::vector<size_t>& c = chains[chain->second];
         if (int8Chains.count(chain->second)) return buildInt8Chain(c);
+        if (node(c[0]).opType == "BatchNormalization") return buildBatchNorm(node(c[0]), &node(c[1]));
         return node(c[0]).opType == "ConvTranspose" ? buildDeconv(c) : buildConvChain(c);
     }
     const Node& n = node(idx);
@@ -68,6 +69,7 @@ void Builder::build(size_t idx) {
     if (op == "MatMul") return buildMatMul(n);
     if (op == "Softmax") return buildSoftmax(n);
     if (op == "Resize") return buildResize(n);
+    if (op == "LayerNormalization") return buildLayerNorm(n);
     if (op == "Concat") return buildConcat(n);
     if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Max" || op == "Min") return buildBinary(n);
     if (op == "Flatten" || op == "Reshape" || op == "Squeeze" || op == "Unsqueeze" || op == "Identity")

@@ -160,6 +160,10 @@ struct Builder {
     /// regroups dims stored together, else a view of its plain copy.
     memory reshaped(const std::string& name, const Shape& from, const Shape& to, dt type, const std::string& who);
     std::vector<std::string> namesOf(const std::vector<size_t>& idx) const;
+    /// Whether the kernel of `chain` may write into value `value`'s buffer (a Conv's sum post-op adding onto its
+    /// residual): an arena buffer no other value or view shares, not kept (segment output or watched), read by one
+    /// node of the chain and by nothing built after it.
+    bool overwritable(const std::string& value, const std::vector<size_t>& chain) const;
     /// What identifies constant `value` across plans (WeightCache keys): its name for a model initializer, else the
     /// name and this plan's tensor object.
     std::string constantKey(const std::string& value) const;
@@ -172,7 +176,8 @@ struct Builder {
     /// Mul or Add of the chain's value `x` and a constant scalar: a linear post-op.
     bool isScalarAffine(const Node& n, const std::string& x) const;
     /// x * Clip(x + 3, 0, 6) / 6, as exporters write HardSwish (paddle2onnx: PP-OCR), starting at value `x`: the
-    /// Add, Clip, Div and Mul nodes in order, or nothing. Nothing else may read the values in between.
+    /// Add, Clip, Div and Mul nodes in order (or Add, Clip, Mul, Div: the Div last), or nothing. Nothing else may read
+    /// the values in between.
     std::optional<std::vector<size_t>> decomposedHardSwish(const std::string& x,
                                                            const std::map<std::string, std::vector<size_t>>& users) const;
     /// The decomposed activation starting at value `x` (its nodes, in order) and its post-op, or nothing.
@@ -210,12 +215,16 @@ struct Builder {
     void buildResizeAlignCorners(const Node& n);
     void buildSoftmax(const Node& n);
     void buildConcat(const Node& n);
-    void buildBatchNorm(const Node& n);
+    /// `relu`: the Relu after it (planFusion's chain {BatchNormalization, Relu}), computed in the same pass.
+    void buildBatchNorm(const Node& n, const Node* relu = nullptr);
     void buildReshape(const Node& n);  // Flatten, Reshape, Squeeze, Unsqueeze, Identity: views
     /// `in`/`out`/`type` let the int8 path move int8 values under other names (shapes are the node's).
     void buildTranspose(const Node& n, const std::string& in = {}, const std::string& out = {}, dt type = dt::f32);
     void buildSlice(const Node& n, const std::string& in = {}, const std::string& out = {}, dt type = dt::f32);
     void buildReduce(const Node& n);
+    /// LayerNormalization as oneDNN's over [rows, normalized elements] views (float statistics; the reference's are
+    /// double: within the usual tolerance).
+    void buildLayerNorm(const Node& n);
     void buildSplit(const Node& n);
     void buildPad(const Node& n);
 

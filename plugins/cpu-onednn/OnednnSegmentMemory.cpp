@@ -3,6 +3,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -229,6 +230,47 @@ std::string Builder::chainKey(const std::string& role, const std::vector<size_t>
             if (const ValueDesc* d = in.empty() ? nullptr : q.value(in); d && d->constant) key += ',' + constantKey(in);
     }
     return key;
+}
+
+bool Builder::overwritable(const std::string& value, const std::vector<size_t>& chain) const {
+    auto it = mem.find(value);
+    if (it == mem.end()) return false;
+    const dnnl_memory_t h = it->second.get();
+    if (!arenaIndex.count(h)) return false;  // a segment input, a constant or a view
+    // Every value stored in that buffer: itself, views of it, and values that took its memory (an in-place sum).
+    auto inBuffer = [&](dnnl_memory_t m) {
+        for (auto a = aliasOf.find(m); a != aliasOf.end(); a = aliasOf.find(m)) m = a->second;
+        return m == h;
+    };
+    std::set<std::string> sharing;
+    for (const auto& [name, m] : mem)
+        if (inBuffer(m.get())) sharing.insert(name);
+    for (const auto& [name, copies] : converted)
+        for (const auto& m : copies)
+            if (inBuffer(m.get())) sharing.insert(name);
+    // Nodes are built in segment order, a chain at its last node.
+    std::map<size_t, size_t> position, builtWith;
+    for (size_t i = 0; i < segmentNodes.size(); ++i) position[segmentNodes[i]] = i;
+    for (const auto& c : chains)
+        for (size_t member : c) builtWith[member] = c.back();
+    auto builtAt = [&](size_t idx) {
+        auto c = builtWith.find(idx);
+        return position.at(c == builtWith.end() ? idx : c->second);
+    };
+    const std::set<size_t> members(chain.begin(), chain.end());
+    const size_t now = position.at(chain.back());
+    int sumReaders = 0;
+    for (const std::string& name : sharing) {
+        if (segmentOutputs.count(name)) return false;
+        for (size_t idx : segmentNodes) {
+            const auto& ins = node(idx).inputs;
+            if (std::find(ins.begin(), ins.end(), name) == ins.end()) continue;
+            if (!members.count(idx) && builtAt(idx) < now) continue;  // done before this kernel
+            if (!members.count(idx) || name != value) return false;
+            ++sumReaders;
+        }
+    }
+    return sumReaders == 1;
 }
 
 std::vector<std::string> Builder::namesOf(const std::vector<size_t>& idx) const {

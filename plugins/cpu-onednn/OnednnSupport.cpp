@@ -352,6 +352,27 @@ Capability supportsNode(const NodeQuery& q) {
         if (axis < 0 || axis >= rank) return Capability::no("bad axis");
         return Capability::yes();
     }
+    if (op == "LayerNormalization") {  // oneDNN layer normalization over the flattened axes from `axis` on
+        if (!allFloat(q, 3)) return Capability::no("only float32 supported");
+        for (size_t i = 1; i < q.node.outputs.size(); ++i)
+            if (!q.node.outputs[i].empty()) return Capability::no("the Mean/InvStdDev outputs are not supported");
+        const Shape& x = q.inputShapes[0];
+        int64_t axis = q.node.attrInt("axis", -1);
+        if (axis < 0) axis += static_cast<int64_t>(x.size());
+        if (axis < 0 || axis >= static_cast<int64_t>(x.size())) return Capability::no("bad axis");
+        const Shape normalized(x.begin() + axis, x.end());
+        const int64_t cols = shapeNumel(normalized);
+        if (cols == 0) return Capability::no("nothing to normalize");
+        for (size_t i = 1; i < 3 && i < q.node.inputs.size(); ++i) {  // broadcast ones are left to the reference
+            if (q.node.inputs[i].empty()) continue;
+            const Shape& p = q.inputShapes[i];
+            const bool full = p.size() <= normalized.size() &&
+                              Shape(normalized.end() - static_cast<std::ptrdiff_t>(p.size()), normalized.end()) == p &&
+                              shapeNumel(p) == cols;
+            if (!q.constants[i] || !full) return Capability::no("scale/bias are not constants of the normalized shape");
+        }
+        return Capability::yes();
+    }
     if (op == "Concat") {
         if (!allFloat(q, q.inputShapes.size())) return Capability::no("only float32 supported");
         for (const auto& s : q.inputShapes)

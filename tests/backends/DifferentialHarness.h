@@ -39,6 +39,14 @@ void addAllAxisReduceCases(std::vector<Case>& cases, std::mt19937& rng);
 void addInnerAxisReduceCases(std::vector<Case>& cases, std::mt19937& rng);
 void addTransposedPoolCases(std::vector<Case>& cases, std::mt19937& rng);
 void addAlignCornersResizeCases(std::vector<Case>& cases, std::mt19937& rng);
+/// FusionCases.cpp: pre-activation residual blocks (a Conv's sum into its residual's buffer, and where it must copy),
+/// BatchNormalization + Relu with and without other readers of the normalized value, and HardSwish written with the
+/// Div last (paddle2onnx) after a Conv; LayerNormalization.
+void addInPlaceResidualCases(std::vector<Case>& cases, std::mt19937& rng);
+void addBatchNormReluCases(std::vector<Case>& cases, std::mt19937& rng);
+void addDivLastHardSwishCases(std::vector<Case>& cases, std::mt19937& rng);
+/// LayerNormalization over random axes and ranks; a broadcast scale and a requested Mean output (not claimed).
+void addLayerNormCases(std::vector<Case>& cases, std::mt19937& rng);
 
 struct Outcome {
     std::string label;

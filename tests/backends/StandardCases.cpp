@@ -493,6 +493,10 @@ std::vector<Case> standardCases(uint32_t seed) {
     addAlignCornersResizeCases(cases, rng);
     addInnerAxisReduceCases(cases, rng);
     addTransposedPoolCases(cases, rng);
+    addInPlaceResidualCases(cases, rng);
+    addBatchNormReluCases(cases, rng);
+    addDivLastHardSwishCases(cases, rng);
+    addLayerNormCases(cases, rng);
     return cases;
 }
 

@@ -95,3 +95,55 @@ TEST(OnednnCoverage, ClaimsAllAxisReducesAndAlignCornersResize) {
     EXPECT_EQ(reduces, 8 + 16 + 2);
     EXPECT_EQ(resizes, 9);
 }
+
+// Pre-activation residual blocks (resnet50-v2-7): sums into the residual's buffer where nothing reads it later, copies
+// where something does, BatchNormalization + Relu as one pass; all claimed and within the usual tolerance.
+TEST(OnednnCoverage, ClaimsResidualBlocksAndBatchNormRelu) {
+    const auto found = availableBackends();
+    if (std::find(found.begin(), found.end(), "cpu-onednn") == found.end()) GTEST_SKIP() << "cpu-onednn not built";
+    std::mt19937 rng(20261203);
+    std::vector<difftest::Case> cases;
+    difftest::addInPlaceResidualCases(cases, rng);
+    difftest::addBatchNormReluCases(cases, rng);
+    ASSERT_EQ(cases.size(), 12u + 9u);
+    for (const auto& c : cases) {
+        difftest::Outcome o = difftest::runCase(c, "cpu-onednn");
+        EXPECT_TRUE(o.passed) << c.label << ": " << o.message;
+        EXPECT_TRUE(o.claimed) << c.label << ": " << o.message;
+    }
+}
+
+// HardSwish as paddle2onnx writes it (PP-OCR cls: x * Clip(x + 3, 0, 6) / 6, the Div last) after Conv+BN: one post-op,
+// claimed and within the usual tolerance; a Div by 5 or a product read again stay separate ops.
+TEST(OnednnCoverage, ClaimsDivLastHardSwish) {
+    const auto found = availableBackends();
+    if (std::find(found.begin(), found.end(), "cpu-onednn") == found.end()) GTEST_SKIP() << "cpu-onednn not built";
+    std::mt19937 rng(20261203);
+    std::vector<difftest::Case> cases;
+    difftest::addDivLastHardSwishCases(cases, rng);
+    ASSERT_EQ(cases.size(), 12u);
+    for (const auto& c : cases) {
+        difftest::Outcome o = difftest::runCase(c, "cpu-onednn");
+        EXPECT_TRUE(o.passed) << c.label << ": " << o.message;
+        EXPECT_TRUE(o.claimed) << c.label << ": " << o.message;
+    }
+}
+
+// LayerNormalization (PP-OCRv4 rec's w8a8 export had five on the reference kernels): claimed over any axis with a
+// scale and bias of the normalized shape; a broadcast scale or a requested Mean output stay on the reference kernels.
+TEST(OnednnCoverage, ClaimsLayerNormalization) {
+    const auto found = availableBackends();
+    if (std::find(found.begin(), found.end(), "cpu-onednn") == found.end()) GTEST_SKIP() << "cpu-onednn not built";
+    std::mt19937 rng(20261203);
+    std::vector<difftest::Case> cases;
+    difftest::addLayerNormCases(cases, rng);
+    int claimed = 0;
+    for (const auto& c : cases) {
+        difftest::Outcome o = difftest::runCase(c, "cpu-onednn");
+        EXPECT_TRUE(o.passed) << c.label << ": " << o.message;
+        const bool wanted = c.label.find("broadcast") == std::string::npos && c.label.find("Mean") == std::string::npos;
+        EXPECT_EQ(o.claimed, wanted) << c.label << ": " << o.message;
+        claimed += o.claimed;
+    }
+    EXPECT_EQ(claimed, 8);
+}

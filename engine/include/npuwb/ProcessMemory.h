@@ -10,7 +10,8 @@ namespace npuwb {
 void returnLargeFreedBlocksToSystem();
 
 /// For a loop that frees and reallocates the same large buffers every iteration (a data set's sample inputs and
-/// outputs in calibration and its inference baseline, a reference learning run's activations): while one of these
+/// outputs in calibration and its inference baseline, a reference learning run's activations, profileModel's timed
+/// runs and their outputs): while one of these
 /// lives, freed blocks stay in the heap for the next iteration instead of being unmapped and zero-faulted again.
 /// When the last one ends, the heap is trimmed and returnLargeFreedBlocksToSystem's policy applies again.
 class ReuseFreedBlocks {
