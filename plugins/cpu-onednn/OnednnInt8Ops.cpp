@@ -29,6 +29,8 @@ void Builder::buildInt8Movement(const Node& n) {
 void Builder::buildInt8Chain(const std::vector<size_t>& chain) {
     const std::string& op = node(chain[0]).opType;
     if (isTableOp(node(chain[0]))) return buildInt8Table(chain);  // before Add/Mul: those of a constant are tables
+    if (auto perChannel = op == "Add" || op == "Mul" ? channelBroadcastInput(node(chain[0])) : std::nullopt)
+        return buildInt8ChannelBroadcast(chain, *perChannel);
     if (op == "Add" || op == "Mul") return buildInt8Binary(chain);
     if (op == "MaxPool") return buildInt8MaxPool(chain);
     if (op == "GlobalAveragePool") return buildInt8GlobalAveragePool(chain);
@@ -179,6 +181,38 @@ void Builder::buildInt8Binary(const std::vector<size_t>& chain) {
     mem[node(chain.back()).outputs[0]] = dst;
 }
 
+void Builder::buildInt8ChannelBroadcast(const std::vector<size_t>& chain, size_t perChannelInput) {
+    const Node& n = node(chain[0]);
+    auto [sourceX, x] = *dequantizedInput(n.inputs[1 - perChannelInput]);
+    auto [sourceS, s] = *dequantizedInput(n.inputs[perChannelInput]);
+    const QuantInfo y = *quantParamsOf(q, node(chain.back()));
+    float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+    if (chain.size() == 3) {
+        const Node& act = node(chain[1]);
+        if (act.opType == "Relu") lo = 0.f;
+        else std::tie(lo, hi) = *clipBounds(makeNodeQuery(q, indexOf(act)));
+    }
+    const std::vector<std::string> names = namesOf(chain);
+    const Shape& xs = desc(n.outputs[0]).shape;
+    const Shape& ss = desc(n.inputs[perChannelInput]).shape;
+    memory mx = get(sourceX);
+    auto layout = channelLayoutOf(mx.get_desc());
+    if (!layout) {  // a blocked layout: to plain once
+        mx = getAs(sourceX, plainDesc(xs, dnnlType(x.type)), names[0]);
+        layout = channelLayoutOf(mx.get_desc());
+    }
+    memory ms = getAs(sourceS, plainDesc(ss, dnnlType(s.type)), names[0]);
+    memory dst = activation(withType(mx.get_desc(), dnnlType(y.type)));
+    const bool batched = padRank(ss, xs.size())[0] != 1;
+    const QuantizedBinary op = n.opType == "Mul" ? QuantizedBinary::Multiply : QuantizedBinary::Add;
+    const ChannelLayout l = *layout;
+    addKernel([op, mx, ms, dst, l, batched, x, s, y, lo, hi](dnnl::stream&) {
+        channelBroadcastQuantized(op, mx.get_data_handle(), ms.get_data_handle(), dst.get_data_handle(), l, batched, x,
+                                  s, y, lo, hi);
+    }, names, {mx, ms, dst});
+    mem[node(chain.back()).outputs[0]] = dst;
+}
+
 void Builder::buildInt8Table(const std::vector<size_t>& chain) {
     const Node& n = node(chain[0]);
     const std::string& variable = n.inputs[*tableInput(n)];
@@ -241,10 +275,17 @@ void Builder::buildInt8GlobalAveragePool(const std::vector<size_t>& chain) {
     const Shape& xs = desc(n.inputs[0]).shape;
     const size_t planes = static_cast<size_t>(xs[0] * xs[1]);
     const size_t pixels = static_cast<size_t>(shapeNumel(xs)) / std::max<size_t>(planes, 1);
-    memory src = getAs(source, plainDesc(xs, dnnlType(x.type)), nodeName(n));
+    // NHWC (what oneDNN's int8 convolutions write) is summed in place: a reorder to NCHW cost 10x the pool.
+    memory src = get(source);
+    auto layout = channelLayoutOf(src.get_desc());
+    if (!layout) {
+        src = getAs(source, plainDesc(xs, dnnlType(x.type)), nodeName(n));
+        layout = ChannelLayout{static_cast<size_t>(xs[0]), static_cast<size_t>(xs[1]), pixels};
+    }
     memory dst = activation(plainDesc(desc(n.outputs[0]).shape, dnnlType(y.type)));
-    addKernel([src, dst, planes, pixels, x, y](dnnl::stream&) {
-        averagePoolQuantized(src.get_data_handle(), dst.get_data_handle(), planes, pixels, x, y);
+    const ChannelLayout l = *layout;
+    addKernel([src, dst, l, x, y](dnnl::stream&) {
+        averagePoolQuantized(src.get_data_handle(), dst.get_data_handle(), l, x, y);
     }, namesOf(chain), {src, dst});
     mem[node(chain.back()).outputs[0]] = dst;
 }

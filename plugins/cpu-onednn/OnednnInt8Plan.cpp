@@ -3,6 +3,8 @@
 //                                                                                          primitive (SiLU:
 //                                                                                          x * Sigmoid(x))
 //   DQ(a_q), DQ(b_q) -> Add|Mul -> [Relu|Clip] -> Q                                         one int8 elementwise kernel
+//                                                                                          (b may be per channel:
+//                                                                                          [N|1, C, 1, 1], SE blocks)
 //   DQ(x_q) -> Sigmoid|Tanh|HardSigmoid|HardSwish|... -> Q                                  a 256-entry table
 //   DQ(x_q) -> Add|Sub|Mul|Div with a single-element constant -> Q                          a 256-entry table
 //   DQ(x_q) -> MaxPool -> Q (same scale and zero point)                                     int8 pooling
@@ -128,6 +130,8 @@ void Builder::planInt8(const std::vector<size_t>& nodes) {
                    dequantizedInput(n.inputs[1]) && desc(n.inputs[0]).shape == desc(n.outputs[0]).shape &&
                    desc(n.inputs[1]).shape == desc(n.outputs[0]).shape) {
             matched = extendWithActivationAndQuantize(chain, true);
+        } else if ((n.opType == "Add" || n.opType == "Mul") && channelBroadcastInput(n)) {
+            matched = extendWithActivationAndQuantize(chain, true);
         } else if (n.opType == "Concat" && std::all_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& in) {
                        return dequantizedInput(in).has_value();
                    })) {
@@ -151,6 +155,21 @@ void Builder::planInt8(const std::vector<size_t>& nodes) {
         int8Chains.insert(chains.size());
         chains.push_back(chain);
     }
+}
+
+std::optional<size_t> Builder::channelBroadcastInput(const Node& n) const {
+    if (!n.domain.empty() || n.inputs.size() != 2 || !byteDequantized(n.inputs[0]) || !byteDequantized(n.inputs[1]))
+        return std::nullopt;
+    const Shape& y = desc(n.outputs[0]).shape;
+    if (y.size() < 3) return std::nullopt;
+    for (size_t perChannel = 0; perChannel < 2; ++perChannel) {
+        if (desc(n.inputs[1 - perChannel]).shape != y) continue;
+        const Shape s = padRank(desc(n.inputs[perChannel]).shape, y.size());
+        bool ok = s.size() == y.size() && (s[0] == 1 || s[0] == y[0]) && s[1] == y[1] && s != y;
+        for (size_t i = 2; ok && i < s.size(); ++i) ok = s[i] == 1;
+        if (ok) return perChannel;
+    }
+    return std::nullopt;
 }
 
 std::optional<size_t> Builder::tableInput(const Node& n) const {

@@ -37,8 +37,9 @@ constexpr size_t kParallelFrom = 1 << 14;
 
 /// Runs chunk(begin, end) over [0, count) on the OpenMP threads (one contiguous chunk each), keeping the loops in
 /// the chunks free of OpenMP bookkeeping so they vectorize.
-template <class F> void parallelChunks(size_t count, F&& chunk) {
-    if (count < kParallelFrom) return chunk(size_t{0}, count);
+/// (`cost`: elements of work per item, when items are rows or planes.)
+template <class F> void parallelChunks(size_t count, F&& chunk, size_t cost = 1) {
+    if (count * cost < kParallelFrom || count < 2) return chunk(size_t{0}, count);
 #pragma omp parallel
     {
         const size_t threads = static_cast<size_t>(omp_get_num_threads()), t = static_cast<size_t>(omp_get_thread_num());
@@ -207,6 +208,114 @@ void averagePoolQuantized(const void* src, void* dst, size_t planes, size_t pixe
                     for (size_t i = 0; i < pixels; ++i) acc += s[p * pixels + i];
                     d[p] = saturate<O>(roundEven(static_cast<float>(acc) * scale) + zero);
                 }
+            });
+        });
+    });
+}
+
+/// binaryRange over [begin, end) with the AVX-512 form first where the CPU has it.
+template <class A, class B, class Y>
+void binaryAnyRange(QuantizedBinary op, const A* a, const B* b, Y* d, size_t begin, size_t end, const QuantInfo& ia,
+                    const QuantInfo& ib, const QuantInfo& iy, float lo, float hi) {
+    const float zy = static_cast<float>(iy.zero);
+    const bool multiply = op == QuantizedBinary::Multiply;
+    if (avx512::available())
+        begin = multiply ? avx512::binary<true, A, B, Y>(a, b, d, begin, end, ia.zero, ia.scale, ib.zero, ib.scale,
+                                                         iy.scale, zy, lo, hi)
+                         : avx512::binary<false, A, B, Y>(a, b, d, begin, end, ia.zero, ia.scale, ib.zero, ib.scale,
+                                                          iy.scale, zy, lo, hi);
+    if (multiply) binaryRange<true, A, B, Y>(a, b, d, begin, end, ia, ib, iy, lo, hi);
+    else binaryRange<false, A, B, Y>(a, b, d, begin, end, ia, ib, iy, lo, hi);
+}
+
+std::optional<ChannelLayout> channelLayoutOf(const dnnl::memory::desc& d) {
+    const dnnl_memory_desc_t& m = d.data;
+    if (m.ndims < 2 || m.format_kind != dnnl_blocked || m.format_desc.blocking.inner_nblks != 0 || m.offset0 != 0)
+        return std::nullopt;
+    for (int i = 0; i < m.ndims; ++i)
+        if (m.dims[i] != m.padded_dims[i]) return std::nullopt;
+    const dnnl_dim_t* dims = m.dims;
+    const dnnl_dim_t* strides = m.format_desc.blocking.strides;
+    dnnl_dim_t pixels = 1;
+    for (int i = 2; i < m.ndims; ++i) pixels *= dims[i];
+    // Dims of extent 1 may carry any stride.
+    auto matches = [&](bool channelsLast) {
+        dnnl_dim_t step = channelsLast ? dims[1] : 1;
+        for (int i = m.ndims - 1; i >= 2; --i) {
+            if (dims[i] != 1 && strides[i] != step) return false;
+            step *= dims[i];
+        }
+        if (dims[1] != 1 && strides[1] != (channelsLast ? 1 : pixels)) return false;
+        return dims[0] == 1 || strides[0] == dims[1] * pixels;
+    };
+    ChannelLayout layout{static_cast<size_t>(dims[0]), static_cast<size_t>(dims[1]), static_cast<size_t>(pixels)};
+    if (matches(false)) return layout;
+    layout.channelsLast = true;
+    if (matches(true)) return layout;
+    return std::nullopt;
+}
+
+void averagePoolQuantized(const void* src, void* dst, const ChannelLayout& layout, const QuantInfo& in,
+                          const QuantInfo& out) {
+    const size_t batches = layout.batches, channels = layout.channels, pixels = layout.pixels;
+    if (!layout.channelsLast) return averagePoolQuantized(src, dst, batches * channels, pixels, in, out);
+    visitQ(in.type, [&]<typename I>() {
+        visitQ(out.type, [&]<typename O>() {
+            const int32_t base = -in.zero * static_cast<int32_t>(pixels);
+            const float scale = in.scale / (out.scale * static_cast<float>(pixels)), zero = static_cast<float>(out.zero);
+            for (size_t n = 0; n < batches; ++n) {
+                const I* s = static_cast<const I*>(src) + n * pixels * channels;
+                O* d = static_cast<O*>(dst) + n * channels;
+                parallelChunks(channels, [=](size_t begin, size_t end) {
+                    constexpr size_t kBlock = 256;  // int32 sums of a block of channels stay in registers / L1
+                    for (size_t c0 = begin; c0 < end; c0 += kBlock) {
+                        const size_t width = std::min(kBlock, end - c0);
+                        int32_t acc[kBlock];
+                        for (size_t c = 0; c < width; ++c) acc[c] = base;
+                        for (size_t p = 0; p < pixels; ++p) {
+                            const I* row = s + p * channels + c0;
+                            for (size_t c = 0; c < width; ++c) acc[c] += row[c];
+                        }
+                        for (size_t c = 0; c < width; ++c)
+                            d[c0 + c] = saturate<O>(roundEven(static_cast<float>(acc[c]) * scale) + zero);
+                    }
+                }, pixels);
+            }
+        });
+    });
+}
+
+void channelBroadcastQuantized(QuantizedBinary op, const void* x, const void* s, void* dst, const ChannelLayout& layout,
+                               bool batchedScale, const QuantInfo& qx, const QuantInfo& qs, const QuantInfo& qy,
+                               float lo, float hi) {
+    visitQ(qx.type, [&]<typename A>() {
+        visitQ(qs.type, [&]<typename B>() {
+            visitQ(qy.type, [&]<typename Y>() {
+                const A* px = static_cast<const A*>(x);
+                const B* ps = static_cast<const B*>(s);
+                Y* d = static_cast<Y*>(dst);
+                const size_t channels = layout.channels, pixels = layout.pixels;
+                const size_t batchStride = batchedScale ? channels : 0;
+                const QuantInfo ia = qx, ib = qs, iy = qy;
+                if (layout.channelsLast) {  // a row of channels per pixel: the scales are one contiguous row too
+                    parallelChunks(layout.batches * pixels, [=](size_t begin, size_t end) {
+                        for (size_t r = begin; r < end; ++r)
+                            binaryAnyRange<A, B, Y>(op, px + r * channels, ps + (r / pixels) * batchStride,
+                                                    d + r * channels, 0, channels, ia, ib, iy, lo, hi);
+                    }, channels);
+                    return;
+                }
+                parallelChunks(layout.batches * channels, [=](size_t begin, size_t end) {
+                    constexpr size_t kRun = 1024;  // one channel's scale repeated, read beside a run of its pixels
+                    B repeated[kRun];
+                    for (size_t plane = begin; plane < end; ++plane) {
+                        std::fill(repeated, repeated + kRun, ps[(plane / channels) * batchStride + plane % channels]);
+                        for (size_t p = 0; p < pixels; p += kRun) {
+                            const size_t at = plane * pixels + p, run = std::min(kRun, pixels - p);
+                            binaryAnyRange<A, B, Y>(op, px + at, repeated, d + at, 0, run, ia, ib, iy, lo, hi);
+                        }
+                    }
+                }, pixels);
             });
         });
     });

@@ -56,7 +56,26 @@ void requantizeBuffer(const void* src, void* dst, size_t count, const QuantInfo&
 void averagePoolQuantized(const void* src, void* dst, size_t planes, size_t pixels, const QuantInfo& in,
                           const QuantInfo& out);
 
+/// Where an [N, C, spatial...] tensor's elements lie in a dense unblocked buffer: element (n, c, p) at
+/// (n * channels + c) * pixels + p (channels first, NCHW) or (n * pixels + p) * channels + c (channels last, NHWC).
+struct ChannelLayout {
+    size_t batches = 0, channels = 0, pixels = 0;
+    bool channelsLast = false;
+};
+/// The layout of `d` when it is one of those two (any rank >= 2), else nothing (blocked layouts such as nChw16c).
+std::optional<ChannelLayout> channelLayoutOf(const dnnl::memory::desc& d);
+/// averagePoolQuantized over either layout (`dst`: [N, C] plain); channels last sums a row of channels a step.
+void averagePoolQuantized(const void* src, void* dst, const ChannelLayout& layout, const QuantInfo& in,
+                          const QuantInfo& out);
+
 enum class QuantizedBinary { Add, Multiply };
+/// DQ(x) op DQ(s) -> [Relu|Clip] -> Q where s holds one value per (batch, channel) ([N, C, 1, 1] plain; N or 1
+/// batches), broadcast over x's pixels: squeeze-excitation's channel scaling. The same per-element arithmetic as
+/// binaryQuantizedBuffers (Add and Multiply commute exactly in float, so the operands' order does not matter).
+void channelBroadcastQuantized(QuantizedBinary op, const void* x, const void* s, void* dst, const ChannelLayout& layout,
+                               bool batchedScale, const QuantInfo& qx, const QuantInfo& qs, const QuantInfo& qy,
+                               float lo, float hi);
+
 /// q_y = Q(clamp(DQ(a) + DQ(b), lo, hi)) (or the product) per element, as the reference computes
 /// DQ -> Add|Mul -> [Relu|Clip] -> Q.
 void binaryQuantizedBuffers(QuantizedBinary op, const void* a, const void* b, void* dst, size_t count,

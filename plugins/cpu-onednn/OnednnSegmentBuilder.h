@@ -249,6 +249,9 @@ struct Builder {
     /// Extends `chain` (ending in value `out`) by an optional Relu/Clip/SiLU and then a QuantizeLinear; true when it ends
     /// in Q. SiLU only right before a Q (its result has to be requantized; a float one is not worth the pattern).
     bool extendWithActivationAndQuantize(std::vector<size_t>& chain, bool requireQuantize);
+    /// For Add/Mul of two 8-bit values' float images where one has the output's shape and the other one value per
+    /// channel ([N or 1, C, 1, ...]: squeeze-excitation's scaling): the index of the per-channel input.
+    std::optional<size_t> channelBroadcastInput(const Node& n) const;
     void planInt8(const std::vector<size_t>& nodes);
     /// The int8 weights of a Conv ([OC, IC/g, kH, kW], scales per OC) or Gemm/MatMul (scales per N), or nullopt.
     std::optional<Int8Weights> int8Weights(const Node& n) const;
@@ -265,6 +268,9 @@ struct Builder {
     /// Add of two dequantized values, optional Relu/Clip, quantized: the reference's float arithmetic per element on the
     /// int8 inputs (bit-exact), one pass, no float tensors.
     void buildInt8Binary(const std::vector<size_t>& chain);
+    /// The same with one operand per channel (channelBroadcastInput), in the full operand's own layout when that is
+    /// NCHW or NHWC (one pass, no reorder).
+    void buildInt8ChannelBroadcast(const std::vector<size_t>& chain, size_t perChannelInput);
     /// DQ -> unary op [-> Mul with the op's input: SiLU] -> Q as a table over the 256 input values: the plugin's own
     /// DequantizeLinear, the reference kernels of the ops and the plugin's QuantizeLinear, once, here (so each entry is
     /// what the reference computes).

@@ -581,6 +581,54 @@ Int8Outcome runInt8Case(const Int8Case& k, const std::string& backend) {
     }
     return o;
 }
+std::vector<Int8Case> squeezeExcitationCases(uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<Int8Case> out;
+    std::uniform_int_distribution<int64_t> channels(1, 70), side(1, 30);  // some above the threading threshold
+    for (int i = 0; i < 8; ++i) {
+        const int64_t c = channels(rng), h = side(rng), w = side(rng) + 1, batch = i % 4 >= 2 ? 2 : 1;
+        const bool mul = i % 4 != 1, viaConv = i % 2 == 0, batchedScale = i % 8 == 3, relu = i % 3 == 2;
+        QdqGraph g(rng);
+        const DType t = pickType(i);
+        QParams xp = g.params(t, -1.f, 1.f);
+        std::string xq = g.quantize("X", xp);
+        std::string x = g.dequantize(xq, xp), anchor, pooled;
+        QParams hp = xp;
+        if (viaConv) {  // a Conv's int8 output: channels-last in cpu-onednn
+            std::vector<float> ws;
+            std::string wv = g.weights({c, c, 1, 1}, 0, true, ws);
+            anchor = g.add("Conv", {x, wv, g.bias(c, xp.scale, ws, 0.1f)});
+            const float sigma = 0.17f * std::sqrt(static_cast<float>(c)) * std::max(xp.scale * 127.f, 0.3f);
+            hp = g.params(pickType(i + 1), -3 * sigma, 3 * sigma);
+            xq = g.quantize(anchor, hp);
+            x = g.dequantize(xq, hp);
+        }
+        std::string gap = g.add("GlobalAveragePool", {x});
+        QParams gp = g.params(pickType(i), -0.5f, 0.5f);
+        pooled = g.quantize(gap, gp);
+        // The per-channel operand: the pool's Sigmoid (SE), or an input of its own ([N, C, 1, 1] or [C, 1, 1]).
+        QParams sp = g.params(DType::U8, 0.f, 1.f);
+        std::string scale = g.quantize(g.add("Sigmoid", {g.dequantize(pooled, gp)}), sp);
+        std::map<std::string, Shape> inputs{{"X", {batch, c, h, w}}};
+        if (!viaConv) {
+            sp = g.params(pickType(i + 1), -1.5f, 1.5f);
+            inputs["S"] = batchedScale ? Shape{batch, c, 1, 1} : Shape{c, 1, 1};
+            scale = g.quantize("S", sp);
+        }
+        std::vector<std::string> operands{x, g.dequantize(scale, sp)};
+        if (i % 2) std::swap(operands[0], operands[1]);
+        std::string y = g.add(mul ? "Mul" : "Add", operands), last = relu ? g.add("Relu", {y}) : y;
+        QParams yp = g.params(relu ? DType::U8 : pickType(i + 1), relu ? 0.f : -1.5f, 1.5f);
+        std::string q = g.quantize(last, yp);
+        std::vector<std::pair<std::string, std::string>> fused{{gap, pooled}, {y, q}};
+        if (viaConv) fused.emplace_back(anchor, xq);
+        out.push_back(finish("QDQ SE " + std::string(mul ? "Mul" : "Add") + " n=" + std::to_string(batch) +
+                                 " c=" + std::to_string(c) + " " + std::to_string(h) + "x" + std::to_string(w),
+                             g, inputs, {q, pooled}, rng, fused));
+    }
+    return out;
+}
+
 std::string familyOf(const std::string& l) { return l.substr(0, l.find(' ', l.rfind("QDQ ", 0) == 0 ? 4 : 0)); }
 
 void Int8Tally::add(const Int8Case& k, const Int8Outcome& o) {

@@ -22,6 +22,9 @@ struct Int8Case {
 };
 
 std::vector<Int8Case> int8Cases(uint32_t seed);
+/// Squeeze-excitation pieces with seeded random shapes: GlobalAveragePool of an int8 value (a Conv's output or a
+/// plain input), and Add/Mul of a full value with a per-channel one ([N|1, C, 1, 1] or [C, 1, 1]), optional Relu.
+std::vector<Int8Case> squeezeExcitationCases(uint32_t seed);
 
 struct Int8Outcome {
     bool passed = true, claimed = false, fused = true;

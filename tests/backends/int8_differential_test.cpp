@@ -9,7 +9,6 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <random>
 
 #include "Int8Cases.h"
 #include "npuwb/sdk/Backend.h"
@@ -41,6 +40,21 @@ Tensor randomInt8(const Shape& shape, int limit, std::mt19937& rng) {
 }  // namespace
 
 class Int8Differential : public ::testing::TestWithParam<std::string> {};
+
+/// The SE kernels over seeded random shapes: both layouts, batches, operand orders.
+TEST_P(Int8Differential, SqueezeExcitationMatchesReference) {
+    const std::string backend = GetParam();
+    Int8Tally tally;
+    for (uint32_t seed : {20261203u, 7u, 1234567u, 99u}) {
+        for (const auto& k : squeezeExcitationCases(seed)) {
+            Int8Outcome o = runInt8Case(k, backend);
+            EXPECT_TRUE(o.passed) << backend << " seed " << seed << ": " << k.c.label << ": " << o.message;
+            EXPECT_TRUE(o.claimed && o.fused) << backend << " seed " << seed << ": " << k.c.label << ": " << o.message;
+            tally.add(k, o);
+        }
+    }
+    tally.print(backend);
+}
 
 TEST_P(Int8Differential, MatchesReferenceWithinOneStep) {
     const std::string backend = GetParam();
