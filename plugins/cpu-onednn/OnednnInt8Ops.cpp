@@ -197,7 +197,7 @@ void Builder::buildInt8ChannelBroadcast(const std::vector<size_t>& chain, size_t
     const Shape& ss = desc(n.inputs[perChannelInput]).shape;
     memory mx = get(sourceX);
     auto layout = channelLayoutOf(mx.get_desc());
-    if (!layout) {  // a blocked layout: to plain once
+    if (!layout) {  // another layout: to plain once
         mx = getAs(sourceX, plainDesc(xs, dnnlType(x.type)), names[0]);
         layout = channelLayoutOf(mx.get_desc());
     }
@@ -275,7 +275,8 @@ void Builder::buildInt8GlobalAveragePool(const std::vector<size_t>& chain) {
     const Shape& xs = desc(n.inputs[0]).shape;
     const size_t planes = static_cast<size_t>(xs[0] * xs[1]);
     const size_t pixels = static_cast<size_t>(shapeNumel(xs)) / std::max<size_t>(planes, 1);
-    // NHWC (what oneDNN's int8 convolutions write) is summed in place: a reorder to NCHW cost 10x the pool.
+    // NHWC (what oneDNN's int8 convolutions write) or nChw16c is summed in place: a reorder to NCHW cost 10x the
+    // pool.
     memory src = get(source);
     auto layout = channelLayoutOf(src.get_desc());
     if (!layout) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include <omp.h>
@@ -230,57 +231,60 @@ void binaryAnyRange(QuantizedBinary op, const A* a, const B* b, Y* d, size_t beg
 
 std::optional<ChannelLayout> channelLayoutOf(const dnnl::memory::desc& d) {
     const dnnl_memory_desc_t& m = d.data;
-    if (m.ndims < 2 || m.format_kind != dnnl_blocked || m.format_desc.blocking.inner_nblks != 0 || m.offset0 != 0)
+    const dnnl_blocking_desc_t& blocking = m.format_desc.blocking;
+    // Blocked layouts (nChw16c...) are left to a reorder: oneDNN's int8 convolutions write NHWC here.
+    if (m.ndims < 2 || m.format_kind != dnnl_blocked || m.offset0 != 0 || blocking.inner_nblks != 0)
         return std::nullopt;
     for (int i = 0; i < m.ndims; ++i)
         if (m.dims[i] != m.padded_dims[i]) return std::nullopt;
     const dnnl_dim_t* dims = m.dims;
-    const dnnl_dim_t* strides = m.format_desc.blocking.strides;
+    const dnnl_dim_t* strides = blocking.strides;
     dnnl_dim_t pixels = 1;
     for (int i = 2; i < m.ndims; ++i) pixels *= dims[i];
-    // Dims of extent 1 may carry any stride.
-    auto matches = [&](bool channelsLast) {
-        dnnl_dim_t step = channelsLast ? dims[1] : 1;
+    // Outer strides (in elements) of a layout with channel blocks of `block`; dims of extent 1 may have any stride.
+    auto matches = [&](dnnl_dim_t block, dnnl_dim_t channelStride) {
+        dnnl_dim_t step = block;
         for (int i = m.ndims - 1; i >= 2; --i) {
             if (dims[i] != 1 && strides[i] != step) return false;
             step *= dims[i];
         }
-        if (dims[1] != 1 && strides[1] != (channelsLast ? 1 : pixels)) return false;
+        if (dims[1] > block && strides[1] != channelStride) return false;
         return dims[0] == 1 || strides[0] == dims[1] * pixels;
     };
     ChannelLayout layout{static_cast<size_t>(dims[0]), static_cast<size_t>(dims[1]), static_cast<size_t>(pixels)};
-    if (matches(false)) return layout;
-    layout.channelsLast = true;
-    if (matches(true)) return layout;
+    if (matches(1, pixels)) return layout;  // NCHW
+    layout.block = layout.channels;  // NHWC: one block of every channel
+    if (strides[1] == 1 && matches(dims[1], 0)) return layout;
     return std::nullopt;
 }
 
 void averagePoolQuantized(const void* src, void* dst, const ChannelLayout& layout, const QuantInfo& in,
                           const QuantInfo& out) {
-    const size_t batches = layout.batches, channels = layout.channels, pixels = layout.pixels;
-    if (!layout.channelsLast) return averagePoolQuantized(src, dst, batches * channels, pixels, in, out);
+    const size_t channels = layout.channels, pixels = layout.pixels, block = layout.block;
+    if (block == 1) return averagePoolQuantized(src, dst, layout.batches * channels, pixels, in, out);
+    constexpr size_t kWidth = 64;  // int32 sums of this many channels fit in registers; pieces to share out
+    const size_t segments = layout.batches * (channels / block), piecesPerSegment = (block + kWidth - 1) / kWidth;
     visitQ(in.type, [&]<typename I>() {
         visitQ(out.type, [&]<typename O>() {
+            const I* s = static_cast<const I*>(src);
+            O* d = static_cast<O*>(dst);
             const int32_t base = -in.zero * static_cast<int32_t>(pixels);
             const float scale = in.scale / (out.scale * static_cast<float>(pixels)), zero = static_cast<float>(out.zero);
-            for (size_t n = 0; n < batches; ++n) {
-                const I* s = static_cast<const I*>(src) + n * pixels * channels;
-                O* d = static_cast<O*>(dst) + n * channels;
-                parallelChunks(channels, [=](size_t begin, size_t end) {
-                    constexpr size_t kBlock = 256;  // int32 sums of a block of channels stay in registers / L1
-                    for (size_t c0 = begin; c0 < end; c0 += kBlock) {
-                        const size_t width = std::min(kBlock, end - c0);
-                        int32_t acc[kBlock];
-                        for (size_t c = 0; c < width; ++c) acc[c] = base;
-                        for (size_t p = 0; p < pixels; ++p) {
-                            const I* row = s + p * channels + c0;
-                            for (size_t c = 0; c < width; ++c) acc[c] += row[c];
-                        }
-                        for (size_t c = 0; c < width; ++c)
-                            d[c0 + c] = saturate<O>(roundEven(static_cast<float>(acc[c]) * scale) + zero);
-                    }
-                }, pixels);
-            }
+            // A piece: up to kWidth channels of one block of one batch; the output of block `seg` starts at
+            // seg * block in [N, C] order too.
+            parallelChunks(segments * piecesPerSegment, [=](size_t begin, size_t end) {
+                for (size_t piece = begin; piece < end; ++piece) {
+                    const size_t seg = piece / piecesPerSegment, c0 = (piece % piecesPerSegment) * kWidth;
+                    const size_t width = std::min(kWidth, block - c0);
+                    const I* rows = s + seg * pixels * block + c0;
+                    int32_t acc[kWidth];
+                    for (size_t c = 0; c < width; ++c) acc[c] = base;
+                    for (size_t p = 0; p < pixels; ++p)
+                        for (size_t c = 0; c < width; ++c) acc[c] += rows[p * block + c];
+                    for (size_t c = 0; c < width; ++c)
+                        d[seg * block + c0 + c] = saturate<O>(roundEven(static_cast<float>(acc[c]) * scale) + zero);
+                }
+            }, pixels * std::min(kWidth, block));
         });
     });
 }
@@ -288,34 +292,35 @@ void averagePoolQuantized(const void* src, void* dst, const ChannelLayout& layou
 void channelBroadcastQuantized(QuantizedBinary op, const void* x, const void* s, void* dst, const ChannelLayout& layout,
                                bool batchedScale, const QuantInfo& qx, const QuantInfo& qs, const QuantInfo& qy,
                                float lo, float hi) {
+    // Each block's scales repeated `repeats` times make a pattern that lines up with a run of x's elements, so one
+    // call of the elementwise kernel covers many pixels (a call per pixel cost more than the work for 8 channels).
+    constexpr size_t kPattern = 1024;
+    const size_t block = layout.block, blocks = layout.channels / block, pixels = layout.pixels;
+    const size_t repeats = std::max<size_t>(1, kPattern / block), run = repeats * block;
+    const size_t runsPerSegment = (pixels + repeats - 1) / repeats, segmentSize = pixels * block;
+    const size_t batchStride = batchedScale ? layout.channels : 0;
     visitQ(qx.type, [&]<typename A>() {
         visitQ(qs.type, [&]<typename B>() {
             visitQ(qy.type, [&]<typename Y>() {
                 const A* px = static_cast<const A*>(x);
                 const B* ps = static_cast<const B*>(s);
                 Y* d = static_cast<Y*>(dst);
-                const size_t channels = layout.channels, pixels = layout.pixels;
-                const size_t batchStride = batchedScale ? channels : 0;
                 const QuantInfo ia = qx, ib = qs, iy = qy;
-                if (layout.channelsLast) {  // a row of channels per pixel: the scales are one contiguous row too
-                    parallelChunks(layout.batches * pixels, [=](size_t begin, size_t end) {
-                        for (size_t r = begin; r < end; ++r)
-                            binaryAnyRange<A, B, Y>(op, px + r * channels, ps + (r / pixels) * batchStride,
-                                                    d + r * channels, 0, channels, ia, ib, iy, lo, hi);
-                    }, channels);
-                    return;
-                }
-                parallelChunks(layout.batches * channels, [=](size_t begin, size_t end) {
-                    constexpr size_t kRun = 1024;  // one channel's scale repeated, read beside a run of its pixels
-                    B repeated[kRun];
-                    for (size_t plane = begin; plane < end; ++plane) {
-                        std::fill(repeated, repeated + kRun, ps[(plane / channels) * batchStride + plane % channels]);
-                        for (size_t p = 0; p < pixels; p += kRun) {
-                            const size_t at = plane * pixels + p, run = std::min(kRun, pixels - p);
-                            binaryAnyRange<A, B, Y>(op, px + at, repeated, d + at, 0, run, ia, ib, iy, lo, hi);
+                parallelChunks(layout.batches * blocks * runsPerSegment, [=](size_t begin, size_t end) {
+                    B pattern[kPattern];
+                    size_t patternOf = SIZE_MAX;
+                    for (size_t r = begin; r < end; ++r) {
+                        const size_t seg = r / runsPerSegment, offset = (r % runsPerSegment) * run;
+                        const B* scales = ps + (seg / blocks) * batchStride + (seg % blocks) * block;
+                        if (repeats > 1 && patternOf != seg) {
+                            for (size_t k = 0; k < repeats; ++k) std::copy(scales, scales + block, pattern + k * block);
+                            patternOf = seg;
                         }
+                        const size_t at = seg * segmentSize + offset, count = std::min(run, segmentSize - offset);
+                        binaryAnyRange<A, B, Y>(op, px + at, repeats > 1 ? pattern : scales, d + at, 0, count, ia, ib,
+                                                iy, lo, hi);
                     }
-                }, pixels);
+                }, run);
             });
         });
     });

@@ -56,21 +56,21 @@ void requantizeBuffer(const void* src, void* dst, size_t count, const QuantInfo&
 void averagePoolQuantized(const void* src, void* dst, size_t planes, size_t pixels, const QuantInfo& in,
                           const QuantInfo& out);
 
-/// Where an [N, C, spatial...] tensor's elements lie in a dense unblocked buffer: element (n, c, p) at
-/// (n * channels + c) * pixels + p (channels first, NCHW) or (n * pixels + p) * channels + c (channels last, NHWC).
+/// Where an [N, C, spatial...] tensor's elements lie in a dense buffer whose channels come in blocks of `block`:
+/// element (n, c, p) at n * C * pixels + (c / block) * pixels * block + p * block + c % block. block 1 is NCHW,
+/// block C is NHWC (blocks of 8 or 16 would be oneDNN's nChw8c / nChw16c: the kernels take any block).
 struct ChannelLayout {
-    size_t batches = 0, channels = 0, pixels = 0;
-    bool channelsLast = false;
+    size_t batches = 0, channels = 0, pixels = 0, block = 1;
 };
-/// The layout of `d` when it is one of those two (any rank >= 2), else nothing (blocked layouts such as nChw16c).
+/// The layout of `d` when it is NCHW or NHWC (any rank >= 2), else nothing.
 std::optional<ChannelLayout> channelLayoutOf(const dnnl::memory::desc& d);
-/// averagePoolQuantized over either layout (`dst`: [N, C] plain); channels last sums a row of channels a step.
+/// averagePoolQuantized over such a layout (`dst`: [N, C] plain): a row of a block's channels summed a step.
 void averagePoolQuantized(const void* src, void* dst, const ChannelLayout& layout, const QuantInfo& in,
                           const QuantInfo& out);
 
 enum class QuantizedBinary { Add, Multiply };
 /// DQ(x) op DQ(s) -> [Relu|Clip] -> Q where s holds one value per (batch, channel) ([N, C, 1, 1] plain; N or 1
-/// batches), broadcast over x's pixels: squeeze-excitation's channel scaling. The same per-element arithmetic as
+/// batches), broadcast over x's pixels (x and dst in `layout`): squeeze-excitation's channel scaling. The same per-element arithmetic as
 /// binaryQuantizedBuffers (Add and Multiply commute exactly in float, so the operands' order does not matter).
 void channelBroadcastQuantized(QuantizedBinary op, const void* x, const void* s, void* dst, const ChannelLayout& layout,
                                bool batchedScale, const QuantInfo& qx, const QuantInfo& qs, const QuantInfo& qy,

@@ -586,7 +586,9 @@ std::vector<Int8Case> squeezeExcitationCases(uint32_t seed) {
     std::vector<Int8Case> out;
     std::uniform_int_distribution<int64_t> channels(1, 70), side(1, 30);  // some above the threading threshold
     for (int i = 0; i < 8; ++i) {
-        const int64_t c = channels(rng), h = side(rng), w = side(rng) + 1, batch = i % 4 >= 2 ? 2 : 1;
+        // Case 4: more channels than the kernel's 1024-element pattern holds (EfficientNet's last blocks: 1152).
+        const int64_t c = i == 4 ? 1100 + channels(rng) : channels(rng), h = i == 4 ? 3 : side(rng);
+        const int64_t w = i == 4 ? 4 : side(rng) + 1, batch = i % 4 >= 2 ? 2 : 1;
         const bool mul = i % 4 != 1, viaConv = i % 2 == 0, batchedScale = i % 8 == 3, relu = i % 3 == 2;
         QdqGraph g(rng);
         const DType t = pickType(i);
@@ -594,12 +596,14 @@ std::vector<Int8Case> squeezeExcitationCases(uint32_t seed) {
         std::string xq = g.quantize("X", xp);
         std::string x = g.dequantize(xq, xp), anchor, pooled;
         QParams hp = xp;
+        float xBound = 1.f, sBound = 1.f;  // |x| and |s| at most: y's range follows, so a step of x is a step of y
         if (viaConv) {  // a Conv's int8 output: channels-last in cpu-onednn
             std::vector<float> ws;
             std::string wv = g.weights({c, c, 1, 1}, 0, true, ws);
             anchor = g.add("Conv", {x, wv, g.bias(c, xp.scale, ws, 0.1f)});
             const float sigma = 0.17f * std::sqrt(static_cast<float>(c)) * std::max(xp.scale * 127.f, 0.3f);
             hp = g.params(pickType(i + 1), -3 * sigma, 3 * sigma);
+            xBound = 3 * sigma;
             xq = g.quantize(anchor, hp);
             x = g.dequantize(xq, hp);
         }
@@ -612,13 +616,15 @@ std::vector<Int8Case> squeezeExcitationCases(uint32_t seed) {
         std::map<std::string, Shape> inputs{{"X", {batch, c, h, w}}};
         if (!viaConv) {
             sp = g.params(pickType(i + 1), -1.5f, 1.5f);
+            sBound = 1.5f;
             inputs["S"] = batchedScale ? Shape{batch, c, 1, 1} : Shape{c, 1, 1};
             scale = g.quantize("S", sp);
         }
         std::vector<std::string> operands{x, g.dequantize(scale, sp)};
         if (i % 2) std::swap(operands[0], operands[1]);
         std::string y = g.add(mul ? "Mul" : "Add", operands), last = relu ? g.add("Relu", {y}) : y;
-        QParams yp = g.params(relu ? DType::U8 : pickType(i + 1), relu ? 0.f : -1.5f, 1.5f);
+        const float yBound = 1.2f * (mul ? xBound * sBound : xBound + sBound);
+        QParams yp = g.params(relu ? DType::U8 : pickType(i + 1), relu ? 0.f : -yBound, yBound);
         std::string q = g.quantize(last, yp);
         std::vector<std::pair<std::string, std::string>> fused{{gap, pooled}, {y, q}};
         if (viaConv) fused.emplace_back(anchor, xq);
