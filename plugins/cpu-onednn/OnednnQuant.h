@@ -70,8 +70,9 @@ void averagePoolQuantized(const void* src, void* dst, const ChannelLayout& layou
 
 enum class QuantizedBinary { Add, Multiply };
 /// DQ(x) op DQ(s) -> [Relu|Clip] -> Q where s holds one value per (batch, channel) ([N, C, 1, 1] plain; N or 1
-/// batches), broadcast over x's pixels (x and dst in `layout`): squeeze-excitation's channel scaling. The same per-element arithmetic as
-/// binaryQuantizedBuffers (Add and Multiply commute exactly in float, so the operands' order does not matter).
+/// batches), broadcast over x's pixels (x and dst in `layout`): squeeze-excitation's channel scaling. The same
+/// per-element arithmetic as binaryQuantizedBuffers (Add and Multiply commute exactly in float, so the operands' order
+/// does not matter).
 void channelBroadcastQuantized(QuantizedBinary op, const void* x, const void* s, void* dst, const ChannelLayout& layout,
                                bool batchedScale, const QuantInfo& qx, const QuantInfo& qs, const QuantInfo& qy,
                                float lo, float hi);
