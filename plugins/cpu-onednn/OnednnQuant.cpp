@@ -269,7 +269,8 @@ void averagePoolQuantized(const void* src, void* dst, const ChannelLayout& layou
             const I* s = static_cast<const I*>(src);
             O* d = static_cast<O*>(dst);
             const int32_t base = -in.zero * static_cast<int32_t>(pixels);
-            const float scale = in.scale / (out.scale * static_cast<float>(pixels)), zero = static_cast<float>(out.zero);
+            const float scale = in.scale / (out.scale * static_cast<float>(pixels));
+            const float zero = static_cast<float>(out.zero);
             // A piece: up to kWidth channels of one block of one batch; the output of block `seg` starts at
             // seg * block in [N, C] order too.
             parallelChunks(segments * piecesPerSegment, [=](size_t begin, size_t end) {
