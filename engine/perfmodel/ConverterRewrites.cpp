@@ -25,6 +25,26 @@ std::vector<int64_t> reducedAxes(const NodeShapes& ns, const Graph& graph) {
     return axes;
 }
 
+/// The node reading `value` when exactly one does and it is not a graph output (the converter may then rewrite the
+/// pair as one).
+class SoleConsumers {
+public:
+    SoleConsumers(const std::vector<NodeShapes>& nodes, const Graph& graph) {
+        for (size_t i = 0; i < nodes.size(); ++i)
+            for (const auto& in : nodes[i].node->inputs)
+                if (!in.empty()) consumers_.emplace(in, i);
+        for (const auto& o : graph.outputs) outputs_.insert(o.name);
+    }
+    std::optional<size_t> of(const std::string& value) const {
+        if (outputs_.count(value) || consumers_.count(value) != 1) return std::nullopt;
+        return consumers_.find(value)->second;
+    }
+
+private:
+    std::multimap<std::string, size_t> consumers_;
+    std::set<std::string> outputs_;
+};
+
 }  // namespace
 
 ConvertedNode convertNode(const NodeShapes& ns, const Graph& graph) {
@@ -53,23 +73,17 @@ ConvertedNode convertNode(const NodeShapes& ns, const Graph& graph) {
 }
 
 std::map<size_t, size_t> swishPairs(const std::vector<NodeShapes>& nodes, const Graph& graph) {
-    std::multimap<std::string, size_t> consumers;
-    for (size_t i = 0; i < nodes.size(); ++i)
-        for (const auto& in : nodes[i].node->inputs)
-            if (!in.empty()) consumers.emplace(in, i);
-    std::set<std::string> outputs;
-    for (const auto& o : graph.outputs) outputs.insert(o.name);
+    const SoleConsumers sole(nodes, graph);
     std::map<size_t, size_t> pairs;
     for (size_t i = 0; i < nodes.size(); ++i) {
         const Node& s = *nodes[i].node;
-        if (s.opType != "Sigmoid" || s.inputs.empty() || s.outputs.empty() || outputs.count(s.outputs[0]) ||
-            consumers.count(s.outputs[0]) != 1)
-            continue;
-        const size_t m = consumers.find(s.outputs[0])->second;
-        const Node& mul = *nodes[m].node;
+        if (s.opType != "Sigmoid" || s.inputs.empty() || s.outputs.empty()) continue;
+        const std::optional<size_t> m = sole.of(s.outputs[0]);
+        if (!m) continue;
+        const Node& mul = *nodes[*m].node;
         if (mul.opType != "Mul" || mul.inputs.size() != 2) continue;
         const std::string& other = mul.inputs[0] == s.outputs[0] ? mul.inputs[1] : mul.inputs[0];
-        if (other == s.inputs[0]) pairs[i] = m;
+        if (other == s.inputs[0]) pairs[i] = *m;
     }
     return pairs;
 }
@@ -104,24 +118,15 @@ bool isNoOp(const NodeShapes& ns, const Graph& graph) {
 }
 
 std::set<size_t> cancellingTransposes(const std::vector<NodeShapes>& nodes, const Graph& graph) {
-    std::multimap<std::string, size_t> consumers;
-    for (size_t i = 0; i < nodes.size(); ++i)
-        for (const auto& in : nodes[i].node->inputs)
-            if (!in.empty()) consumers.emplace(in, i);
-    std::set<std::string> outputs;
-    for (const auto& o : graph.outputs) outputs.insert(o.name);
-    auto soleConsumer = [&](const std::string& value) -> std::optional<size_t> {
-        if (outputs.count(value) || consumers.count(value) != 1) return std::nullopt;
-        return consumers.find(value)->second;
-    };
+    const SoleConsumers sole(nodes, graph);
     std::set<size_t> cancelled;
     for (size_t i = 0; i < nodes.size(); ++i) {
         const Node& first = *nodes[i].node;
         if (first.opType != "Transpose" || first.outputs.size() != 1 || cancelled.count(i)) continue;
-        std::optional<size_t> next = soleConsumer(first.outputs[0]);
+        std::optional<size_t> next = sole.of(first.outputs[0]);
         while (next && nodes[*next].node->opType != "Transpose" && isNoOp(nodes[*next], graph) &&
                nodes[*next].node->outputs.size() == 1)
-            next = soleConsumer(nodes[*next].node->outputs[0]);
+            next = sole.of(nodes[*next].node->outputs[0]);
         if (!next || nodes[*next].node->opType != "Transpose" || cancelled.count(*next)) continue;
         const std::vector<int64_t> p = first.attrInts("perm"), q = nodes[*next].node->attrInts("perm");
         bool inverse = !p.empty() && p.size() == q.size();

@@ -157,17 +157,23 @@ void Builder::buildInt8Matmul(const std::vector<size_t>& chain) {
     mem[last.outputs[0]] = dst;
 }
 
+std::pair<float, float> Builder::chainActivationBounds(const std::vector<size_t>& chain) const {
+    float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+    if (chain.size() == 3) {  // op -> Relu|Clip -> Q
+        const Node& act = node(chain[1]);
+        if (act.opType == "Relu") lo = 0.f;
+        else std::tie(lo, hi) = *clipBounds(makeNodeQuery(q, indexOf(act)));
+    }
+    return {lo, hi};
+}
+
 void Builder::buildInt8Binary(const std::vector<size_t>& chain) {
     const Node& n = node(chain[0]);
     auto [sourceA, a] = *dequantizedInput(n.inputs[0]);
     auto [sourceB, b] = *dequantizedInput(n.inputs[1]);
     QuantInfo y = *quantParamsOf(q, node(chain.back()));
-    float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
-    if (chain.size() == 3) {
-        const Node& act = node(chain[1]);
-        if (act.opType == "Relu") lo = 0.f;
-        else std::tie(lo, hi) = *clipBounds(makeNodeQuery(q, indexOf(act)));
-    }
+    const std::pair<float, float> bounds = chainActivationBounds(chain);
+    const float lo = bounds.first, hi = bounds.second;
     const std::vector<std::string> names = namesOf(chain);
     memory ma = get(sourceA);
     memory mb = getAs(sourceB, withType(ma.get_desc(), dnnlType(b.type)), names[0]);
@@ -186,12 +192,8 @@ void Builder::buildInt8ChannelBroadcast(const std::vector<size_t>& chain, size_t
     auto [sourceX, x] = *dequantizedInput(n.inputs[1 - perChannelInput]);
     auto [sourceS, s] = *dequantizedInput(n.inputs[perChannelInput]);
     const QuantInfo y = *quantParamsOf(q, node(chain.back()));
-    float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
-    if (chain.size() == 3) {
-        const Node& act = node(chain[1]);
-        if (act.opType == "Relu") lo = 0.f;
-        else std::tie(lo, hi) = *clipBounds(makeNodeQuery(q, indexOf(act)));
-    }
+    const std::pair<float, float> bounds = chainActivationBounds(chain);
+    const float lo = bounds.first, hi = bounds.second;
     const std::vector<std::string> names = namesOf(chain);
     const Shape& xs = desc(n.outputs[0]).shape;
     const Shape& ss = desc(n.inputs[perChannelInput]).shape;

@@ -268,6 +268,8 @@ struct Builder {
     /// Add of two dequantized values, optional Relu/Clip, quantized: the reference's float arithmetic per element on the
     /// int8 inputs (bit-exact), one pass, no float tensors.
     void buildInt8Binary(const std::vector<size_t>& chain);
+    /// The clamp of an int8 chain's Relu or Clip (op -> activation -> Q); infinite without one.
+    std::pair<float, float> chainActivationBounds(const std::vector<size_t>& chain) const;
     /// The same with one operand per channel (channelBroadcastInput), in the full operand's own layout when that is
     /// NCHW or NHWC (one pass, no reorder).
     void buildInt8ChannelBroadcast(const std::vector<size_t>& chain, size_t perChannelInput);
