@@ -125,7 +125,7 @@ STANDIN_MATMUL_EXPORT int rknn_matmul_create_dynamic_shape(rknn_matmul_ctx* cont
         auto ctx = std::make_shared<MatmulCtx>();
         ctx->chip = standinChip();
         MatmulSpec& spec = ctx->spec;
-        spec.type = MatmulType(info->type);
+        spec.type = MatmulType(rawValue(info->type));
         matmulTypeInfo(spec.type);  // throws for a number the API does not define
         spec.K = dynamic_shapes[0].K;
         spec.N = dynamic_shapes[0].N;
@@ -172,8 +172,8 @@ STANDIN_MATMUL_EXPORT int rknn_matmul_create(rknn_matmul_ctx* context, rknn_matm
 STANDIN_MATMUL_EXPORT int rknn_matmul_set_core_mask(rknn_matmul_ctx context, rknn_core_mask core_mask) {
     auto ctx = findMatmul(context);
     if (!ctx) return RKNN_ERR_CTX_INVALID;
-    if (!standin::coreMaskValid(core_mask, ctx->chip.cores)) {
-        say("rknn_matmul_set_core_mask: mask " + std::to_string(core_mask) + " is not valid on " + ctx->chip.name);
+    if (!standin::coreMaskValid(rawValue(core_mask), ctx->chip.cores)) {
+        say("rknn_matmul_set_core_mask: mask " + std::to_string(rawValue(core_mask)) + " is not valid on " + ctx->chip.name);
         return RKNN_ERR_PARAM_INVALID;
     }
     return RKNN_SUCC;

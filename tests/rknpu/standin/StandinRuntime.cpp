@@ -200,7 +200,7 @@ STANDIN_EXPORT int rknn_query(rknn_context context, rknn_query_cmd cmd, void* in
     return guarded("rknn_query", RKNN_ERR_FAIL, [&] {
         std::lock_guard lock(ctx->mutex);
         const LoadedModel& m = *ctx->loaded;
-        switch (cmd) {
+        switch (rawValue(cmd)) {
         case RKNN_QUERY_IN_OUT_NUM: {
             if (size != sizeof(rknn_input_output_num)) return RKNN_ERR_PARAM_INVALID;
             auto* n = static_cast<rknn_input_output_num*>(info);
@@ -282,19 +282,21 @@ STANDIN_FULL_RUNTIME_ONLY int rknn_inputs_set(rknn_context context, uint32_t n_i
             const rknn_input& in = inputs[k];
             if (in.index >= descs.size() || !in.buf) return RKNN_ERR_PARAM_INVALID;
             const IoDesc& d = descs[in.index];
-            const std::optional<DType> callerType = in.pass_through ? std::optional(d.dtype) : dtypeOfVendor(in.type);
+            const std::optional<DType> callerType = in.pass_through ? std::optional(d.dtype) : dtypeOfVendor(rawValue(in.type));
             if (!callerType) {
-                say("rknn_inputs_set: input " + std::to_string(in.index) + " has an unknown type " + std::to_string(in.type));
+                say("rknn_inputs_set: input " + std::to_string(in.index) + " has an unknown type " +
+                    std::to_string(rawValue(in.type)));
                 return RKNN_ERR_INPUT_INVALID;
             }
-            const bool knownFormat = in.pass_through || in.fmt == RKNN_TENSOR_NCHW || in.fmt == RKNN_TENSOR_NHWC ||
-                                     in.fmt == RKNN_TENSOR_UNDEFINED;
+            const auto format = rawValue(in.fmt);
+            const bool knownFormat = in.pass_through || format == RKNN_TENSOR_NCHW || format == RKNN_TENSOR_NHWC ||
+                                     format == RKNN_TENSOR_UNDEFINED;
             // The whole batch, as the size query reports it (a batch-N model's buffer holds all N items).
             const size_t expected = static_cast<size_t>(shapeNumel(d.shape)) * dtypeSize(*callerType);
             if (!knownFormat || in.size != expected) {
                 say("rknn_inputs_set: input " + std::to_string(in.index) + " ('" + d.name + "') needs " +
                     std::to_string(expected) + " bytes of " + std::string(dtypeName(*callerType)) +
-                    " in NCHW or NHWC, got " + std::to_string(in.size) + " bytes, format " + std::to_string(in.fmt));
+                    " in NCHW or NHWC, got " + std::to_string(in.size) + " bytes, format " + std::to_string(format));
                 return RKNN_ERR_INPUT_INVALID;
             }
             Tensor t = Tensor::uninitialized(d.dtype, d.shape);
@@ -311,8 +313,8 @@ STANDIN_FULL_RUNTIME_ONLY int rknn_set_core_mask(rknn_context context, rknn_core
     auto ctx = findContext(context);
     if (!ctx) return RKNN_ERR_CTX_INVALID;
     std::lock_guard lock(ctx->mutex);
-    if (!coreMaskValid(core_mask, ctx->loaded->npuCores)) {
-        say("rknn_set_core_mask: mask " + std::to_string(core_mask) + " is not valid on " + ctx->loaded->targetPlatform +
+    if (!coreMaskValid(rawValue(core_mask), ctx->loaded->npuCores)) {
+        say("rknn_set_core_mask: mask " + std::to_string(rawValue(core_mask)) + " is not valid on " + ctx->loaded->targetPlatform +
             " (" + std::to_string(ctx->loaded->npuCores) + " NPU core(s))");
         return RKNN_ERR_PARAM_INVALID;
     }
