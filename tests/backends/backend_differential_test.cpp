@@ -24,6 +24,20 @@ std::vector<std::string> backendsUnderTest() {
     return availableBackends();
 }
 
+bool onednnBuilt() {
+    const auto found = availableBackends();
+    return std::find(found.begin(), found.end(), "cpu-onednn") != found.end();
+}
+
+/// Every case runs on cpu-onednn, claimed by it and within the usual tolerance of the reference.
+void expectClaimedAndPassed(const std::vector<difftest::Case>& cases) {
+    for (const auto& c : cases) {
+        difftest::Outcome o = difftest::runCase(c, "cpu-onednn");
+        EXPECT_TRUE(o.passed) << c.label << ": " << o.message;
+        EXPECT_TRUE(o.claimed) << c.label << ": " << o.message;
+    }
+}
+
 }  // namespace
 
 class BackendDifferential : public ::testing::TestWithParam<std::string> {};
@@ -60,27 +74,21 @@ GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(BackendDifferential);
 // What real models need claimed (issue: one unclaimed op fell back to the reference kernels): constant Pad, Split, and
 // TensorFlow's explicit Pad before a stride-2 depthwise Conv or a pool (folded by the Session's exact rewrites).
 TEST(OnednnCoverage, ClaimsPadSplitAndFoldedPads) {
-    const auto found = availableBackends();
-    if (std::find(found.begin(), found.end(), "cpu-onednn") == found.end()) GTEST_SKIP() << "cpu-onednn not built";
-    int checked = 0;
-    for (const auto& c : difftest::standardCases(20261129)) {
-        const bool wanted = c.label.rfind("Pad constant", 0) == 0 || c.label.rfind("Pad+", 0) == 0 ||
-                            c.label.rfind("Pad(-inf)+", 0) == 0 || c.label.rfind("Split", 0) == 0;
-        if (!wanted) continue;
-        ++checked;
-        difftest::Outcome o = difftest::runCase(c, "cpu-onednn");
-        EXPECT_TRUE(o.passed) << c.label << ": " << o.message;
-        EXPECT_TRUE(o.claimed) << c.label << ": " << o.message;
-    }
-    EXPECT_GE(checked, 9);
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
+    std::vector<difftest::Case> cases;
+    for (auto& c : difftest::standardCases(20261129))
+        if (c.label.rfind("Pad constant", 0) == 0 || c.label.rfind("Pad+", 0) == 0 ||
+            c.label.rfind("Pad(-inf)+", 0) == 0 || c.label.rfind("Split", 0) == 0)
+            cases.push_back(std::move(c));
+    EXPECT_GE(cases.size(), 9u);
+    expectClaimedAndPassed(cases);
 }
 
 // The last reference fallbacks of the benchmark corpus: LPRNet's ReduceMean over every axis and DeepLabV3+'s linear
 // align_corners Resize; with them the inner-axis reductions and pooling of a Transpose's output that oneDNN only had
 // its reference loops for. All claimed; the Resize bit for bit the reference's (the same double sums).
 TEST(OnednnCoverage, ClaimsAllAxisReducesAndAlignCornersResize) {
-    const auto found = availableBackends();
-    if (std::find(found.begin(), found.end(), "cpu-onednn") == found.end()) GTEST_SKIP() << "cpu-onednn not built";
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
     int reduces = 0, resizes = 0;
     for (const auto& c : difftest::standardCases(20261129)) {
         const bool reduce = c.label.find(" all axes ") != std::string::npos ||
@@ -99,41 +107,30 @@ TEST(OnednnCoverage, ClaimsAllAxisReducesAndAlignCornersResize) {
 // Pre-activation residual blocks (resnet50-v2-7): sums into the residual's buffer where nothing reads it later, copies
 // where something does, BatchNormalization + Relu as one pass; all claimed and within the usual tolerance.
 TEST(OnednnCoverage, ClaimsResidualBlocksAndBatchNormRelu) {
-    const auto found = availableBackends();
-    if (std::find(found.begin(), found.end(), "cpu-onednn") == found.end()) GTEST_SKIP() << "cpu-onednn not built";
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
     std::mt19937 rng(20261203);
     std::vector<difftest::Case> cases;
     difftest::addInPlaceResidualCases(cases, rng);
     difftest::addBatchNormReluCases(cases, rng);
     ASSERT_EQ(cases.size(), 12u + 9u);
-    for (const auto& c : cases) {
-        difftest::Outcome o = difftest::runCase(c, "cpu-onednn");
-        EXPECT_TRUE(o.passed) << c.label << ": " << o.message;
-        EXPECT_TRUE(o.claimed) << c.label << ": " << o.message;
-    }
+    expectClaimedAndPassed(cases);
 }
 
 // HardSwish as paddle2onnx writes it (PP-OCR cls: x * Clip(x + 3, 0, 6) / 6, the Div last) after Conv+BN: one post-op,
 // claimed and within the usual tolerance; a Div by 5 or a product read again stay separate ops.
 TEST(OnednnCoverage, ClaimsDivLastHardSwish) {
-    const auto found = availableBackends();
-    if (std::find(found.begin(), found.end(), "cpu-onednn") == found.end()) GTEST_SKIP() << "cpu-onednn not built";
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
     std::mt19937 rng(20261203);
     std::vector<difftest::Case> cases;
     difftest::addDivLastHardSwishCases(cases, rng);
     ASSERT_EQ(cases.size(), 12u);
-    for (const auto& c : cases) {
-        difftest::Outcome o = difftest::runCase(c, "cpu-onednn");
-        EXPECT_TRUE(o.passed) << c.label << ": " << o.message;
-        EXPECT_TRUE(o.claimed) << c.label << ": " << o.message;
-    }
+    expectClaimedAndPassed(cases);
 }
 
 // LayerNormalization (PP-OCRv4 rec's w8a8 export had five on the reference kernels): claimed over any axis with a
 // scale and bias of the normalized shape; a broadcast scale or a requested Mean output stay on the reference kernels.
 TEST(OnednnCoverage, ClaimsLayerNormalization) {
-    const auto found = availableBackends();
-    if (std::find(found.begin(), found.end(), "cpu-onednn") == found.end()) GTEST_SKIP() << "cpu-onednn not built";
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
     std::mt19937 rng(20261203);
     std::vector<difftest::Case> cases;
     difftest::addLayerNormCases(cases, rng);
