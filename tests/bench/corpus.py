@@ -174,6 +174,8 @@ def listing(args):
             print(f"skip {name}: no {path} (corpus.py make)", file=sys.stderr)
             continue
         spec = path + "".join(f"@{k}={','.join(map(str, v))}" for k, v in CORPUS[name][1].items())
+        if args.kind == "int8" and args.with_fp32 and os.path.exists(fp32):
+            spec += "|" + fp32  # the bench times our fp32 model in the same turns as the int8 one
         print(spec)
     return 0
 
@@ -185,6 +187,8 @@ def main():
     p.add_argument("--dir", default=os.path.join(ROOT, "build", "bench-corpus"))
     p.add_argument("--cli", default=os.path.join(ROOT, "build", "release", "bin", "npuwb-cli"))
     p.add_argument("--kind", choices=["fp32", "int8"], default="fp32")
+    p.add_argument("--with-fp32", action="store_true",
+                   help="list --kind int8: each spec ends in |FP32_MODEL, the fp32 model it was quantized from")
     p.add_argument("--fp32-only", action="store_true", help="make: skip the int8 exports")
     args = p.parse_args()
     return make(args) if args.command == "make" else listing(args)

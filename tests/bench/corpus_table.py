@@ -43,7 +43,9 @@ def main():
             f, i = fp32.get((n, t)), int8.get((n, t))
             macs = (f or i)["macs"]
             cell = lambda r, k, fmt: format(r[k], fmt) if r else "-"
-            i8f = i["oursMs"] / f["oursMs"] if f and i else None
+            # Our int8 against our fp32 timed in the same turns when the int8 run did (|FP32 specs), else across runs.
+            i8f = (i["oursMs"] / i["oursFp32Ms"] if i and "oursFp32Ms" in i
+                   else i["oursMs"] / f["oursMs"] if f and i else None)
             if i8f is not None and macs > 100e6 and i8f >= 1.0:
                 slow_int8.append(n)
             fb = f"{f['fallbacks'] if f else '-'}/{i['fallbacks'] if i else '-'}"
