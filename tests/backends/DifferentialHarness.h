@@ -47,6 +47,7 @@ void addBatchNormReluCases(std::vector<Case>& cases, std::mt19937& rng);
 void addDivLastHardSwishCases(std::vector<Case>& cases, std::mt19937& rng);
 /// LayerNormalization over random axes and ranks; a broadcast scale and a requested Mean output (not claimed).
 void addLayerNormCases(std::vector<Case>& cases, std::mt19937& rng);
+void addConvConcatCases(std::vector<Case>& cases, std::mt19937& rng);
 
 struct Outcome {
     std::string label;

@@ -3,7 +3,8 @@
 // residual later, and the copies it must keep when something does; BatchNormalization + Relu in one pass where no
 // Conv takes the BatchNormalization. HardSwish as paddle2onnx writes it, x * Clip(x + 3, 0, 6) / 6 with the Div last
 // (PP-OCR cls), as a Conv post-op. LayerNormalization, which PP-OCRv4 rec's w8a8 export ran on the reference
-// kernels. Seeded random channel counts, sizes and axes.
+// kernels. Concat of Conv outputs (channels-last, so joined block by block), with plain values and on every axis.
+// Seeded random channel counts, sizes and axes.
 #include "DifferentialHarness.h"
 
 namespace npuwb::difftest {
@@ -152,6 +153,42 @@ void addLayerNormCases(std::vector<Case>& cases, std::mt19937& rng) {
         cases.push_back(makeCase("LayerNormalization, Mean output" + tag,
                                  {makeNode("LayerNormalization", {"X", "scale", "bias"}, {"Y", "M"}, attrs)},
                                  {{"X", x}}, {"Y", "M"}, init, rng));
+    }
+}
+
+void addConvConcatCases(std::vector<Case>& cases, std::mt19937& rng) {
+    std::uniform_int_distribution<int64_t> channels(1, 40), side(1, 17);
+    const std::map<std::string, Attribute> conv3x3{{"kernel_shape", Attribute::ofInts({3, 3})},
+                                                   {"pads", Attribute::ofInts({1, 1, 1, 1})}};
+    for (int round = 0; round < 6; ++round) {
+        const int64_t batch = round % 3 == 2 ? 2 : 1, c = channels(rng), h = side(rng), w = side(rng);
+        const int64_t c1 = round == 0 ? 16 : channels(rng), c2 = round == 0 ? 32 : channels(rng);
+        const int64_t axis = round < 3 ? 1 : round - 2;  // channels, then batch, height and width
+        std::map<std::string, Tensor> init{{"W1", randomTensor({c1, c, 1, 1}, rng)}, {"B1", randomTensor({c1}, rng)},
+                                           {"W2", randomTensor({c2, c, 3, 3}, rng)}, {"B2", randomTensor({c2}, rng)},
+                                           {"W3", randomTensor({c1, c1, 3, 3}, rng)}, {"B3", randomTensor({c1}, rng)}};
+        const std::string tag = " axis=" + std::to_string(axis) + " n=" + std::to_string(batch) + " c=" +
+                                std::to_string(c) + "," + std::to_string(c1) + "," + std::to_string(c2) + " " +
+                                std::to_string(h) + "x" + std::to_string(w);
+        const Shape x{batch, c, h, w};
+        if (axis == 1) {
+            // A fire module (squeezenet): a 1x1 and a 3x3 Conv of one value joined, then read by a Conv; the
+            // graph input joined too.
+            init["W4"] = randomTensor({c1, c1 + c2 + c, 1, 1}, rng);
+            cases.push_back(makeCase("Conv outputs and input concatenated" + tag,
+                                     {makeNode("Conv", {"X", "W1", "B1"}, {"a"}), makeNode("Relu", {"a"}, {"ar"}),
+                                      makeNode("Conv", {"X", "W2", "B2"}, {"b"}, conv3x3),
+                                      makeNode("Concat", {"ar", "b", "X"}, {"y"}, {{"axis", Attribute::ofInt(1)}}),
+                                      makeNode("Conv", {"y", "W4", "B3"}, {"Y"})},
+                                     {{"X", x}}, {"Y"}, init, rng));
+        } else {
+            // The same channel count on both sides: joined on batch, height or width.
+            cases.push_back(makeCase("Conv outputs concatenated" + tag,
+                                     {makeNode("Conv", {"X", "W1", "B1"}, {"a"}),
+                                      makeNode("Conv", {"a", "W3", "B3"}, {"b"}, conv3x3),
+                                      makeNode("Concat", {"a", "b", "a"}, {"Y"}, {{"axis", Attribute::ofInt(axis)}})},
+                                     {{"X", x}}, {"Y"}, init, rng));
+        }
     }
 }
 

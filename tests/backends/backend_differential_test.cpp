@@ -127,6 +127,17 @@ TEST(OnednnCoverage, ClaimsDivLastHardSwish) {
     expectClaimedAndPassed(cases);
 }
 
+// Concat of channels-last Conv outputs (squeezenet's fire modules, YOLO's necks) block by block, plain values among
+// them, on every axis and batch 2: claimed and within the usual tolerance.
+TEST(OnednnCoverage, ClaimsConcatOfConvOutputs) {
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
+    std::mt19937 rng(20261203);
+    std::vector<difftest::Case> cases;
+    difftest::addConvConcatCases(cases, rng);
+    ASSERT_EQ(cases.size(), 6u);
+    expectClaimedAndPassed(cases);
+}
+
 // LayerNormalization (PP-OCRv4 rec's w8a8 export had five on the reference kernels): claimed over any axis with a
 // scale and bias of the normalized shape; a broadcast scale or a requested Mean output stay on the reference kernels.
 TEST(OnednnCoverage, ClaimsLayerNormalization) {
