@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
+#include <random>
 #include <sstream>
 
 #include "DifferentialHarness.h"
@@ -36,6 +38,17 @@ void expectClaimedAndPassed(const std::vector<difftest::Case>& cases) {
         EXPECT_TRUE(o.passed) << c.label << ": " << o.message;
         EXPECT_TRUE(o.claimed) << c.label << ": " << o.message;
     }
+}
+
+using CaseFamily = void (*)(std::vector<difftest::Case>&, std::mt19937&);
+
+/// The cases of `families` (one seed for all), `count` of them, each claimed by cpu-onednn and passed.
+void expectFamiliesClaimedAndPassed(std::initializer_list<CaseFamily> families, size_t count) {
+    std::mt19937 rng(20261203);
+    std::vector<difftest::Case> cases;
+    for (CaseFamily add : families) add(cases, rng);
+    ASSERT_EQ(cases.size(), count);
+    expectClaimedAndPassed(cases);
 }
 
 }  // namespace
@@ -108,34 +121,21 @@ TEST(OnednnCoverage, ClaimsAllAxisReducesAndAlignCornersResize) {
 // where something does, BatchNormalization + Relu as one pass; all claimed and within the usual tolerance.
 TEST(OnednnCoverage, ClaimsResidualBlocksAndBatchNormRelu) {
     if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
-    std::mt19937 rng(20261203);
-    std::vector<difftest::Case> cases;
-    difftest::addInPlaceResidualCases(cases, rng);
-    difftest::addBatchNormReluCases(cases, rng);
-    ASSERT_EQ(cases.size(), 12u + 9u);
-    expectClaimedAndPassed(cases);
+    expectFamiliesClaimedAndPassed({difftest::addInPlaceResidualCases, difftest::addBatchNormReluCases}, 12u + 9u);
 }
 
 // HardSwish as paddle2onnx writes it (PP-OCR cls: x * Clip(x + 3, 0, 6) / 6, the Div last) after Conv+BN: one post-op,
 // claimed and within the usual tolerance; a Div by 5 or a product read again stay separate ops.
 TEST(OnednnCoverage, ClaimsDivLastHardSwish) {
     if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
-    std::mt19937 rng(20261203);
-    std::vector<difftest::Case> cases;
-    difftest::addDivLastHardSwishCases(cases, rng);
-    ASSERT_EQ(cases.size(), 12u);
-    expectClaimedAndPassed(cases);
+    expectFamiliesClaimedAndPassed({difftest::addDivLastHardSwishCases}, 12u);
 }
 
 // Concat of channels-last Conv outputs (squeezenet's fire modules, YOLO's necks) block by block, plain values among
 // them, on every axis and batch 2: claimed and within the usual tolerance.
 TEST(OnednnCoverage, ClaimsConcatOfConvOutputs) {
     if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
-    std::mt19937 rng(20261203);
-    std::vector<difftest::Case> cases;
-    difftest::addConvConcatCases(cases, rng);
-    ASSERT_EQ(cases.size(), 6u);
-    expectClaimedAndPassed(cases);
+    expectFamiliesClaimedAndPassed({difftest::addConvConcatCases}, 6u);
 }
 
 // LayerNormalization (PP-OCRv4 rec's w8a8 export had five on the reference kernels): claimed over any axis with a
