@@ -25,11 +25,10 @@ struct BlockConcat {
     memory dst;
     size_t outer = 1;
     std::vector<size_t> blockBytes;
+    size_t rowBytes = 0;  // the sum of blockBytes: one index of the outer dims in the output
 
     void operator()(dnnl::stream&) const {
         auto* to = static_cast<char*>(dst.get_data_handle());
-        size_t rowBytes = 0;
-        for (size_t b : blockBytes) rowBytes += b;
         constexpr size_t kChunk = size_t{64} << 10;
         if (outer == 1) {  // few large blocks (batch 1, axis outermost): each split into chunks over the threads
             for (size_t i = 0; i < srcs.size(); ++i) {
@@ -48,8 +47,8 @@ struct BlockConcat {
         for (int64_t o = 0; o < static_cast<int64_t>(outer); ++o) {
             char* row = to + static_cast<size_t>(o) * rowBytes;
             for (size_t i = 0; i < srcs.size(); ++i) {
-                std::memcpy(row, static_cast<const char*>(srcs[i].get_data_handle()) + static_cast<size_t>(o) * blockBytes[i],
-                            blockBytes[i]);
+                const auto* from = static_cast<const char*>(srcs[i].get_data_handle());
+                std::memcpy(row, from + static_cast<size_t>(o) * blockBytes[i], blockBytes[i]);
                 row += blockBytes[i];
             }
         }
@@ -80,7 +79,8 @@ void Builder::buildConcat(const Node& n) {
         BlockConcat k{.srcs = srcs,
                       .dst = activation(memory::desc(toDims(y), dt::f32, denseStrides(toDims(y), *order))),
                       .outer = 1,
-                      .blockBytes = {}};
+                      .blockBytes = {},
+                      .rowBytes = 0};
         for (size_t d : *order) {
             if (d == static_cast<size_t>(axis)) break;
             k.outer *= static_cast<size_t>(y[d]);
@@ -88,6 +88,7 @@ void Builder::buildConcat(const Node& n) {
         size_t bytes = 0;
         for (const auto& m : srcs) {
             k.blockBytes.push_back(m.get_desc().get_size() / std::max<size_t>(k.outer, 1));
+            k.rowBytes += k.blockBytes.back();
             bytes += 2 * m.get_desc().get_size();
         }
         std::vector<memory> uses = srcs;

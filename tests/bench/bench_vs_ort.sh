@@ -138,7 +138,8 @@ if rows_out:
                             "oursMinMs": om, "ortMinMs": xm, "ratioMin": om / xm,
                             "macs": last["model"].get("macs", 0), "fallbacks": fb, "fallbackOps": ops,
                             "referencePercent": ref, "runsPerTurn": len(ours[0]["run"]["samplesUs"]),
-                            **({"oursFp32Ms": of, "oursFp32MinMs": min(s for r in fp32 for s in r["run"]["samplesUs"]) / 1e3}
+                            **({"oursFp32Ms": of,
+                                "oursFp32MinMs": min(s for r in fp32 for s in r["run"]["samplesUs"]) / 1e3}
                                if fp32 else {})}) + "\n")
 PY
   done

@@ -173,7 +173,8 @@ STANDIN_MATMUL_EXPORT int rknn_matmul_set_core_mask(rknn_matmul_ctx context, rkn
     auto ctx = findMatmul(context);
     if (!ctx) return RKNN_ERR_CTX_INVALID;
     if (!standin::coreMaskValid(rawValue(core_mask), ctx->chip.cores)) {
-        say("rknn_matmul_set_core_mask: mask " + std::to_string(rawValue(core_mask)) + " is not valid on " + ctx->chip.name);
+        say("rknn_matmul_set_core_mask: mask " + std::to_string(rawValue(core_mask)) + " is not valid on " +
+            ctx->chip.name);
         return RKNN_ERR_PARAM_INVALID;
     }
     return RKNN_SUCC;
