@@ -2,6 +2,7 @@
 // DequantizeLinear.
 #include "OnednnSegmentBuilder.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,43 @@
 #include "npuwb/sdk/ReferenceKernels.h"
 
 namespace npuwb::onednn {
+
+namespace {
+
+/// The size of an int8 layer as AMX sees it: tiles of 16 rows of 64 bytes multiply K = 64 input channels (x the
+/// kernel window) into N = 16 output channels at a time.
+struct Int8LayerSize {
+    int64_t macs = 0, inputChannels = 0, outputChannels = 0;
+};
+
+/// Whether oneDNN's AMX int8 implementation `impl` beats its AVX-512 VNNI one. Measured per layer over the benchmark
+/// corpus (AMX time / VNNI time, 1 and 2 threads): the brgemm kernels ("brgconv", "brg") 0.4-0.6 at every size; the
+/// direct 1x1 kernel ("jit_1x1") 1.7-2.6 below 2^25 MACs, 1.25-1.5 up to 2^27, 0.63-0.74 above: it configures
+/// tiles and packs per call; the direct kernel ("jit") 0.9-1.0 at 2^25 MACs, 0.7-0.8 at 2^26, 0.5 above, but
+/// 1.2-1.7 with fewer than 64 input channels or output channels not a multiple of 16 (yolov5n's 3/16/32-channel
+/// layers, its 255-channel heads): part of every tile is padding. Whole models: ch_ppocr cls 1.8 -> 0.7 ms.
+/// NPUWB_ONEDNN_AMX=always|never overrides (A/B timing).
+bool amxPays(const std::string& impl, const Int8LayerSize& size) {
+    if (const char* force = std::getenv("NPUWB_ONEDNN_AMX"); force && *force) return std::strcmp(force, "never") != 0;
+    if (impl.find("brg") != std::string::npos) return true;
+    if (impl.find("jit_1x1") != std::string::npos) return size.macs >= int64_t{1} << 27;
+    return size.macs >= int64_t{1} << 25 && size.inputChannels >= 64 && size.outputChannels % 16 == 0;
+}
+
+/// The primitive `make()` builds, or the first of oneDNN's later implementations that is neither an AMX one that
+/// does not pay nor a reference one (none: the first).
+template <class PrimitiveDesc, class Make>
+PrimitiveDesc int8PrimitiveFor(const Make& make, const Int8LayerSize& size) {
+    PrimitiveDesc pd = make();
+    do {
+        const std::string impl = pd.impl_info_str();
+        if (impl.find("ref") != std::string::npos) break;
+        if (impl.find("amx") == std::string::npos || amxPays(impl, size)) return pd;
+    } while (pd.next_impl());
+    return make();
+}
+
+}  // namespace
 
 void Builder::buildInt8Movement(const Node& n) {
     const auto [source, info] = dequantizedFrom.at(n.inputs[0]);
@@ -122,7 +160,10 @@ void Builder::buildInt8Matmul(const std::vector<size_t>& chain) {
             memory::desc(toDims(xd.shape), srcType, tag::any), memory::desc(wdims, dt::s8, tag::any), biasDesc,
             memory::desc(toDims(yShape), dstType, tag::any), toDims(win->strides),
             {win->dilations[0] - 1, win->dilations[1] - 1}, toDims(win->padsBegin), toDims(win->padsEnd));
-        dnnl::convolution_forward::primitive_desc convPd(d, attr, eng);
+        const Int8LayerSize size{.macs = shapeNumel(yShape) * ws[1] * ws[2] * ws[3], .inputChannels = ws[1],
+                                 .outputChannels = oc / group};
+        auto convPd = int8PrimitiveFor<dnnl::convolution_forward::primitive_desc>(
+            [&] { return dnnl::convolution_forward::primitive_desc(d, attr, eng); }, size);
         srcDesc = convPd.src_desc(), wDesc = convPd.weights_desc(), dstDesc = convPd.dst_desc();
         implInfo = convPd.impl_info_str();
         pd = convPd;
@@ -136,7 +177,9 @@ void Builder::buildInt8Matmul(const std::vector<size_t>& chain) {
         wtag = transB ? tag::ba : tag::ab;
         dnnl::matmul::desc d(memory::desc({a[0], k}, srcType, tag::ab), memory::desc(wdims, dt::s8, tag::any), biasDesc,
                              memory::desc({a[0], oc}, dstType, tag::ab));
-        dnnl::matmul::primitive_desc matmulPd(d, attr, eng);
+        auto matmulPd = int8PrimitiveFor<dnnl::matmul::primitive_desc>(
+            [&] { return dnnl::matmul::primitive_desc(d, attr, eng); },
+            Int8LayerSize{.macs = a[0] * k * oc, .inputChannels = k, .outputChannels = oc});
         srcDesc = matmulPd.src_desc(), wDesc = matmulPd.weights_desc(), dstDesc = matmulPd.dst_desc();
         implInfo = matmulPd.impl_info_str();
         pd = matmulPd;
