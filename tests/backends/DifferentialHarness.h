@@ -38,6 +38,8 @@ std::vector<Case> standardCases(uint32_t seed);
 void addAllAxisReduceCases(std::vector<Case>& cases, std::mt19937& rng);
 void addInnerAxisReduceCases(std::vector<Case>& cases, std::mt19937& rng);
 void addTransposedPoolCases(std::vector<Case>& cases, std::mt19937& rng);
+/// Conv then ReduceMean/Sum/Max/Min over H and W, keepdims 0 and 1.
+void addConvSpatialReduceCases(std::vector<Case>& cases, std::mt19937& rng);
 void addAlignCornersResizeCases(std::vector<Case>& cases, std::mt19937& rng);
 /// FusionCases.cpp: pre-activation residual blocks (a Conv's sum into its residual's buffer, and where it must copy),
 /// BatchNormalization + Relu with and without other readers of the normalized value, and HardSwish written with the

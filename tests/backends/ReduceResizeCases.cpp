@@ -1,6 +1,7 @@
 // Reductions over every axis (no axes given: LPRNet's global-context ReduceMean) and over inner runs of axes, pooling
 // a Transpose's output (LPRNet's channel-wise MaxPool), and linear Resize with align_corners coordinates (DeepLabV3+'s
-// image pooling branch): seeded random shapes, sizes and scales.
+// image pooling branch), spatial reductions of a Conv's channels-last output (MNASNet's closing mean): seeded random
+// shapes, sizes and scales.
 #include "DifferentialHarness.h"
 
 namespace npuwb::difftest {
@@ -50,6 +51,32 @@ void addInnerAxisReduceCases(std::vector<Case>& cases, std::mt19937& rng) {
             std::string label = std::string(op) + " inner axes " + dims(axes) + " keepdims=" + std::to_string(keep);
             cases.push_back(makeCase(label.append(" ").append(dims(shape)), {makeNode(op, inputs, {"Y"}, attrs)},
                                      {{"X", shape}}, {"Y"}, init, rng));
+        }
+}
+
+void addConvSpatialReduceCases(std::vector<Case>& cases, std::mt19937& rng) {
+    std::uniform_int_distribution<int64_t> channels(1, 70), side(1, 12);
+    int i = 0;
+    for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin"})
+        for (int64_t keep : {0, 1}) {
+            // Channel counts of whole 16-lane blocks first (the channels-last outputs), then any.
+            const int64_t batch = 1 + i % 2, c = channels(rng) % 8 + 1, oc = i < 4 ? 16 << i : channels(rng);
+            const int64_t h = side(rng), w = side(rng);
+            ++i;
+            std::map<std::string, Tensor> init{{"W", randomTensor({oc, c, 1, 1}, rng)}, {"B", randomTensor({oc}, rng)}};
+            std::map<std::string, Attribute> attrs{{"keepdims", Attribute::ofInt(keep)}};
+            std::vector<std::string> inputs{"a"};
+            if (std::string(op) == "ReduceSum") {  // axes an input since opset 13
+                inputs.push_back("axes");
+                init["axes"] = Tensor::fromVector<int64_t>({2}, {2, 3});
+            } else {
+                attrs["axes"] = Attribute::ofInts({2, 3});
+            }
+            const Shape x{batch, c, h, w};
+            std::string label = "Conv+" + std::string(op) + " over H,W keepdims=" + std::to_string(keep) + " " +
+                                dims(x) + " oc=" + std::to_string(oc);
+            cases.push_back(makeCase(label, {makeNode("Conv", {"X", "W", "B"}, {"a"}), makeNode(op, inputs, {"Y"}, attrs)},
+                                     {{"X", x}}, {"Y"}, init, rng));
         }
 }
 

@@ -117,6 +117,13 @@ TEST(OnednnCoverage, ClaimsAllAxisReducesAndAlignCornersResize) {
     EXPECT_EQ(resizes, 9);
 }
 
+// Spatial means (and sums, maxima, minima) of a Conv's output, reduced in the channels-last layout the Conv left:
+// claimed and within the usual tolerance.
+TEST(OnednnCoverage, ClaimsSpatialReducesOfConvOutputs) {
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
+    expectFamiliesClaimedAndPassed({difftest::addConvSpatialReduceCases}, 8u);
+}
+
 // Pre-activation residual blocks (resnet50-v2-7): sums into the residual's buffer where nothing reads it later, copies
 // where something does, BatchNormalization + Relu as one pass; all claimed and within the usual tolerance.
 TEST(OnednnCoverage, ClaimsResidualBlocksAndBatchNormRelu) {
