@@ -75,7 +75,8 @@ void addConvSpatialReduceCases(std::vector<Case>& cases, std::mt19937& rng) {
             const Shape x{batch, c, h, w};
             std::string label = "Conv+" + std::string(op) + " over H,W keepdims=" + std::to_string(keep) + " " +
                                 dims(x) + " oc=" + std::to_string(oc);
-            cases.push_back(makeCase(label, {makeNode("Conv", {"X", "W", "B"}, {"a"}), makeNode(op, inputs, {"Y"}, attrs)},
+            cases.push_back(makeCase(label,
+                                     {makeNode("Conv", {"X", "W", "B"}, {"a"}), makeNode(op, inputs, {"Y"}, attrs)},
                                      {{"X", x}}, {"Y"}, init, rng));
         }
 }
