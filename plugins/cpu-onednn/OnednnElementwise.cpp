@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <omp.h>
+
+// Vector forms picked at load time; the default build targets baseline x86-64.
+#define NPUWB_BN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 
 namespace npuwb::onednn {
 
@@ -81,21 +85,108 @@ void Builder::buildSoftmax(const Node& n) {
     mem[n.outputs[0]] = dst;
 }
 
+namespace {
+
+/// y = x*scale[c] + shift[c], then max(y, 0) with a fused Relu, over rows [begin, end) of a dense tensor: with
+/// inner == 1 a row is one position's channels (channels-last storage), else row r is channel r % channels of
+/// `inner` contiguous values (plain storage).
+template <bool Relu>
+NPUWB_BN_CLONES void scaleShiftRows(const float* __restrict x, float* __restrict y, int64_t begin, int64_t end,
+                                    int64_t channels, int64_t inner, const float* scale, const float* shift) {
+    if (inner == 1) {
+        for (int64_t r = begin; r < end; ++r)
+            for (int64_t c = 0; c < channels; ++c) {
+                const float v = x[r * channels + c] * scale[c] + shift[c];
+                y[r * channels + c] = Relu ? std::max(v, 0.f) : v;
+            }
+        return;
+    }
+    for (int64_t r = begin; r < end; ++r) {
+        const float s = scale[r % channels], b = shift[r % channels];
+        for (int64_t i = 0; i < inner; ++i) {
+            const float v = x[r * inner + i] * s + b;
+            y[r * inner + i] = Relu ? std::max(v, 0.f) : v;
+        }
+    }
+}
+
+template <bool Relu>
+void scaleShift(const float* x, float* y, int64_t outer, int64_t channels, int64_t inner, const float* scale,
+                const float* shift, bool serial) {
+    const int64_t rows = inner == 1 ? outer : outer * channels;
+    if (serial) return scaleShiftRows<Relu>(x, y, 0, rows, channels, inner, scale, shift);
+#pragma omp parallel
+    {
+        const int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
+        scaleShiftRows<Relu>(x, y, rows * t / threads, rows * (t + 1) / threads, channels, inner, scale, shift);
+    }
+}
+
+/// Channels-last storage of `x` ([N, C, spatial...] with C innermost) as a oneDNN layout.
+memory::desc channelsLastDesc(const Shape& x) {
+    memory::dims strides(x.size());
+    strides[1] = 1;
+    int64_t step = x[1];
+    for (size_t d = x.size(); d-- > 2;) {
+        strides[d] = step;
+        step *= x[d];
+    }
+    strides[0] = step;
+    return memory::desc(toDims(x), dt::f32, strides);
+}
+
+}  // namespace
+
+/// Inference BatchNormalization is a per-channel scale and shift, folded once from the constants. On plain or
+/// channels-last input it runs here: oneDNN's batch normalization took twice ORT's time on resnet50-v2-7's
+/// pre-activations (it derives the scale from the variance on every call). Blocked input goes to oneDNN.
 void Builder::buildBatchNorm(const Node& n, const Node* relu) {
+    const Shape& x = desc(n.inputs[0]).shape;
     memory src = get(n.inputs[0]);
+    std::vector<std::string> names{nodeName(n)};
+    if (relu) names.push_back(nodeName(*relu));
+    const std::string& out = (relu ? *relu : n).outputs[0];
+    const bool plain = sameStorage(src.get_desc(), plainDesc(x));
+    const bool channelsLast = !plain && x.size() >= 3 && sameStorage(src.get_desc(), channelsLastDesc(x));
+    if (plain || channelsLast) {
+        const int64_t channels = x[1], numel = shapeNumel(x);
+        const int64_t inner = plain ? numel / x[0] / channels : 1, outer = numel / channels / inner;
+        auto gamma = desc(n.inputs[1]).constant->toFloatVector(), beta = desc(n.inputs[2]).constant->toFloatVector();
+        auto mean = desc(n.inputs[3]).constant->toFloatVector(), var = desc(n.inputs[4]).constant->toFloatVector();
+        const float eps = n.attrFloat("epsilon", 1e-5f);
+        std::vector<float> scale(static_cast<size_t>(channels)), shift(scale.size());
+        for (size_t c = 0; c < scale.size(); ++c) {
+            scale[c] = gamma[c] / std::sqrt(var[c] + eps);
+            shift[c] = beta[c] - mean[c] * scale[c];
+        }
+        const memory::desc params({channels}, dt::f32, tag::a);
+        memory s = packedFloats(chainKey("batchnorm|scale", {indexOf(n)}), params, scale);
+        memory b = packedFloats(chainKey("batchnorm|shift", {indexOf(n)}), params, shift);
+        memory dst = activation(plain ? plainDesc(x) : channelsLastDesc(x));
+        const bool fuseRelu = relu != nullptr, serial = src.get_desc().get_size() < kSerialKernelBytes;
+        addKernel([src, dst, s, b, outer, channels, inner, fuseRelu, serial](dnnl::stream&) {
+            const auto* in = static_cast<const float*>(src.get_data_handle());
+            auto* o = static_cast<float*>(dst.get_data_handle());
+            const auto* sp = static_cast<const float*>(s.get_data_handle());
+            const auto* bp = static_cast<const float*>(b.get_data_handle());
+            if (fuseRelu) scaleShift<true>(in, o, outer, channels, inner, sp, bp, serial);
+            else scaleShift<false>(in, o, outer, channels, inner, sp, bp, serial);
+        }, names, {src, dst});
+        seg.kernels.back().serial = serial;
+        mem[out] = dst;
+        return;
+    }
     using F = dnnl::normalization_flags;
     F flags = F::use_global_stats | F::use_scale | F::use_shift;
     if (relu) flags |= F::fuse_norm_relu;  // inference needs no workspace for it
     dnnl::batch_normalization_forward::primitive_desc pd(
         {dnnl::prop_kind::forward_inference, src.get_desc(), n.attrFloat("epsilon", 1e-5f), flags}, eng);
     memory dst = activation(pd.dst_desc());
-    std::vector<std::string> names{nodeName(n)};
-    if (relu) names.push_back(nodeName(*relu));
     addPrimitive(pd,
                  {{DNNL_ARG_SRC, src}, {DNNL_ARG_SCALE, get(n.inputs[1])}, {DNNL_ARG_SHIFT, get(n.inputs[2])},
                   {DNNL_ARG_MEAN, get(n.inputs[3])}, {DNNL_ARG_VARIANCE, get(n.inputs[4])}, {DNNL_ARG_DST, dst}},
                  names);
-    mem[(relu ? *relu : n).outputs[0]] = dst;
+    mem[out] = dst;
 }
 
 void Builder::buildLayerNorm(const Node& n) {

@@ -84,6 +84,22 @@ void addBatchNormReluCases(std::vector<Case>& cases, std::mt19937& rng) {
                                  {batchNorm("p", "X", "n"), makeNode("Relu", {"n"}, {"Y"})},
                                  {{"X", x}}, {"n", "Y"}, init, rng));
     }
+    // On a Conv output the Conv cannot take (read again): the BatchNormalization runs on the Conv's layout
+    // (channels-last or blocked), with and without a Relu.
+    for (int round = 0; round < 3; ++round) {
+        const int64_t c = round == 0 ? 32 : channels(rng), h = side(rng), w = side(rng);
+        std::map<std::string, Tensor> init = batchNormParams("p", c, rng);
+        init.emplace("W", randomTensor({c, c, 1, 1}, rng));
+        const std::string tag = " c=" + std::to_string(c) + " " + std::to_string(h) + "x" + std::to_string(w);
+        const Node conv = makeNode("Conv", {"X", "W"}, {"c"});
+        cases.push_back(makeCase("Conv read twice, BN+Relu" + tag,
+                                 {conv, batchNorm("p", "c", "n"), makeNode("Relu", {"n"}, {"r"}),
+                                  makeNode("Add", {"r", "c"}, {"Y"})},
+                                 {{"X", {2, c, h, w}}}, {"Y"}, init, rng));
+        cases.push_back(makeCase("Conv read twice, BN" + tag,
+                                 {conv, batchNorm("p", "c", "n"), makeNode("Mul", {"n", "c"}, {"Y"})},
+                                 {{"X", {1, c, h, w}}}, {"Y"}, init, rng));
+    }
 }
 
 void addDivLastHardSwishCases(std::vector<Case>& cases, std::mt19937& rng) {
