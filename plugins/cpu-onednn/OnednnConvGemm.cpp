@@ -82,56 +82,102 @@ void Builder::buildConvChain(const std::vector<size_t>& chain) {
         for (float& v : weights) v *= a;
         for (float& v : bias) v = a * v + c;
     }
-    for (auto [alg, alpha, beta] : steps) ops.append_eltwise(1.f, alg, alpha, beta);
-    dnnl::primitive_attr attr;
-    attr.set_post_ops(ops);
-    memory::dims wdims = group > 1 ? memory::dims{group, oc / group, w.shape[1], w.shape[2], w.shape[3]}
-                                   : toDims(w.shape);
+    // The parts: the whole input, or each input of a Concat the Conv absorbed (planConcatIntoConv), on its slice of
+    // the input channels; every part after the first adds onto the output.
+    struct Part {
+        std::string input;
+        int64_t channelBegin, channels;
+    };
+    std::vector<Part> parts;
+    std::vector<std::string> names = namesOf(chain);
+    if (auto cat = concatInto.find(chain[0]); cat != concatInto.end()) {
+        int64_t at = 0;
+        for (const auto& in : node(cat->second).inputs) {
+            parts.push_back({in, at, desc(in).shape[1]});
+            at += desc(in).shape[1];
+        }
+        names.insert(names.begin(), nodeName(node(cat->second)));
+        if (inPlace) weights = w.constant->toFloatVector();
+    } else {
+        parts.push_back({conv.inputs[0], 0, w.shape[1]});
+    }
+    const bool split = parts.size() > 1;
     auto any = [](const memory::dims& d) { return memory::desc(d, dt::f32, tag::any); };
     memory::dims dil = {win->dilations[0] - 1, win->dilations[1] - 1};
-    auto convDesc = [&](dnnl::algorithm algorithm) {
-        return dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, algorithm, any(toDims(x.shape)),
-                                               any(wdims), memory::desc({oc}, dt::f32, tag::a), any(toDims(y)),
-                                               toDims(win->strides), dil, toDims(win->padsBegin), toDims(win->padsEnd));
-    };
-    dnnl::convolution_forward::primitive_desc pd;
-    if (winogradPays(w.shape, group, *win, y)) {
-        try {  // oneDNN takes Winograd for some shapes only: direct otherwise
-            pd = dnnl::convolution_forward::primitive_desc(convDesc(dnnl::algorithm::convolution_winograd), attr, eng);
-            while (std::string(pd.impl_info_str()).find("wino_2x3") == std::string::npos)
-                if (!pd.next_impl()) {
-                    pd = {};
-                    break;
-                }
-        } catch (const dnnl::error&) {
-        }
-    }
-    if (!pd) pd = dnnl::convolution_forward::primitive_desc(convDesc(dnnl::algorithm::convolution_direct), attr, eng);
-
-    // Weights and bias are packed once, here.
-    std::vector<std::string> names = namesOf(chain);
     const std::string key = chainKey("conv", chain);
-    memory wPacked = packed(key + "|w", pd.weights_desc(), [&](memory& to) {
-        convertNow(plainWeights(memory::desc(wdims, dt::f32, group > 1 ? tag::goihw : tag::oihw),
-                                inPlace ? w.constant : nullptr, weights),
-                   to);
-    });
-    memory b = packedFloats(key + "|b", memory::desc({oc}, dt::f32, tag::a), bias);
-
-    memory src = getAs(conv.inputs[0], pd.src_desc(), names[0]);
-    // The sum post-op adds what dst holds: the residual's own buffer when nothing reads it later (no copy), else a
-    // copy of it (resnet50-v2-7: 0.3 ms per 256x56x56 residual).
     memory dst;
-    if (residual.empty()) {
-        dst = activation(pd.dst_desc());
-    } else if (memory r = get(residual); r.get_desc() == pd.dst_desc() && overwritable(residual, chain)) {
-        dst = r;
-    } else {
-        dst = activation(pd.dst_desc());
-        addPrimitive(dnnl::reorder::primitive_desc(r, dst), {{DNNL_ARG_FROM, r}, {DNNL_ARG_TO, dst}}, names);
+    for (size_t p = 0; p < parts.size(); ++p) {
+        const Part& part = parts[p];
+        dnnl::post_ops partOps = p == 0 ? ops : dnnl::post_ops{};
+        if (p > 0) partOps.append_sum(1.f);
+        if (p + 1 == parts.size())
+            for (auto [alg, alpha, beta] : steps) partOps.append_eltwise(1.f, alg, alpha, beta);
+        dnnl::primitive_attr attr;
+        attr.set_post_ops(partOps);
+        memory::dims wdims = group > 1 ? memory::dims{group, oc / group, w.shape[1], w.shape[2], w.shape[3]}
+                                       : memory::dims{oc, part.channels, w.shape[2], w.shape[3]};
+        memory::dims srcDims = toDims(x.shape);
+        srcDims[1] = split ? part.channels : srcDims[1];
+        const memory::desc dstDesc = p == 0 ? any(toDims(y)) : dst.get_desc();
+        auto convDesc = [&](dnnl::algorithm algorithm) {
+            if (p > 0)  // the bias went in with the first part
+                return dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, algorithm, any(srcDims),
+                                                       any(wdims), dstDesc, toDims(win->strides), dil,
+                                                       toDims(win->padsBegin), toDims(win->padsEnd));
+            return dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, algorithm, any(srcDims),
+                                                   any(wdims), memory::desc({oc}, dt::f32, tag::a), dstDesc,
+                                                   toDims(win->strides), dil, toDims(win->padsBegin),
+                                                   toDims(win->padsEnd));
+        };
+        dnnl::convolution_forward::primitive_desc pd;
+        if (!split && winogradPays(w.shape, group, *win, y)) {
+            try {  // oneDNN takes Winograd for some shapes only: direct otherwise
+                pd = dnnl::convolution_forward::primitive_desc(convDesc(dnnl::algorithm::convolution_winograd), attr,
+                                                               eng);
+                while (std::string(pd.impl_info_str()).find("wino_2x3") == std::string::npos)
+                    if (!pd.next_impl()) {
+                        pd = {};
+                        break;
+                    }
+            } catch (const dnnl::error&) {
+            }
+        }
+        if (!pd) pd = dnnl::convolution_forward::primitive_desc(convDesc(dnnl::algorithm::convolution_direct), attr, eng);
+
+        // Weights (a part's: its input channels of every output channel) and bias are packed once, here.
+        memory wPacked = packed(split ? key + "|w" + std::to_string(p) : key + "|w", pd.weights_desc(),
+                                [&](memory& to) {
+            if (!split) {
+                convertNow(plainWeights(memory::desc(wdims, dt::f32, group > 1 ? tag::goihw : tag::oihw),
+                                        inPlace ? w.constant : nullptr, weights),
+                           to);
+                return;
+            }
+            const int64_t taps = w.shape[2] * w.shape[3], icAll = w.shape[1];
+            std::vector<float> slice(static_cast<size_t>(oc * part.channels * taps));
+            for (int64_t o = 0; o < oc; ++o)
+                std::copy_n(weights.begin() + (o * icAll + part.channelBegin) * taps, part.channels * taps,
+                            slice.begin() + o * part.channels * taps);
+            convertNow(plainWeights(memory::desc(wdims, dt::f32, tag::oihw), nullptr, slice), to);
+        });
+        memory src = getAs(part.input, pd.src_desc(), names[0]);
+        std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wPacked}};
+        if (p == 0) {
+            args[DNNL_ARG_BIAS] = packedFloats(key + "|b", memory::desc({oc}, dt::f32, tag::a), bias);
+            // The sum post-op adds what dst holds: the residual's own buffer when nothing reads it later (no copy),
+            // else a copy of it (resnet50-v2-7: 0.3 ms per 256x56x56 residual).
+            if (residual.empty()) {
+                dst = activation(pd.dst_desc());
+            } else if (memory r = get(residual); r.get_desc() == pd.dst_desc() && overwritable(residual, chain)) {
+                dst = r;
+            } else {
+                dst = activation(pd.dst_desc());
+                addPrimitive(dnnl::reorder::primitive_desc(r, dst), {{DNNL_ARG_FROM, r}, {DNNL_ARG_TO, dst}}, names);
+            }
+        }
+        args[DNNL_ARG_DST] = dst;
+        addPrimitive(pd, args, names);
     }
-    addPrimitive(pd,
-                 {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wPacked}, {DNNL_ARG_BIAS, b}, {DNNL_ARG_DST, dst}}, names);
     mem[node(chain.back()).outputs[0]] = dst;
 }
 

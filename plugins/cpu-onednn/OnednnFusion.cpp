@@ -171,6 +171,42 @@ void Builder::planFusion(const std::vector<size_t>& nodes) {
         chainEndingAt[next] = chains.size();
         chains.push_back({idx, next});
     }
+    planConcatIntoConv(nodes, inSegment, consumerOf);
+}
+
+// Conv(Concat(a, b), W) = Conv(a, W[:, :Ca]) + Conv(b, W[:, Ca:]) for an ungrouped Conv: each part writes or adds
+// onto the Conv's output (sum post-op), and the Concat's copy is gone (squeezenet's fire modules, YOLO's necks).
+// Each added part reads and writes the output once more: taken where that costs at most half of the copy (the
+// output is small beside the Concat: a squeeze or reducing 1x1 Conv), with parts wide enough for the GEMMs.
+void Builder::planConcatIntoConv(const std::vector<size_t>& nodes, const std::set<size_t>& inSegment,
+                                 const std::map<std::string, size_t>& consumerOf) {
+    constexpr size_t kMaxParts = 4;
+    constexpr int64_t kMinPartChannels = 16;
+    for (size_t idx : nodes) {
+        const Node& cat = node(idx);
+        if (cat.opType != "Concat" || int8Nodes.count(idx) || cat.inputs.size() < 2 || cat.inputs.size() > kMaxParts)
+            continue;
+        const std::string& out = cat.outputs[0];
+        const ValueDesc& y = desc(out);
+        const int64_t axis = cat.attrInt("axis", 0);
+        if (y.shape.size() != 4 || y.dtype != DType::F32 || (axis != 1 && axis != -3)) continue;
+        auto c = consumers.find(out);
+        auto user = consumerOf.find(out);
+        if (c == consumers.end() || c->second != 1 || segmentOutputs.count(out) || user == consumerOf.end()) continue;
+        const size_t conv = user->second;
+        const Node& cv = node(conv);
+        if (!inSegment.count(conv) || int8Nodes.count(conv) || cv.opType != "Conv" || cv.inputs[0] != out ||
+            cv.attrInt("group", 1) != 1)
+            continue;
+        bool wide = true;
+        for (const auto& in : cat.inputs)
+            wide = wide && !in.empty() && desc(in).dtype == DType::F32 && desc(in).shape.size() == 4 &&
+                   desc(in).shape[1] >= kMinPartChannels;
+        const auto extraPasses = static_cast<int64_t>(cat.inputs.size() - 1);
+        if (!wide || 2 * extraPasses * shapeNumel(desc(cv.outputs[0]).shape) > shapeNumel(y.shape)) continue;
+        inChainNotLast.insert(idx);  // built with the Conv
+        concatInto[conv] = idx;
+    }
 }
 
 bool Builder::isPostOpActivation(const Node& n) const {

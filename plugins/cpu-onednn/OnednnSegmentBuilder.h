@@ -88,6 +88,8 @@ struct Builder {
     /// Activations written as several nodes and taken into a Conv chain as one post-op: first node -> the post-op
     /// and how many nodes it covers (HardSwish: Add, Clip, Div, Mul; SiLU: Sigmoid, Mul).
     std::map<size_t, std::pair<EltwiseStep, size_t>> decomposedAt{};
+    /// Channel Concats read only by a Conv, which runs one Conv per Concat input instead (planFusion): Conv -> Concat.
+    std::map<size_t, size_t> concatInto{};
 
     // Activation buffers live in one arena per segment: created without storage, each gets an offset planned from
     // the first and last kernel that touches it (directly or through a zero-copy view), so buffers whose lifetimes
@@ -190,6 +192,8 @@ struct Builder {
     /// counting a leading one that folds into the Conv's weights and bias (`leadFolds`).
     static bool postOpsSupported(const std::vector<EltwiseStep>& steps, bool leadFolds);
     void planFusion(const std::vector<size_t>& nodes);
+    void planConcatIntoConv(const std::vector<size_t>& nodes, const std::set<size_t>& inSegment,
+                            const std::map<std::string, size_t>& consumerOf);
     bool isPostOpActivation(const Node& n) const;
     /// Algorithm and parameters of a unary op (also used as post-ops); a few ops take two steps.
     std::vector<EltwiseStep> eltwiseOf(const Node& n) const;

@@ -50,6 +50,8 @@ void addDivLastHardSwishCases(std::vector<Case>& cases, std::mt19937& rng);
 /// LayerNormalization over random axes and ranks; a broadcast scale and a requested Mean output (not claimed).
 void addLayerNormCases(std::vector<Case>& cases, std::mt19937& rng);
 void addConvConcatCases(std::vector<Case>& cases, std::mt19937& rng);
+/// A channel Concat read only by a Conv (run as one Conv per Concat input), and where it must stay.
+void addConcatIntoConvCases(std::vector<Case>& cases, std::mt19937& rng);
 
 struct Outcome {
     std::string label;

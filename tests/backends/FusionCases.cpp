@@ -208,4 +208,57 @@ void addConvConcatCases(std::vector<Case>& cases, std::mt19937& rng) {
     }
 }
 
+/// A channel Concat read only by an ungrouped Conv with a narrow output: the Conv runs as one Conv per Concat input
+/// adding onto each other. Two and three inputs (the graph input among them), 1x1 and strided 3x3, with a folded
+/// BatchNormalization, a residual Add, batch 2; and the Concat also a graph output, where it must stay.
+void addConcatIntoConvCases(std::vector<Case>& cases, std::mt19937& rng) {
+    std::uniform_int_distribution<int64_t> channels(16, 40), side(3, 15);
+    for (int round = 0; round < 4; ++round) {
+        const int64_t batch = round == 3 ? 2 : 1, c = channels(rng), h = side(rng), w = side(rng), oc = 8;
+        const bool withInput = round % 2 == 1, spatial = round == 1 || round == 3;
+        std::vector<std::string> parts{"a", "b"};
+        std::map<std::string, Tensor> init;
+        std::vector<Node> nodes;
+        int64_t joined = 0;
+        for (const std::string& part : parts) {
+            const int64_t pc = channels(rng);
+            init.emplace("W" + part, randomTensor({pc, c, 1, 1}, rng));
+            init.emplace("B" + part, randomTensor({pc}, rng));
+            nodes.push_back(makeNode("Conv", {"X", "W" + part, "B" + part}, {part + "c"}));
+            nodes.push_back(makeNode("Relu", {part + "c"}, {part}));
+            joined += pc;
+        }
+        if (withInput) {
+            parts.push_back("X");
+            joined += c;
+        }
+        nodes.push_back(makeNode("Concat", parts, {"cat"}, {{"axis", Attribute::ofInt(1)}}));
+        std::map<std::string, Attribute> attrs;
+        if (spatial)
+            attrs = {{"kernel_shape", Attribute::ofInts({3, 3})}, {"pads", Attribute::ofInts({1, 1, 1, 1})},
+                     {"strides", Attribute::ofInts({round == 1 ? 2 : 1, round == 1 ? 2 : 1})}};
+        init.emplace("Wj", randomTensor({oc, joined, spatial ? 3 : 1, spatial ? 3 : 1}, rng));
+        init.emplace("Bj", randomTensor({oc}, rng));
+        nodes.push_back(makeNode("Conv", {"cat", "Wj", "Bj"}, {"j"}, attrs));
+        std::vector<std::string> outputs{"Y"};
+        if (round == 1) {
+            init.merge(batchNormParams("p", oc, rng));
+            nodes.push_back(batchNorm("p", "j", "n"));
+            nodes.push_back(makeNode("Relu", {"n"}, {"Y"}));
+        } else if (round == 2) {  // the sum of the parts plus a residual, then Relu
+            init.emplace("Wr", randomTensor({oc, c, 1, 1}, rng));
+            nodes.push_back(makeNode("Conv", {"X", "Wr"}, {"r"}));
+            nodes.push_back(makeNode("Add", {"j", "r"}, {"s"}));
+            nodes.push_back(makeNode("Relu", {"s"}, {"Y"}));
+        } else {
+            nodes.push_back(makeNode("Relu", {"j"}, {"Y"}));
+            if (round == 3) outputs.push_back("cat");
+        }
+        const std::string tag = " n=" + std::to_string(batch) + " c=" + std::to_string(c) + " joined " +
+                                std::to_string(joined) + " " + std::to_string(h) + "x" + std::to_string(w);
+        cases.push_back(makeCase("Concat into a Conv, round " + std::to_string(round) + tag, nodes,
+                                 {{"X", {batch, c, h, w}}}, outputs, init, rng));
+    }
+}
+
 }  // namespace npuwb::difftest

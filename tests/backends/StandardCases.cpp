@@ -497,6 +497,7 @@ std::vector<Case> standardCases(uint32_t seed) {
     addBatchNormReluCases(cases, rng);
     addDivLastHardSwishCases(cases, rng);
     addLayerNormCases(cases, rng);
+    addConcatIntoConvCases(cases, rng);
     return cases;
 }
 

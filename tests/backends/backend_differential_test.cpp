@@ -145,6 +145,14 @@ TEST(OnednnCoverage, ClaimsConcatOfConvOutputs) {
     expectFamiliesClaimedAndPassed({difftest::addConvConcatCases}, 6u);
 }
 
+// A channel Concat read only by an ungrouped Conv (squeezenet's fire modules): the Conv as one Conv per Concat
+// input, each adding onto the output, with BatchNormalization, residual and activation post-ops; claimed and
+// within the usual tolerance, also where the Concat is kept as an output.
+TEST(OnednnCoverage, ClaimsConcatsReadByAConv) {
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
+    expectFamiliesClaimedAndPassed({difftest::addConcatIntoConvCases}, 4u);
+}
+
 // LayerNormalization (PP-OCRv4 rec's w8a8 export had five on the reference kernels): claimed over any axis with a
 // scale and bias of the normalized shape; a broadcast scale or a requested Mean output stay on the reference kernels.
 TEST(OnednnCoverage, ClaimsLayerNormalization) {
