@@ -122,19 +122,6 @@ void scaleShift(const float* x, float* y, int64_t outer, int64_t channels, int64
     }
 }
 
-/// Channels-last storage of `x` ([N, C, spatial...] with C innermost) as a oneDNN layout.
-memory::desc channelsLastDesc(const Shape& x) {
-    memory::dims strides(x.size());
-    strides[1] = 1;
-    int64_t step = x[1];
-    for (size_t d = x.size(); d-- > 2;) {
-        strides[d] = step;
-        step *= x[d];
-    }
-    strides[0] = step;
-    return memory::desc(toDims(x), dt::f32, strides);
-}
-
 }  // namespace
 
 /// Inference BatchNormalization is a per-channel scale and shift, folded once from the constants. On plain or

@@ -42,6 +42,19 @@ inline memory::desc plainDesc(const Shape& s, dt type = dt::f32) {
     return memory::desc(toDims(s), type, tags[s.size()]);
 }
 
+/// Channels-last storage of `x` ([N, C, spatial...] with C innermost) as a oneDNN layout.
+inline memory::desc channelsLastDesc(const Shape& x) {
+    memory::dims strides(x.size());
+    strides[1] = 1;
+    int64_t step = x[1];
+    for (size_t d = x.size(); d-- > 2;) {
+        strides[d] = step;
+        step *= x[d];
+    }
+    strides[0] = step;
+    return memory::desc(toDims(x), dt::f32, strides);
+}
+
 /// Shape with leading 1s up to `rank` (numpy broadcasting aligns trailing dims).
 inline Shape padRank(Shape s, size_t rank) {
     s.insert(s.begin(), rank - std::min(rank, s.size()), 1);

@@ -124,6 +124,14 @@ void addAlignCornersResizeCases(std::vector<Case>& cases, std::mt19937& rng) {
                                      std::to_string(s[3]),
                                  {makeNode("Resize", {"X", "", "scales"}, {"Y"}, attrs)}, {{"X", in}}, {"Y"}, init, rng));
     }
+    // A one-pixel map stretched and added to a full-size value (the stretched map is stored channels-last for the
+    // Convs that usually read it), batch 2.
+    std::map<std::string, Attribute> attrs{{"mode", Attribute::ofString("linear")},
+                                           {"coordinate_transformation_mode", Attribute::ofString("align_corners")}};
+    std::map<std::string, Tensor> init{{"sizes", Tensor::fromVector<int64_t>({4}, {2, 24, 9, 5})}};
+    cases.push_back(makeCase("Resize linear align_corners [2,24,1,1]->[2,24,9,5], then Add",
+                             {makeNode("Resize", {"X", "", "", "sizes"}, {"r"}, attrs), makeNode("Add", {"r", "Z"}, {"Y"})},
+                             {{"X", {2, 24, 1, 1}}, {"Z", {2, 24, 9, 5}}}, {"Y"}, init, rng));
 }
 
 }  // namespace npuwb::difftest

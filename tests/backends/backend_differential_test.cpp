@@ -114,7 +114,7 @@ TEST(OnednnCoverage, ClaimsAllAxisReducesAndAlignCornersResize) {
         EXPECT_TRUE(o.claimed) << c.label << ": " << o.message;
     }
     EXPECT_EQ(reduces, 8 + 16 + 2);
-    EXPECT_EQ(resizes, 9);
+    EXPECT_EQ(resizes, 10);
 }
 
 // Spatial means (and sums, maxima, minima) of a Conv's output, reduced in the channels-last layout the Conv left:
