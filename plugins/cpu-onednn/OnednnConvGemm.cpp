@@ -90,7 +90,9 @@ void Builder::buildConvChain(const std::vector<size_t>& chain) {
     };
     std::vector<Part> parts;
     std::vector<std::string> names = namesOf(chain);
+    std::vector<size_t> readers = chain;  // the nodes this Conv's kernels stand for
     if (auto cat = concatInto.find(chain[0]); cat != concatInto.end()) {
+        readers.insert(readers.begin(), cat->second);
         int64_t at = 0;
         for (const auto& in : node(cat->second).inputs) {
             parts.push_back({in, at, desc(in).shape[1]});
@@ -168,7 +170,7 @@ void Builder::buildConvChain(const std::vector<size_t>& chain) {
             // else a copy of it (resnet50-v2-7: 0.3 ms per 256x56x56 residual).
             if (residual.empty()) {
                 dst = activation(pd.dst_desc());
-            } else if (memory r = get(residual); r.get_desc() == pd.dst_desc() && overwritable(residual, chain)) {
+            } else if (memory r = get(residual); r.get_desc() == pd.dst_desc() && overwritable(residual, readers)) {
                 dst = r;
             } else {
                 dst = activation(pd.dst_desc());

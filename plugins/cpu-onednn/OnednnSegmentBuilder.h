@@ -177,7 +177,8 @@ struct Builder {
     std::vector<std::string> namesOf(const std::vector<size_t>& idx) const;
     /// Whether the kernel of `chain` may write into value `value`'s buffer (a Conv's sum post-op adding onto its
     /// residual): an arena buffer no other value or view shares, not kept (segment output or watched), read by one
-    /// node of the chain and by nothing built after it.
+    /// node of the chain and by nothing built after it. `chain`: every node the kernels stand for (with a Concat the
+    /// Conv absorbed, whose inputs the kernels read too).
     bool overwritable(const std::string& value, const std::vector<size_t>& chain) const;
     /// What identifies constant `value` across plans (WeightCache keys): its name for a model initializer, else the
     /// name and this plan's tensor object.

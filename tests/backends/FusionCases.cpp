@@ -259,6 +259,19 @@ void addConcatIntoConvCases(std::vector<Case>& cases, std::mt19937& rng) {
         cases.push_back(makeCase("Concat into a Conv, round " + std::to_string(round) + tag, nodes,
                                  {{"X", {batch, c, h, w}}}, outputs, init, rng));
     }
+    // The residual is one of the Concat's inputs: the sum cannot go into its buffer, which a part still reads.
+    const int64_t c = channels(rng), h = side(rng), w = side(rng);
+    std::map<std::string, Tensor> init{{"Wa", randomTensor({16, c, 1, 1}, rng)}, {"Wb", randomTensor({32, c, 1, 1}, rng)},
+                                       {"Wj", randomTensor({16, 48, 3, 3}, rng)}};
+    const std::map<std::string, Attribute> conv3x3{{"kernel_shape", Attribute::ofInts({3, 3})},
+                                                   {"pads", Attribute::ofInts({1, 1, 1, 1})}};
+    cases.push_back(makeCase("Concat into a Conv, residual a Concat input c=" + std::to_string(c),
+                             {makeNode("Conv", {"X", "Wa"}, {"ac"}), makeNode("Relu", {"ac"}, {"a"}),
+                              makeNode("Conv", {"X", "Wb"}, {"b"}),
+                              makeNode("Concat", {"a", "b"}, {"cat"}, {{"axis", Attribute::ofInt(1)}}),
+                              makeNode("Conv", {"cat", "Wj"}, {"j"}, conv3x3), makeNode("Add", {"j", "a"}, {"s"}),
+                              makeNode("Relu", {"s"}, {"Y"})},
+                             {{"X", {1, c, h, w}}}, {"Y"}, init, rng));
 }
 
 }  // namespace npuwb::difftest

@@ -150,7 +150,7 @@ TEST(OnednnCoverage, ClaimsConcatOfConvOutputs) {
 // within the usual tolerance, also where the Concat is kept as an output.
 TEST(OnednnCoverage, ClaimsConcatsReadByAConv) {
     if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
-    expectFamiliesClaimedAndPassed({difftest::addConcatIntoConvCases}, 4u);
+    expectFamiliesClaimedAndPassed({difftest::addConcatIntoConvCases}, 5u);
 }
 
 // LayerNormalization (PP-OCRv4 rec's w8a8 export had five on the reference kernels): claimed over any axis with a
