@@ -136,8 +136,11 @@ void Builder::buildBatchNorm(const Node& n, const Node* relu) {
     const bool plain = sameStorage(src.get_desc(), plainDesc(x));
     const bool channelsLast = !plain && x.size() >= 3 && sameStorage(src.get_desc(), channelsLastDesc(x));
     if (plain || channelsLast) {
-        const int64_t channels = x[1], numel = shapeNumel(x);
-        const int64_t inner = plain ? numel / x[0] / channels : 1, outer = numel / channels / inner;
+        const int64_t channels = x[1];
+        int64_t inner = 1;
+        if (plain)
+            for (size_t d = 2; d < x.size(); ++d) inner *= x[d];
+        const int64_t outer = channels * inner == 0 ? 0 : shapeNumel(x) / (channels * inner);
         auto gamma = desc(n.inputs[1]).constant->toFloatVector(), beta = desc(n.inputs[2]).constant->toFloatVector();
         auto mean = desc(n.inputs[3]).constant->toFloatVector(), var = desc(n.inputs[4]).constant->toFloatVector();
         const float eps = n.attrFloat("epsilon", 1e-5f);
