@@ -126,7 +126,7 @@ void scaleShift(const float* x, float* y, int64_t outer, int64_t channels, int64
 
 /// Inference BatchNormalization is a per-channel scale and shift, folded once from the constants. On plain or
 /// channels-last input it runs here: oneDNN's batch normalization took twice ORT's time on resnet50-v2-7's
-/// pre-activations (it derives the scale from the variance on every call). Blocked input goes to oneDNN.
+/// pre-activations. Blocked input goes to oneDNN.
 void Builder::buildBatchNorm(const Node& n, const Node* relu) {
     const Shape& x = desc(n.inputs[0]).shape;
     memory src = get(n.inputs[0]);
