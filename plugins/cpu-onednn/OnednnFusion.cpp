@@ -175,7 +175,7 @@ void Builder::planFusion(const std::vector<size_t>& nodes) {
 }
 
 // Conv(Concat(a, b), W) = Conv(a, W[:, :Ca]) + Conv(b, W[:, Ca:]) for an ungrouped Conv: each part writes or adds
-// onto the Conv's output (sum post-op), and the Concat's copy is gone (squeezenet's fire modules, YOLO's necks).
+// onto the Conv's output (sum post-op), and the Concat's copy is gone (squeezenet's fire modules, DeepLab's ASPP).
 // Each added part reads and writes the output once more: taken where that costs at most half of the copy (the
 // output is small beside the Concat: a squeeze or reducing 1x1 Conv), with parts wide enough for the GEMMs.
 void Builder::planConcatIntoConv(const std::vector<size_t>& nodes, const std::set<size_t>& inSegment,
