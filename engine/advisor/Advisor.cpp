@@ -5,6 +5,7 @@
 #include "advisor/RuleSupport.h"
 #include "npuwb/CostModel.h"
 #include "perfmodel/LayerShapes.h"
+#include "perfmodel/ModelPlan.h"
 #include "npuwb/Error.h"
 #include "npuwb/VendorGuide.h"
 
@@ -62,9 +63,10 @@ Advice runRules(const Model& model, const ChipProfile& chip, const AdviseOptions
     eo.cores = options.cores;
     eo.symbolicDimValue = options.symbolicDimValue;
     Advice advice;
-    advice.estimate = estimateModel(model, chip, eo);
+    LearnedShapes learned = learnShapes(model, ShapeLearningOptions{.symbolicDimValue = options.symbolicDimValue});
+    advice.estimate = estimateModel(model, chip, eo, learned);
     // The same planning the estimate did, kept so rules can see fused nodes, CPU reasons and the NPU work.
-    std::vector<NodeShapes> shapes = resolveLayerShapes(model, options.symbolicDimValue);
+    std::vector<NodeShapes> shapes = resolveLayerShapes(model, learned);
     std::vector<PlannedLayer> layers = planLayers(shapes, model.graph, chip, options.dtype);
     if (layers.size() != advice.estimate.layers.size())
         fail(ErrorKind::Internal, "advisor: layer plan (" + std::to_string(layers.size()) + ") and estimate (" +

@@ -1,6 +1,9 @@
 #include "npuwb/ModelSummary.h"
 
 #include <filesystem>
+#include <functional>
+#include <optional>
+#include <set>
 
 namespace npuwb {
 
@@ -77,7 +80,18 @@ int64_t nodeMacs(const Node& node, const std::vector<Shape>& in, const std::vect
     return 0;
 }
 
-ModelSummary summarizeModel(const Model& model) {
+namespace {
+
+/// Whether the op does multiply-accumulates (nodeMacs counts it when its shapes are known).
+bool hasMacs(const Node& node) {
+    static const std::set<std::string> ops = {"Conv",   "ConvInteger",   "QLinearConv", "ConvTranspose", "Gemm",
+                                              "MatMul", "MatMulInteger", "QLinearMatMul", "LSTM", "GRU", "RNN"};
+    return node.domain.empty() && ops.count(node.opType);
+}
+
+using ShapeLookup = std::function<std::optional<Shape>(const std::string&)>;
+
+ModelSummary summarize(const Model& model, const ShapeLookup& shapeOf) {
     ModelSummary s;
     const Graph& g = model.graph;
     s.path = model.sourcePath;
@@ -96,22 +110,42 @@ ModelSummary summarizeModel(const Model& model) {
     }
     for (const auto& n : g.nodes) {
         ++s.opHistogram[(n.domain.empty() ? "" : n.domain + ".") + n.opType];
+        if (!hasMacs(n)) continue;
         std::vector<Shape> ins, outs;
         bool complete = true;
         for (const auto& i : n.inputs) {
             if (i.empty()) { ins.emplace_back(); continue; }
-            auto sh = knownShape(g, i);
+            auto sh = shapeOf(i);
             if (!sh) { complete = false; break; }
             ins.push_back(*sh);
         }
         for (const auto& o : n.outputs) {
             if (!complete || o.empty()) break;
-            auto sh = knownShape(g, o);
+            auto sh = shapeOf(o);
             if (!sh) { complete = false; break; }
             outs.push_back(*sh);
         }
-        if (complete) s.macs += nodeMacs(n, ins, outs);
+        if (complete)
+            s.macs += nodeMacs(n, ins, outs);
+        else
+            s.uncountedNodes.push_back(!n.name.empty() ? n.name : n.outputs.empty() ? n.opType : n.outputs[0]);
     }
+    return s;
+}
+
+}  // namespace
+
+ModelSummary summarizeModel(const Model& model) {
+    const Graph& g = model.graph;
+    return summarize(model, [&g](const std::string& name) { return knownShape(g, name); });
+}
+
+ModelSummary summarizeModel(const Model& model, const LearnedShapes& shapes) {
+    ModelSummary s = summarize(model, [&shapes](const std::string& name) -> std::optional<Shape> {
+        const Shape* found = shapes.find(name);
+        return found ? std::optional<Shape>(*found) : std::nullopt;
+    });
+    s.shapesSource = shapes.source;
     return s;
 }
 

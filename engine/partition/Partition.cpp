@@ -261,7 +261,7 @@ Report partitionModel(std::shared_ptr<const Model> model, const DeviceProfile& d
     }
 
     Report report = newReport("partition");
-    report.model = summarizeModel(*model);
+    report.model = summarizeModel(*model, work.shapes);
     report.environment = exec ? localEnvironment(1) : Environment{};
     report.environment.device = device.name;
     report.environment.backend = exec ? "partition (local workers)" : "device-model";

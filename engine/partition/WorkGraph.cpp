@@ -172,7 +172,8 @@ WorkGraph buildWorkGraph(std::shared_ptr<const Model> model, const DeviceProfile
     work.model = model;
     work.units = units;
     const Graph& g = model->graph;
-    std::vector<NodeShapes> shapes = resolveLayerShapes(*model, symbolicDimValue);
+    work.shapes = learnShapes(*model, ShapeLearningOptions{.symbolicDimValue = symbolicDimValue});
+    std::vector<NodeShapes> shapes = resolveLayerShapes(*model, work.shapes);
     std::set<std::string> graphOutputs;
     for (const auto& o : g.outputs) graphOutputs.insert(o.name);
     for (const auto& in : g.inputs)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "npuwb/DeviceProfile.h"
+#include "npuwb/ShapeLearning.h"
 #include "npuwb/ir/Graph.h"
 
 namespace npuwb::partition {
@@ -45,6 +46,7 @@ struct WorkGraph {
     std::vector<WorkNode> nodes;     // execution order
     std::map<std::string, WorkValue> values;
     std::vector<double> stageOverheadUs;  // per unit: extra time of each stage after the first
+    LearnedShapes shapes;                 // by value name, what the nodes' sizes were made from
 };
 
 /// Nodes, values and sizes of `model` (shapes from ONNX inference, or one reference run when it does not cover

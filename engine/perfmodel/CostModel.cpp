@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "npuwb/Error.h"
 #include "npuwb/ModelSummary.h"
@@ -61,9 +62,15 @@ void applyUncertainty(Report& report, const ChipProfile& chip, double totalUs) {
 }  // namespace
 
 ModelPlan planModel(const Model& model, const ChipProfile& chip, const std::string& dtype, int64_t symbolicDimValue) {
+    LearnedShapes learned = learnShapes(model, ShapeLearningOptions{.symbolicDimValue = symbolicDimValue});
+    return planModel(model, chip, dtype, std::move(learned));
+}
+
+ModelPlan planModel(const Model& model, const ChipProfile& chip, const std::string& dtype, LearnedShapes learned) {
     ModelPlan plan;
     plan.dtype = dtype;
-    plan.shapes = resolveLayerShapes(model, symbolicDimValue);
+    plan.learned = std::move(learned);
+    plan.shapes = resolveLayerShapes(model, plan.learned);
     plan.layers = planLayers(plan.shapes, model.graph, chip, dtype);
     return plan;
 }
@@ -78,12 +85,19 @@ double planTimeUs(const ModelPlan& plan, const ChipProfile& chip, int64_t cores,
 
 Report estimateModel(const Model& model, const ChipProfile& chip, const EstimateOptions& options) {
     checkOptions(chip, options);
+    return estimateModel(model, chip, options,
+                         learnShapes(model, ShapeLearningOptions{.symbolicDimValue = options.symbolicDimValue}));
+}
+
+Report estimateModel(const Model& model, const ChipProfile& chip, const EstimateOptions& options,
+                     const LearnedShapes& learned) {
+    checkOptions(chip, options);
     const NpuDTypeRates& rates = chip.rates(options.dtype);
     CostCoefficients k = options.coefficients.value_or(chip.coefficients);
-    ModelPlan plan = planModel(model, chip, options.dtype, options.symbolicDimValue);
+    ModelPlan plan = planModel(model, chip, options.dtype, learned);
 
     Report report = newReport("estimate");
-    report.model = summarizeModel(model);
+    report.model = summarizeModel(model, plan.learned);
     report.environment.device = chip.name;
     report.environment.backend = "cost-model";
     report.environment.cpu = chip.cpu.description;

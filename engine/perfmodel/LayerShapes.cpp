@@ -1,14 +1,6 @@
 #include "perfmodel/LayerShapes.h"
 
-#include <memory>
-#include <optional>
 #include <set>
-
-#include "npuwb/ExecutionObserver.h"
-#include "npuwb/Profiler.h"
-#include "npuwb/Limits.h"
-#include "npuwb/Session.h"
-#include "passes/GraphEdit.h"
 
 namespace npuwb {
 
@@ -29,75 +21,35 @@ std::set<std::string> constantValues(const Graph& g, const std::vector<size_t>& 
     return constant;
 }
 
-std::optional<std::vector<NodeShapes>> fromInference(const Graph& g, const std::vector<size_t>& order) {
-    std::vector<NodeShapes> out;
+}  // namespace
+
+std::vector<NodeShapes> resolveLayerShapes(const Model& model, int64_t symbolicDimValue, bool* usedReferenceRun) {
+    LearnedShapes learned = learnShapes(model, ShapeLearningOptions{.symbolicDimValue = symbolicDimValue});
+    if (usedReferenceRun) *usedReferenceRun = learned.source == "reference run";
+    return resolveLayerShapes(model, learned);
+}
+
+std::vector<NodeShapes> resolveLayerShapes(const Model& model, const LearnedShapes& learned) {
+    const Graph& g = model.graph;
+    std::vector<size_t> order = g.topologicalOrder();
+    std::set<std::string> constant = constantValues(g, order);
+    std::vector<NodeShapes> rows;
+    rows.reserve(order.size());
+    auto shapeOf = [&](const std::string& name) {
+        const Shape* s = name.empty() ? nullptr : learned.find(name);
+        return s ? *s : Shape{};
+    };
     for (size_t idx : order) {
         NodeShapes ns;
         ns.node = &g.nodes[idx];
         for (const auto& in : ns.node->inputs) {
-            if (in.empty()) { ns.inputs.emplace_back(); continue; }
-            auto s = passes::staticShape(g, in);
-            if (!s) return std::nullopt;
-            ns.inputs.push_back(*s);
+            ns.inputs.push_back(shapeOf(in));
+            ns.inputIsConstant.push_back(!in.empty() && constant.count(in));
         }
-        for (const auto& o : ns.node->outputs) {
-            if (o.empty()) { ns.outputs.emplace_back(); continue; }
-            auto s = passes::staticShape(g, o);
-            if (!s) return std::nullopt;
-            ns.outputs.push_back(*s);
-        }
-        out.push_back(std::move(ns));
-    }
-    return out;
-}
-
-/// Records the shapes the executor actually saw.
-class ShapeRecorder : public ExecutionObserver {
-public:
-    void nodeFinished(size_t, const Node& node, const std::vector<const Value*>& inputs,
-                      const std::vector<Value>& outputs) override {
-        NodeShapes ns;
-        ns.node = &node;
-        for (const Value* v : inputs) ns.inputs.push_back(v && v->isTensor() ? v->tensor.shape() : Shape{});
-        for (const Value& v : outputs) ns.outputs.push_back(v.isTensor() ? v.tensor.shape() : Shape{});
+        for (const auto& out : ns.node->outputs) ns.outputs.push_back(shapeOf(out));
         rows.push_back(std::move(ns));
     }
-    std::vector<NodeShapes> rows;
-};
-
-constexpr int64_t kMaxEstimationLoopIterations = 100000;
-
-std::vector<NodeShapes> fromReferenceRun(const Model& model, int64_t symbolicDimValue) {
-    // The Session needs shared ownership; the caller's model outlives this call, so alias it without deleting.
-    std::shared_ptr<const Model> alias(std::shared_ptr<const Model>(), &model);
-    SessionOptions reference;
-    reference.executor.backend = kReferenceBackend;  // every node's shapes, one kernel per node
-    Session session(alias, reference);
-    std::map<std::string, Value> feeds;
-    for (auto& [name, t] : makeInputs(session, 1, symbolicDimValue)) feeds[name] = Value(t);
-    ShapeRecorder recorder;
-    RunControl rc;
-    rc.observer = &recorder;
-    // Estimation must end on any model: a Loop without a trip count whose condition stays true would run forever.
-    RunLimitsScope bounded(RunLimits{.maxLoopIterations = kMaxEstimationLoopIterations,
-                                     .loopCapReason = "estimation learns shapes with one reference run and does not "
-                                                      "execute unbounded loops (give the Loop a trip count)"});
-    session.run(feeds, rc);
-    return std::move(recorder.rows);
-}
-
-}  // namespace
-
-std::vector<NodeShapes> resolveLayerShapes(const Model& model, int64_t symbolicDimValue, bool* usedReferenceRun) {
-    const Graph& g = model.graph;
-    std::vector<size_t> order = g.topologicalOrder();
-    auto rows = fromInference(g, order);
-    if (usedReferenceRun) *usedReferenceRun = !rows;
-    if (!rows) rows = fromReferenceRun(model, symbolicDimValue);
-    std::set<std::string> constant = constantValues(g, order);
-    for (auto& r : *rows)
-        for (const auto& in : r.node->inputs) r.inputIsConstant.push_back(!in.empty() && constant.count(in));
-    return std::move(*rows);
+    return rows;
 }
 
 }  // namespace npuwb

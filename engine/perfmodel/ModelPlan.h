@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "npuwb/ChipProfile.h"
+#include "npuwb/CostModel.h"
 #include "npuwb/ir/Graph.h"
 #include "perfmodel/LayerPlanner.h"
 #include "perfmodel/LayerShapes.h"
@@ -13,6 +14,7 @@
 namespace npuwb {
 
 struct ModelPlan {
+    LearnedShapes learned;            // by value name, what `shapes` was made from
     std::vector<NodeShapes> shapes;   // the layers point into this vector: moving a plan is fine, copying is not
     std::vector<PlannedLayer> layers;
     std::string dtype;
@@ -26,6 +28,13 @@ struct ModelPlan {
 
 ModelPlan planModel(const Model& model, const ChipProfile& chip, const std::string& dtype,
                     int64_t symbolicDimValue = 1);
+/// The same over shapes learned already.
+ModelPlan planModel(const Model& model, const ChipProfile& chip, const std::string& dtype, LearnedShapes learned);
+
+/// estimateModel (npuwb/CostModel.h) over shapes learned already: the advisor learns once for its estimate and its
+/// own plan.
+Report estimateModel(const Model& model, const ChipProfile& chip, const EstimateOptions& options,
+                     const LearnedShapes& learned);
 
 /// Whole-model time (us) of a plan on `cores` cores with coefficients `k`: NPU layers plus CPU fallbacks.
 double planTimeUs(const ModelPlan& plan, const ChipProfile& chip, int64_t cores, const CostCoefficients& k);

@@ -148,7 +148,9 @@ json toJson(const Report& r) {
                   {"parameterCount", r.model.parameterCount},
                   {"weightBytes", r.model.weightBytes},
                   {"macs", r.model.macs},
-                  {"opHistogram", r.model.opHistogram}};
+                  {"opHistogram", r.model.opHistogram},
+                  {"shapesSource", r.model.shapesSource}};
+    if (!r.model.uncountedNodes.empty()) model["uncountedNodes"] = r.model.uncountedNodes;
     for (const auto& t : r.model.inputs) model["inputs"].push_back(tensorDescJson(t));
     for (const auto& t : r.model.outputs) model["outputs"].push_back(tensorDescJson(t));
 
@@ -234,6 +236,9 @@ Report reportFromJson(const json& j) {
         r.model.weightBytes = m.at("weightBytes").get<int64_t>();
         r.model.macs = m.at("macs").get<int64_t>();
         r.model.opHistogram = m.at("opHistogram").get<std::map<std::string, int64_t>>();
+        r.model.shapesSource = m.value("shapesSource", "model");
+        if (m.contains("uncountedNodes"))
+            r.model.uncountedNodes = m.at("uncountedNodes").get<std::vector<std::string>>();
         const json& e = j.at("environment");
         r.environment.host = e.value("host", "");
         r.environment.os = e.value("os", "");
@@ -357,6 +362,7 @@ std::string utcTimestamp() {
 
 bool macsUnknown(const ModelSummary& summary) {
     if (summary.macs != 0) return false;
+    if (!summary.uncountedNodes.empty()) return true;
     for (const auto& t : summary.inputs)
         for (const auto& d : t.shape)
             if (d.empty() || !std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; })) return true;

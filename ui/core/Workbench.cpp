@@ -98,8 +98,10 @@ void Workbench::onLoaded(std::shared_ptr<const LoadedModel> model) {
                       .arg(file, loaded_->runtime));
     } else {
         const ModelSummary& summary = loaded_->summary;
-        const QString macs = macsUnknown(summary) ? tr("MACs unknown (symbolic input dims)")
-                                                  : tr("%1 MACs").arg(formatCount(summary.macs));
+        QString macs = macsUnknown(summary) ? tr("MACs unknown (symbolic input dims)")
+                                            : tr("%1 MACs").arg(formatCount(summary.macs));
+        if (!macsUnknown(summary) && !summary.uncountedNodes.empty())
+            macs += tr(" (%1 node(s) not counted until a run)").arg(summary.uncountedNodes.size());
         setStatus(tr("%1: %2 nodes, %3 parameters, %4")
                       .arg(file)
                       .arg(summary.nodeCount)

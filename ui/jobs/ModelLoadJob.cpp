@@ -77,6 +77,11 @@ std::shared_ptr<const LoadedModel> ModelLoadJob::describe(const QString& path, s
     auto loaded = std::make_shared<LoadedModel>();
     loaded->path = path;
     loaded->summary = summarizeModel(*model);
+    // Where the recorded shapes stop (Shape/Gather chains), ONNX's inference for the declared input shapes
+    // usually goes on: milliseconds, so opening stays quick. A reference run is left to the views that need one.
+    if (!loaded->summary.uncountedNodes.empty() && inputsWithSymbolicDims(*model).empty())
+        loaded->summary =
+            summarizeModel(*model, learnShapes(*model, ShapeLearningOptions{.allowReferenceRun = false}));
     loaded->layers = staticLayerRows(*model);
     loaded->model = std::move(model);
     return loaded;

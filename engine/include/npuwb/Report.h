@@ -33,6 +33,12 @@ struct ModelSummary {
     int64_t weightBytes = 0;
     int64_t macs = 0;
     std::map<std::string, int64_t> opHistogram;
+    /// Nodes that do multiply-accumulates whose shapes are not known, so `macs` leaves them out (by name, else
+    /// their first output).
+    std::vector<std::string> uncountedNodes;
+    /// Where the shapes behind `macs` came from: "model" (ONNX inference on import), "inference" (again, for the
+    /// concrete input shapes) or "reference run" (npuwb/ShapeLearning.h).
+    std::string shapesSource = "model";
 };
 
 /// Whether `macs` is 0 only because an input has a dim that is not a number ([?,3,?,?]): MACs are counted from
