@@ -1,5 +1,6 @@
 #include "views/graph/GraphCanvas.h"
 
+#include <QContextMenuEvent>
 #include <QGraphicsScene>
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -87,11 +88,49 @@ void GraphCanvas::mousePressEvent(QMouseEvent* event) {
 void GraphCanvas::mouseReleaseEvent(QMouseEvent* event) {
     QGraphicsView::mouseReleaseEvent(event);
     if (event->button() != Qt::LeftButton || (event->pos() - pressPos_).manhattanLength() > 4) return;  // a drag
-    for (QGraphicsItem* item : items(event->pos()))
+    for (QGraphicsItem* item : items(event->pos())) {
+        if (auto* block = dynamic_cast<GraphBlockItem*>(item)) {
+            emit blockClicked(block->block());
+            return;
+        }
         if (auto* node = dynamic_cast<GraphNodeItem*>(item)) {
             emit nodeClicked(node->index());
             return;
         }
+    }
+}
+
+void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* event) {
+    if (event->button() == Qt::LeftButton)
+        for (QGraphicsItem* item : items(event->pos())) {  // topmost first: a node inside a frame is passed over
+            if (auto* block = dynamic_cast<GraphBlockItem*>(item)) {
+                emit blockToggleRequested(block->block());
+                return;
+            }
+            if (auto* frame = dynamic_cast<GraphBlockFrameItem*>(item)) {
+                emit blockToggleRequested(frame->block());
+                return;
+            }
+        }
+    QGraphicsView::mouseDoubleClickEvent(event);
+}
+
+void GraphCanvas::contextMenuEvent(QContextMenuEvent* event) {
+    for (QGraphicsItem* item : items(event->pos())) {
+        if (auto* block = dynamic_cast<GraphBlockItem*>(item)) {
+            emit blockMenuRequested(-1, block->block(), event->globalPos());
+            return;
+        }
+        if (auto* node = dynamic_cast<GraphNodeItem*>(item)) {
+            emit blockMenuRequested(node->index(), -1, event->globalPos());
+            return;
+        }
+        if (auto* frame = dynamic_cast<GraphBlockFrameItem*>(item)) {
+            emit blockMenuRequested(-1, frame->block(), event->globalPos());
+            return;
+        }
+    }
+    emit blockMenuRequested(-1, -1, event->globalPos());
 }
 
 void GraphCanvas::scrollContentsBy(int dx, int dy) {

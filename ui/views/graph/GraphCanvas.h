@@ -1,7 +1,8 @@
 #pragma once
 // The Graph view's zoomable canvas and its minimap. The canvas zooms with the wheel (around the cursor) and +/-/0,
-// pans by dragging, and turns arrow keys and Tab into moves along edges (the view decides where they lead). The
-// minimap shows the whole scene with the canvas's visible part; clicking or dragging it moves the canvas there.
+// pans by dragging, double-click toggles a repeated block, and turns arrow keys and Tab into moves along edges (the
+// view decides where they lead). The minimap shows the whole scene with the canvas's visible part; clicking or
+// dragging it moves the canvas there.
 #include <QGraphicsView>
 #include <QPixmap>
 #include <QTransform>
@@ -21,6 +22,11 @@ public:
 
 signals:
     void nodeClicked(int node);
+    void blockClicked(int block);
+    /// Double-click on a collapsed block's box or an expanded block's frame (or a node inside it).
+    void blockToggleRequested(int block);
+    /// Right-click on a node (`node` >= 0), a collapsed block's box or an expanded block's frame (`block` >= 0).
+    void blockMenuRequested(int node, int block, const QPoint& globalPos);
     void moveRequested(GraphMove move);
     /// The visible part of the scene changed (scroll, zoom, resize): the minimap follows.
     void viewportMoved();
@@ -31,6 +37,8 @@ protected:
     void wheelEvent(QWheelEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
     void scrollContentsBy(int dx, int dy) override;
     void resizeEvent(QResizeEvent* event) override;
 

@@ -102,6 +102,8 @@ QString metricTitle(GraphMetric metric) {
 
 QColor missingMetricColor() { return QColor(0xd9, 0xd9, 0xd9); }
 
+QColor heatColor(double t) { return heat(t); }
+
 QHash<QString, const LayerRow*> rowsByNode(const Report& report) {
     QHash<QString, const LayerRow*> rows;
     for (const LayerRow& row : report.layers) {

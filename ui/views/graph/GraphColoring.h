@@ -40,6 +40,8 @@ struct NodeColors {
 
 /// The colour of nodes without a value.
 QColor missingMetricColor();
+/// The numeric metrics' scale, 0 (pale yellow) to 1 (dark red).
+QColor heatColor(double t);
 /// The report row of each layer name, fused nodes mapping to their layer's row.
 QHash<QString, const LayerRow*> rowsByNode(const Report& report);
 NodeColors colorNodes(const GraphData& data, GraphMetric metric, const MetricSources& sources);

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/Format.h"
+
 namespace npuwb::ui {
 namespace {
 
@@ -80,14 +82,18 @@ void GraphNodeItem::setSearchHit(bool hit) {
 
 QRectF GraphNodeItem::boundingRect() const { return box_.adjusted(-4, -4, 4, 4); }
 
-void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
-    const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
-    const bool io = kind_ != GraphNodeInfo::Kind::Op;
+QPen GraphNodeItem::outlinePen(double lod) const {
     QPen pen(current_ ? QColor(0x00, 0x66, 0xff) : searchHit_ ? QColor(0xff, 0x00, 0xcc) : QColor(0x55, 0x55, 0x55));
     pen.setWidthF(current_ || marked_ || searchHit_ ? 3.0 : 1.0);
     if (marked_ && !current_) pen.setColor(QColor(0x33, 0x99, 0xff));
     pen.setCosmetic(lod < 0.5);  // far out, a 1-unit pen would vanish
-    painter->setPen(pen);
+    return pen;
+}
+
+void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
+    const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    const bool io = kind_ != GraphNodeInfo::Kind::Op;
+    painter->setPen(outlinePen(lod));
     painter->setBrush(io ? QColor(0xee, 0xee, 0xee) : fill_);
     if (lod < 0.25) {  // far out: boxes only
         painter->drawRect(box_);
@@ -152,6 +158,86 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
     painter->drawPath(path());
     painter->setBrush(pen().color());
     painter->drawPolygon(arrow_);
+}
+
+namespace {
+constexpr double kStackOffset = 4.0;  // the cards behind a block's box
+
+QStringList blockLines(const GraphBlock& block) {
+    QStringList lines{block.title, QObject::tr("%n nodes", nullptr, int(block.members.size()))};
+    QStringList figures;
+    if (block.macs > 0)  // "+": some members' shapes were unknown
+        figures << QObject::tr("%1 MACs%2").arg(formatCount(block.macs),
+                                               block.macsComplete ? QString() : QStringLiteral("+"));
+    if (block.params > 0) figures << QObject::tr("%1 params").arg(formatCount(block.params));
+    if (!figures.isEmpty()) lines << figures.join(QStringLiteral(" · "));
+    return lines;
+}
+}  // namespace
+
+QSizeF GraphBlockItem::sizeFor(const GraphBlock& block, const QFont& font) {
+    const QFontMetricsF plain(font), bold(boldOf(font));
+    const QStringList lines = blockLines(block);
+    double width = bold.horizontalAdvance(lines.first());
+    for (qsizetype i = 1; i < lines.size(); ++i) width = std::max(width, plain.horizontalAdvance(lines[i]));
+    // Wider than a node, so the stack reads as a block; the title is elided past kMaxWidth like a node's name.
+    return {std::clamp(width + 3 * kPadding + kStackOffset * 2, 120.0, kMaxWidth + 60),
+            lines.size() * plain.height() + 2 * kPadding + kStackOffset * 2};
+}
+
+GraphBlockItem::GraphBlockItem(int block, const GraphBlock& info, QSizeF size, const QFont& font)
+    : GraphNodeItem(-1 - block, GraphNodeInfo{GraphNodeInfo::Kind::Op, info.title, QString(), -1, {}}, size, font),
+      lines_(blockLines(info)) {
+    setToolTip(QObject::tr("<b>%1</b><br>%2<br>Double-click to expand")
+                   .arg(info.prefix.toHtmlEscaped(), lines_.mid(1).join(QStringLiteral("<br>")).toHtmlEscaped()));
+}
+
+void GraphBlockItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
+    const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    const QRectF front = box_.adjusted(0, 0, -2 * kStackOffset, -2 * kStackOffset);
+    QPen back(QColor(0x55, 0x55, 0x55), 1.0);
+    back.setCosmetic(lod < 0.5);
+    painter->setPen(back);
+    painter->setBrush(fill_.isValid() ? fill_.darker(115) : QColor(0xcc, 0xcc, 0xcc));
+    for (int card = 2; card >= 1; --card) painter->drawRect(front.translated(card * kStackOffset, card * kStackOffset));
+    painter->setPen(outlinePen(lod));
+    painter->setBrush(fill_.isValid() ? fill_ : QColor(0xdd, 0xe6, 0xf0));
+    if (lod < 0.25) {
+        painter->drawRect(front);
+        return;
+    }
+    painter->drawRoundedRect(front, 4.0, 4.0);
+    painter->setPen(fill_.isValid() && fill_.lightnessF() < 0.5 ? Qt::white : Qt::black);
+    const QRectF inner = front.adjusted(kPadding, kPadding / 2, -kPadding, -kPadding / 2);
+    const double line = inner.height() / std::max<qsizetype>(1, lines_.size());
+    for (qsizetype i = 0; i < lines_.size(); ++i) {
+        painter->setFont(i == 0 ? boldOf(font_) : font_);
+        const QRectF row(inner.left(), inner.top() + i * line, inner.width(), line);
+        const QFontMetricsF m(painter->font());
+        painter->drawText(row, Qt::AlignCenter, m.elidedText(lines_[i], Qt::ElideMiddle, row.width()));
+    }
+}
+
+GraphBlockFrameItem::GraphBlockFrameItem(int block, const QRectF& around, const QString& title, const QFont& font)
+    : QGraphicsRectItem(around.adjusted(-12, -QFontMetricsF(font).height() - 10, 12, 12)),
+      block_(block),
+      title_(title),
+      font_(font) {
+    setPen(QPen(QColor(0x6a, 0x51, 0xa3), 1.5, Qt::DashDotLine));
+    setBrush(QColor(0x6a, 0x51, 0xa3, 12));
+    setZValue(-1);  // under fused layers' boxes
+    setToolTip(QObject::tr("Block %1: double-click to collapse").arg(title));
+}
+
+void GraphBlockFrameItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) {
+    QGraphicsRectItem::paint(painter, option, widget);
+    if (option->levelOfDetailFromTransform(painter->worldTransform()) < 0.25) return;
+    QFont bold = boldOf(font_);
+    painter->setFont(bold);
+    painter->setPen(QColor(0x6a, 0x51, 0xa3));
+    const QRectF r = rect().adjusted(8, 4, -8, 0);
+    painter->drawText(r, Qt::AlignLeft | Qt::AlignTop,
+                      QFontMetricsF(bold).elidedText(title_, Qt::ElideMiddle, r.width()));
 }
 
 GraphGroupItem::GraphGroupItem(const QRectF& around, const QString& title, const QFont& font)

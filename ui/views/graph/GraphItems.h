@@ -1,7 +1,7 @@
 #pragma once
 // The Graph view's scene items: a node box (op type over name, fill by the chosen metric), an edge with its arrow
-// (tooltip: the values and their shapes) and a fused layer's group box. Zoomed far out, nodes skip their text so
-// that big graphs still paint quickly.
+// (tooltip: the values and their shapes), a fused layer's group box, and a collapsed block's box or an expanded
+// block's frame. Zoomed far out, nodes skip their text so that big graphs still paint quickly.
 #include <QColor>
 #include <QFont>
 #include <QFontMetricsF>
@@ -12,6 +12,7 @@
 
 #include <vector>
 
+#include "views/graph/GraphBlocks.h"
 #include "views/graph/GraphData.h"
 
 namespace npuwb::ui {
@@ -51,7 +52,10 @@ public:
     QRectF boundingRect() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
-private:
+protected:
+    /// The box's outline in the state's pen (current, marked, search hit), far out with a cosmetic pen.
+    QPen outlinePen(double lod) const;
+
     int index_;
     GraphNodeInfo::Kind kind_;
     QString opType_, name_;
@@ -71,6 +75,33 @@ public:
 
 private:
     QPolygonF arrow_;
+};
+
+/// A collapsed repeated block (GraphBlocks): one box standing for its nodes, drawn as a stack of cards with its
+/// name, node count, parameters and MACs. index() is -1 - the block's index.
+class GraphBlockItem : public GraphNodeItem {
+public:
+    GraphBlockItem(int block, const GraphBlock& info, QSizeF size, const QFont& font);
+    static QSizeF sizeFor(const GraphBlock& info, const QFont& font);
+    int block() const { return -1 - index(); }
+    QStringList lines() const { return lines_; }
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+private:
+    QStringList lines_;
+};
+
+/// An expanded block's outline around its nodes (while other blocks are collapsed): double-click collapses it.
+class GraphBlockFrameItem : public QGraphicsRectItem {
+public:
+    GraphBlockFrameItem(int block, const QRectF& around, const QString& title, const QFont& font);
+    int block() const { return block_; }
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+private:
+    int block_;
+    QString title_;
+    QFont font_;
 };
 
 /// A fused layer (LayerRow::fusedNodes): a dashed box around its nodes, its layer name on top.

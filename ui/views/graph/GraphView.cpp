@@ -1,5 +1,6 @@
 #include "views/graph/GraphView.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -13,6 +14,7 @@
 #include <QShortcut>
 #include <QSplitter>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -44,7 +46,8 @@ GraphView::GraphView(Workbench& workbench, QWidget* parent)
       metric_(new QComboBox(this)),
       search_(new QLineEdit(this)),
       hitsLabel_(new QLabel(this)),
-      cancel_(new QPushButton(tr("Cancel"), this)) {
+      cancel_(new QPushButton(tr("Cancel"), this)),
+      collapseAction_(new QAction(tr("Collapse Blocks"), this)) {
     scene_->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
     canvas_->setScene(scene_);
     minimap_->setFixedHeight(170);
@@ -66,6 +69,16 @@ GraphView::GraphView(Workbench& workbench, QWidget* parent)
     search_->setMinimumWidth(260);
     cancel_->setObjectName(QStringLiteral("graphCancel"));
     cancel_->hide();
+    collapseAction_->setObjectName(QStringLiteral("graphCollapseBlocks"));
+    collapseAction_->setCheckable(true);
+    collapseAction_->setEnabled(false);
+    collapseAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
+    collapseAction_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    collapseAction_->setToolTip(tr("Collapse every repeated block to one box, or expand them all (Ctrl+Shift+B); "
+                                   "double-click a block or use its context menu for one"));
+    addAction(collapseAction_);
+    auto* blocksButton = new QToolButton(this);
+    blocksButton->setDefaultAction(collapseAction_);
     auto* fit = new QPushButton(tr("Fit"), this);
     fit->setToolTip(tr("Show the whole graph (0); zoom with the wheel or +/-, drag to pan"));
 
@@ -76,6 +89,7 @@ GraphView::GraphView(Workbench& workbench, QWidget* parent)
     header->addWidget(metric_);
     header->addWidget(search_);
     header->addWidget(hitsLabel_);
+    header->addWidget(blocksButton);
     header->addWidget(fit);
     auto* side = new QWidget(this);
     auto* sideLayout = new QVBoxLayout(side);
@@ -114,9 +128,17 @@ GraphView::GraphView(Workbench& workbench, QWidget* parent)
         search_->selectAll();
     });
     connect(canvas_, &GraphCanvas::nodeClicked, this, &GraphView::onNodeClicked);
+    connect(canvas_, &GraphCanvas::blockClicked, this, &GraphView::onBlockClicked);
+    connect(canvas_, &GraphCanvas::blockToggleRequested, this,
+            [this](int block) { setBlockCollapsed(block, !isBlockCollapsed(block)); });
+    connect(canvas_, &GraphCanvas::blockMenuRequested, this, &GraphView::onBlockMenu);
+    connect(collapseAction_, &QAction::triggered, this, &GraphView::setAllBlocksCollapsed);
     connect(canvas_, &GraphCanvas::moveRequested, this, &GraphView::onMove);
 
-    connect(&workbench, &Workbench::modelLoaded, this, &GraphView::onModelChanged);
+    connect(&workbench, &Workbench::modelLoaded, this, [this] {
+        freshModel_ = true;
+        onModelChanged();
+    });
     connect(&workbench, &Workbench::modelChanged, this, &GraphView::onModelChanged);
     connect(&workbench, &Workbench::reportChanged, this, &GraphView::onGroupsMaybeChanged);
     connect(&workbench, &Workbench::estimateChanged, this, &GraphView::onGroupsMaybeChanged);
@@ -146,9 +168,13 @@ void GraphView::onModelChanged() {
     minimap_->clear();
     items_.clear();
     groups_.clear();
+    blockItems_.clear();
+    blockFrames_.clear();
     nodeSizes_.clear();
     groupCount_ = 0;
-    current_ = -1;
+    current_ = currentBlock_ = focusNode_ = focusBlock_ = -1;
+    const bool fresh = std::exchange(freshModel_, false);
+    const QSet<QString> collapsedBefore = collapsedPrefixes();
     hits_.clear();
     properties_->showNode(data_, -1, {});
     const auto loaded = workbench().loadedModel();
@@ -156,6 +182,7 @@ void GraphView::onModelChanged() {
         ++buildGeneration_;
         buildPending_ = startWhenBuilt_ = false;
         data_ = GraphData();
+        applyBlockState(true, {});
         status_->setText(
             loaded ? tr("%1 is a compiled model: it has no ONNX graph to draw").arg(QFileInfo(loaded->path).fileName())
                    : tr("Open a model to see its graph"));
@@ -164,12 +191,14 @@ void GraphView::onModelChanged() {
     // The graph's data (names, edges, lookups) is built in an event loop turn of its own: on a 10,000-node model it
     // takes tens of ms, which added to the other views' reaction to the new model froze the window > 100 ms.
     data_ = GraphData();
+    applyBlockState(true, {});
     buildPending_ = true;
     status_->setText(tr("Reading the graph …"));
-    QTimer::singleShot(0, this, [this, generation = ++buildGeneration_, model = loaded->model] {
+    QTimer::singleShot(0, this, [this, generation = ++buildGeneration_, model = loaded->model, fresh, collapsedBefore] {
         if (generation != buildGeneration_) return;  // another model came meanwhile
         buildPending_ = false;
         data_ = buildGraphData(model);
+        applyBlockState(fresh, collapsedBefore);
         layoutPending_ = true;
         if (isVisible() || std::exchange(startWhenBuilt_, false))
             startLayout();
@@ -184,7 +213,7 @@ void GraphView::onGroupsMaybeChanged() {
     // Fused groups are laid out as clusters: a new set of groups needs a new layout (not for big graphs, whose
     // cheap layout draws group boxes without them).
     if (!data_.model || job_->isRunning() || drawing_ || fusedGroups() == layoutGroups_) return;
-    if (int(data_.nodes.size()) >= job_->largeGraphNodes()) {
+    if (int(folded_.units.size()) >= job_->largeGraphNodes()) {
         if (!items_.empty()) drawGroupsAndFit();  // keep positions, redraw group boxes
         return;
     }
@@ -218,17 +247,36 @@ void GraphView::startLayout() {
     drawing_ = false;
     layoutPending_ = false;
     if (!data_.model) return;
+    folded_ = foldGraph(data_, blocks_, collapsed_);
     auto request = std::make_shared<LayoutRequest>();
-    request->nodes.reserve(data_.nodes.size());
+    request->nodes.reserve(folded_.units.size());
     GraphNodeItem::Sizer sizeOf(font());
-    for (const GraphNodeInfo& node : data_.nodes) request->nodes.push_back(sizeOf(node));
+    for (const int unit : folded_.units) {
+        if (unit < 0) {
+            request->nodes.push_back(GraphBlockItem::sizeFor(blocks_.blocks[size_t(-1 - unit)], font()));
+            continue;
+        }
+        GraphNodeInfo shown = data_.nodes[size_t(unit)];
+        shown.name = shownName(unit);
+        request->nodes.push_back(sizeOf(shown));
+    }
     nodeSizes_ = request->nodes;  // what the drawing uses too
-    for (const GraphEdgeInfo& edge : data_.edges) request->edges.push_back({edge.from, edge.to});
+    for (const FoldedGraph::Edge& edge : folded_.edges) request->edges.push_back({edge.from, edge.to});
+    // Expanded blocks among collapsed ones are clusters, so their frames hold only their own nodes; a fused layer
+    // keeps its cluster where it does not cross one (dot's clusters here are disjoint, the first one wins).
+    if (folded_.blockUnits > 0)
+        for (size_t b = 0; b < blocks_.blocks.size(); ++b) {
+            if (collapsed_[b]) continue;
+            std::vector<int> members;
+            for (int node : blocks_.blocks[b].members) members.push_back(folded_.unitOfNode[size_t(node)]);
+            request->groups.push_back(std::move(members));
+        }
     layoutGroups_ = fusedGroups();
     for (const QStringList& group : layoutGroups_) {
         std::vector<int> members;
         for (const QString& name : group)
-            if (const int node = data_.nodeOfName.value(name, -1); node >= 0) members.push_back(node);
+            if (const int node = data_.nodeOfName.value(name, -1); node >= 0 && !folded_.hidden(node))
+                members.push_back(folded_.unitOfNode[size_t(node)]);
         if (members.size() > 1) request->groups.push_back(std::move(members));
     }
     const bool large = int(request->nodes.size()) >= job_->largeGraphNodes();
@@ -258,10 +306,12 @@ void GraphView::onLayoutFinished(std::shared_ptr<const LayoutResult> result, qin
     cancel_->hide();
     drawClock_.start();
     scene_->clear();
-    items_.clear();
+    items_.assign(data_.nodes.size(), nullptr);
+    blockItems_.assign(blocks_.blocks.size(), nullptr);
     groups_.clear();
+    blockFrames_.clear();
     drawing_ = true;
-    status_->setText(tr("Drawing %1 nodes …").arg(data_.nodes.size()));
+    status_->setText(tr("Drawing %1 nodes …").arg(folded_.units.size()));
     addItemsInTurns(std::move(result), elapsedMs, 0, drawGeneration_);
 }
 
@@ -271,24 +321,47 @@ void GraphView::addItemsInTurns(std::shared_ptr<const LayoutResult> result, qint
     // Node boxes first, then edges; a few hundred items per event loop turn keep the window answering (a
     // 10,000-node graph built in one go blocked it for a few hundred ms).
     constexpr size_t kItemsPerTurn = 500;
-    const size_t nodes = data_.nodes.size();
-    const size_t total = nodes + data_.edges.size();
+    const size_t nodes = folded_.units.size();
+    const size_t total = nodes + folded_.edges.size();
     const size_t to = std::min(total, from + kItemsPerTurn);
     for (size_t i = from; i < to; ++i) {
         if (i < nodes) {
-            const QSizeF size = i < nodeSizes_.size() ? nodeSizes_[i] : GraphNodeItem::sizeFor(data_.nodes[i], font());
-            auto* item = new GraphNodeItem(int(i), data_.nodes[i], size, font());
+            const int unit = folded_.units[i];
+            const QSizeF size = i < nodeSizes_.size() ? nodeSizes_[i] : QSizeF(64, 32);
+            GraphNodeItem* item = nullptr;
+            if (unit >= 0) {
+                const GraphNodeInfo& info = data_.nodes[size_t(unit)];
+                GraphNodeInfo shown = info;
+                shown.name = shownName(unit);
+                item = items_[size_t(unit)] = new GraphNodeItem(unit, shown, size, font());
+                if (shown.name != info.name)  // the tooltip names it in full
+                    item->setToolTip(QStringLiteral("<b>%1</b><br>%2").arg(info.opType.toHtmlEscaped(),
+                                                                          info.name.toHtmlEscaped()));
+            } else {
+                const int block = -1 - unit;
+                item = blockItems_[size_t(block)] =
+                    new GraphBlockItem(block, blocks_.blocks[size_t(block)], size, font());
+            }
             item->setPos(i < result->centers.size() ? result->centers[i] : QPointF());
             scene_->addItem(item);
-            items_.push_back(item);
             continue;
         }
         const size_t e = i - nodes;
         if (e >= result->edgeRoutes.size() || result->edgeRoutes[e].empty()) continue;
         auto* edge = new GraphEdgeItem(result->edgeRoutes[e], result->splines);
+        // A block's edge may stand for many values: the first few are listed.
+        constexpr int kListedValues = 12;
         QStringList tip;
-        for (const QString& value : data_.edges[e].values)
-            tip << QStringLiteral("%1: %2").arg(value, describeValue(data_.graph(), value.toStdString()));
+        int more = 0;
+        for (const int dataEdge : folded_.edges[e].dataEdges)
+            for (const QString& value : data_.edges[size_t(dataEdge)].values) {
+                if (tip.size() >= kListedValues) {
+                    ++more;
+                    continue;
+                }
+                tip << QStringLiteral("%1: %2").arg(value, describeValue(data_.graph(), value.toStdString()));
+            }
+        if (more > 0) tip << tr("… and %n more", nullptr, more);
         edge->setToolTip(tip.join(QLatin1Char('\n')));
         scene_->addItem(edge);
     }
@@ -304,9 +377,15 @@ void GraphView::addItemsInTurns(std::shared_ptr<const LayoutResult> result, qint
 
 void GraphView::showLaidOut(const LayoutResult& result, qint64 layoutMs) {
     drawGroupsAndFit();
-    const bool large = int(data_.nodes.size()) >= job_->largeGraphNodes();
-    QString text = tr("%1 nodes, %2 edges; %3 %4 ms, drawn %5 ms")
+    const bool large = int(folded_.units.size()) >= job_->largeGraphNodes();
+    // The blocks first: a long header is cut at its end.
+    const QString blocks = blocks_.empty() ? QString()
+                                           : tr(" (%1 of %2 blocks collapsed)")
+                                                 .arg(folded_.blockUnits)
+                                                 .arg(blocks_.blocks.size());
+    QString text = tr("%1 nodes%2, %3 edges; %4 %5 ms, drawn %6 ms")
                        .arg(data_.nodes.size())
+                       .arg(blocks)
                        .arg(data_.edges.size())
                        .arg(result.method)
                        .arg(layoutMs)
@@ -317,16 +396,20 @@ void GraphView::showLaidOut(const LayoutResult& result, qint64 layoutMs) {
     // Start readable at the top (Netron style) when the whole graph would be too small to read.
     canvas_->resetTransform();
     canvas_->fit();
-    if (canvas_->zoom() < 0.5 && !items_.empty()) {
+    const GraphNodeItem* first = nullptr;  // the top box
+    for (const GraphNodeItem* item : items_)
+        if (item && (!first || item->y() < first->y())) first = item;
+    for (const GraphNodeItem* item : blockItems_)
+        if (item && (!first || item->y() < first->y())) first = item;
+    if (canvas_->zoom() < 0.5 && first) {
         canvas_->resetTransform();
         canvas_->zoomBy(0.8 / canvas_->zoom());
         // Under the first node, not the middle of the bounding box: a wide or slanting layout would show nothing.
-        const GraphNodeItem* first = *std::min_element(
-            items_.begin(), items_.end(), [](const GraphNodeItem* a, const GraphNodeItem* b) { return a->y() < b->y(); });
         const double top = scene_->sceneRect().top() + 40;  // the items' bounding rect, as drawGroupsAndFit set it
         canvas_->centerOn(first->x(), top + canvas_->viewport()->height() / 2.0 / canvas_->zoom());
     }
     followSelection(workbench().selection()->selectedNodes());
+    showFocus();
     emit layoutShown();
     emit layoutEnded();
 }
@@ -344,11 +427,17 @@ void GraphView::drawGroupsAndFit() {
         scene_->addItem(groups_.back());
     }
     groupCount_ = int(groups_.size());
+    drawBlockFrames();
     // The bounds from our own lists: the scene's itemsBoundingRect walks every item through its index (tens of ms
     // for a 10,000-node graph). Edges run between the boxes; the margin covers a spline's bulge.
     QRectF bounds;
-    for (const GraphNodeItem* item : items_) bounds = bounds.united(item->sceneBoundingRect());
+    for (const GraphNodeItem* item : items_)
+        if (item) bounds = bounds.united(item->sceneBoundingRect());
+    for (const GraphNodeItem* item : blockItems_)
+        if (item) bounds = bounds.united(item->sceneBoundingRect());
     for (const GraphGroupItem* group : groups_) bounds = bounds.united(group->sceneBoundingRect());
+    for (const GraphBlockFrameItem* frame : blockFrames_)
+        if (frame) bounds = bounds.united(frame->sceneBoundingRect());
     if (bounds.isNull()) bounds = scene_->itemsBoundingRect();  // no boxes: a message or nothing
     scene_->setSceneRect(bounds.adjusted(-40, -40, 40, 40));
     recolor();
@@ -368,23 +457,48 @@ MetricSources GraphView::sources() const {
 void GraphView::recolor() {
     if (!data_.model) return;
     colors_ = colorNodes(data_, metric(), sources());
-    for (size_t v = 0; v < items_.size() && v < colors_.colors.size(); ++v) items_[v]->setFill(colors_.colors[v]);
-    // The shared filter dims the nodes it rejects; they stay in place so the graph keeps its shape.
+    for (size_t v = 0; v < items_.size() && v < colors_.colors.size(); ++v)
+        if (items_[v]) items_[v]->setFill(colors_.colors[v]);
+    blockColors_ = blockColors(data_, blocks_, metric(), sources(), colors_, &blockNote_);
+    for (size_t b = 0; b < blockItems_.size() && b < blockColors_.size(); ++b)
+        if (blockItems_[b]) blockItems_[b]->setFill(blockColors_[b]);
+    // The shared filter dims the nodes it rejects; they stay in place so the graph keeps its shape. A block is dimmed
+    // when none of its nodes match.
     const auto estimate = workbench().lastEstimate();
     const std::vector<bool> matches = nodesMatchingFilter(data_, *workbench().layerFilter(), workbench().lastReport(),
                                                           estimate ? &estimate->report : nullptr);
-    for (size_t v = 0; v < items_.size() && v < matches.size(); ++v) items_[v]->setOpacity(matches[v] ? 1.0 : 0.2);
+    for (size_t v = 0; v < items_.size() && v < matches.size(); ++v)
+        if (items_[v]) items_[v]->setOpacity(matches[v] ? 1.0 : 0.2);
+    for (size_t b = 0; b < blockItems_.size(); ++b) {
+        if (!blockItems_[b]) continue;
+        const auto& members = blocks_.blocks[b].members;
+        const bool any = std::any_of(members.begin(), members.end(),
+                                     [&](int v) { return size_t(v) < matches.size() && matches[size_t(v)]; });
+        blockItems_[b]->setOpacity(any ? 1.0 : 0.2);
+    }
     showLegend();
     minimap_->refit();
 }
 
-void GraphView::showLegend() { legend_->setText(legendHtml(metric(), colors_)); }
+void GraphView::showLegend() {
+    QString html = legendHtml(metric(), colors_);
+    if (folded_.blockUnits > 0 && !blockNote_.isEmpty())
+        html += QStringLiteral("&nbsp;&nbsp;&nbsp;%1").arg(blockNote_.toHtmlEscaped());
+    legend_->setText(html);
+}
+
+void GraphView::clearCurrent() {
+    if (GraphNodeItem* old = drawnItem(current_)) old->setCurrent(false);
+    if (GraphNodeItem* old = blockItem(currentBlock_)) old->setCurrent(false);
+    current_ = currentBlock_ = -1;
+}
 
 void GraphView::setCurrent(int node, bool centre) {
-    if (GraphNodeItem* old = nodeItem(current_)) old->setCurrent(false);
+    clearCurrent();
     siblingsOf_ = -1;
     current_ = node;
-    if (GraphNodeItem* item = nodeItem(node)) {
+    // A node in a collapsed block: its block's box stands for it (the panel still shows the node).
+    if (GraphNodeItem* item = drawnItem(node)) {
         item->setCurrent(true);
         if (centre)
             canvas_->centerOn(item);
@@ -396,7 +510,11 @@ void GraphView::setCurrent(int node, bool centre) {
 }
 
 void GraphView::refreshProperties() {
-    if (data_.model) properties_->showNode(data_, current_, sources());
+    if (!data_.model) return;
+    if (currentBlock_ >= 0 && size_t(currentBlock_) < blocks_.blocks.size())
+        properties_->showBlock(data_, blocks_.blocks[size_t(currentBlock_)], sources());
+    else
+        properties_->showNode(data_, current_, sources());
 }
 
 void GraphView::publish(int node) {
@@ -418,12 +536,15 @@ void GraphView::onNodeClicked(int node) {
 }
 
 void GraphView::followSelection(const QStringList& names) {
-    for (GraphNodeItem* item : items_) item->setMarked(false);
+    for (GraphNodeItem* item : items_)
+        if (item) item->setMarked(false);
+    for (GraphNodeItem* item : blockItems_)
+        if (item) item->setMarked(false);
     int first = -1;
     for (const QString& name : names)
         if (const int node = data_.nodeOfName.value(name, -1); node >= 0) {
             if (first < 0) first = node;
-            if (GraphNodeItem* item = nodeItem(node)) item->setMarked(true);
+            if (GraphNodeItem* item = drawnItem(node)) item->setMarked(true);
         }
     if (publishing_) return;  // our own click: the node is current already, the canvas stays put
     setCurrent(first, true);
@@ -441,7 +562,7 @@ void GraphView::onMove(GraphCanvas::Move move) {
 
 void GraphView::onSearchChanged(const QString& text) {
     for (int hit : hits_)
-        if (GraphNodeItem* item = nodeItem(hit)) item->setSearchHit(false);
+        if (GraphNodeItem* item = drawnItem(hit)) item->setSearchHit(false);
     hits_.clear();
     hit_ = -1;
     const QString needle = text.trimmed();
@@ -450,8 +571,8 @@ void GraphView::onSearchChanged(const QString& text) {
             if (data_.nodes[v].name.contains(needle, Qt::CaseInsensitive) ||
                 data_.nodes[v].opType.compare(needle, Qt::CaseInsensitive) == 0)
                 hits_.push_back(int(v));
-    for (int hit : hits_)
-        if (GraphNodeItem* item = nodeItem(hit)) item->setSearchHit(true);
+    for (int hit : hits_)  // a hit inside a collapsed block lights its box
+        if (GraphNodeItem* item = drawnItem(hit)) item->setSearchHit(true);
     hitsLabel_->setText(needle.isEmpty() ? QString() : tr("%n hit(s)", nullptr, int(hits_.size())));
 }
 

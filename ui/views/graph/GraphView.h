@@ -2,20 +2,25 @@
 // The Graph tab: the open model as a node-link diagram laid out by Graphviz dot (a child process, jobs/
 // GraphLayoutJob), nodes coloured by a metric of the last run or estimate, fused layers as group boxes, a minimap,
 // search by name or op type, keyboard moves along edges and a properties panel. It selects through the shared
-// LayerSelection and follows it, so a layer picked in any tab is centred here.
+// LayerSelection and follows it, so a layer picked in any tab is centred here. Repeated blocks found in the node
+// names (GraphBlocks) can be collapsed to one box each: by default on big models; the state survives relayouts and
+// edits of the model.
 #include <QElapsedTimer>
 #include <QHash>
 #include <QPointer>
+#include <QSet>
 
 #include <memory>
 #include <vector>
 
 #include "core/WorkbenchView.h"
 #include "models/GraphLayout.h"
+#include "views/graph/GraphBlocks.h"
 #include "views/graph/GraphCanvas.h"
 #include "views/graph/GraphColoring.h"
 #include "views/graph/GraphData.h"
 
+class QAction;
 class QComboBox;
 class QGraphicsScene;
 class QLabel;
@@ -26,6 +31,8 @@ class QSplitter;
 namespace npuwb::ui {
 
 class GraphLayoutJob;
+class GraphBlockFrameItem;
+class GraphBlockItem;
 class GraphGroupItem;
 class GraphNodeItem;
 class NodeProperties;
@@ -52,9 +59,28 @@ public:
     QLabel* legendLabel() const { return legend_; }
     const GraphData& graphData() const { return data_; }
     const NodeColors& nodeColors() const { return colors_; }
-    /// The drawn node of GraphData node `index`, nullptr before a layout is shown.
+    /// The drawn node of GraphData node `index`, nullptr before a layout is shown or while it is in a collapsed
+    /// block.
     GraphNodeItem* nodeItem(int index) const;
     int nodeItemCount() const { return int(items_.size()); }
+    /// The box drawing `index`: its own, or its collapsed block's.
+    GraphNodeItem* drawnItem(int index) const;
+
+    // Repeated blocks
+    const GraphBlocks& blocks() const { return blocks_; }
+    bool isBlockCollapsed(int block) const;
+    /// Collapses or expands one block, or all, and lays the graph out again.
+    void setBlockCollapsed(int block, bool collapsed);
+    void setAllBlocksCollapsed(bool collapsed);
+    /// A collapsed block's box, nullptr when expanded or not drawn yet.
+    GraphBlockItem* blockItem(int block) const;
+    /// Boxes on the canvas: nodes outside collapsed blocks plus one per collapsed block.
+    int drawnBoxCount() const;
+    /// The outline of an expanded block while others are collapsed, else nullptr.
+    GraphBlockFrameItem* blockFrame(int block) const;
+    int currentBlock() const { return currentBlock_; }
+    /// Collapse (checked) or expand all blocks, Ctrl+Shift+B.
+    QAction* collapseBlocksAction() const { return collapseAction_; }
     int groupCount() const { return groupCount_; }
     int currentNode() const { return current_; }
     const std::vector<int>& searchHits() const { return hits_; }
@@ -86,7 +112,20 @@ private:
     MetricSources sources() const;
     std::vector<QStringList> fusedGroups() const;
     void setCurrent(int node, bool centre);
+    void clearCurrent();
     void onNodeClicked(int node);
+    void onBlockClicked(int block);
+    void onBlockMenu(int node, int block, const QPoint& globalPos);
+    /// After a new model's data: which blocks start collapsed (a new model: all when big; an edit: as before).
+    void applyBlockState(bool fresh, const QSet<QString>& collapsedBefore);
+    QSet<QString> collapsedPrefixes() const;
+    void updateCollapseAction();
+    void relayoutForBlocks(int focusNode, int focusBlock);
+    /// Brings focusBlock_ (else focusNode_) into view after a relayout.
+    void showFocus();
+    /// A node's name as its box shows it: inside an outlined (expanded) block, after the block's scope.
+    QString shownName(int node) const;
+    void drawBlockFrames();
     void publish(int node);
     void followSelection(const QStringList& names);
     void onMove(GraphCanvas::Move move);
@@ -113,6 +152,18 @@ private:
     std::vector<QSizeF> nodeSizes_;  // each node's box, as the layout was asked with
     std::vector<QStringList> layoutGroups_;  // the fused groups the shown (or running) layout was asked with
     std::vector<GraphGroupItem*> groups_;  // the fused layers' boxes now in the scene
+    GraphBlocks blocks_;
+    std::vector<bool> collapsed_;         // per block
+    FoldedGraph folded_;                  // what the shown (or running) layout draws
+    std::vector<GraphBlockItem*> blockItems_;        // per block: its box while collapsed
+    std::vector<GraphBlockFrameItem*> blockFrames_;  // per block: its outline while expanded among collapsed ones
+    std::vector<QColor> blockColors_;
+    QString blockNote_;  // how the blocks are coloured, for the legend
+    QAction* collapseAction_;
+    int currentBlock_ = -1;
+    int focusNode_ = -1;   // centred once the next layout is shown (the current node when all blocks toggle)
+    int focusBlock_ = -1;  // shown from its top once the next layout is shown (a block just expanded or collapsed)
+    bool freshModel_ = false;  // the next onModelChanged is a newly opened model, not an edit
     int groupCount_ = 0;
     int current_ = -1;
     int siblingsOf_ = -1;  // the producer whose consumers Left/Right cycle through (the node Down came from)

@@ -1,13 +1,16 @@
 #include "views/graph/NodeProperties.h"
 
 #include <QHeaderView>
+#include <QMap>
 #include <QPainter>
+#include <QSet>
 #include <QStandardItemModel>
 #include <QTreeView>
 #include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "models/Format.h"
 
@@ -269,6 +272,63 @@ void NodeProperties::fill(const GraphData& data, int index, const MetricSources&
     for (const std::string& out : node.outputs)
         if (!out.empty()) addRow(outputs, QString::fromStdString(out), describeValue(graph, out));
     addWeights(graph, node);
+}
+
+void NodeProperties::showBlock(const GraphData& data, const GraphBlock& block, const MetricSources& sources) {
+    model_->removeRows(0, model_->rowCount());
+    histogram_->setData({});
+    QStandardItem* identity = section(tr("Block"));
+    addRow(identity, tr("Scope"), block.prefix);
+    addRow(identity, tr("Nodes"), QString::number(block.members.size()));
+    addRow(identity, tr("Parameters"), formatCount(block.params));
+    if (block.macs > 0)
+        addRow(identity, tr("MACs"),
+               formatCount(block.macs) + (block.macsComplete ? QString() : tr(" (some shapes unknown)")));
+    QMap<QString, int> ops;
+    std::set<int> members(block.members.begin(), block.members.end());
+    for (int v : block.members) ++ops[data.nodes[size_t(v)].opType];
+    QList<std::pair<int, QString>> byCount;
+    for (auto it = ops.begin(); it != ops.end(); ++it) byCount.append({-it.value(), it.key()});
+    std::sort(byCount.begin(), byCount.end());
+    // One row per op type: a joined list would be cut in the narrow panel.
+    QStandardItem* opTypes = section(tr("Op types"));
+    for (const auto& [count, op] : byCount) addRow(opTypes, op, QString::number(-count));
+    // Totals of the layers the block holds, each report row once (a fused layer covers several nodes).
+    auto totals = [&](const Report& report, const QString& title) {
+        const QHash<QString, const LayerRow*> rows = rowsByNode(report);
+        QSet<const LayerRow*> seen;
+        double time = 0, share = 0;
+        int64_t macs = 0;
+        for (int v : block.members)
+            if (const LayerRow* row = rows.value(data.nodes[size_t(v)].name); row && !seen.contains(row)) {
+                seen.insert(row);
+                time += std::max(0.0, row->timeUs);
+                share += std::max(0.0, row->timePercent);
+                macs += row->macs;
+            }
+        if (seen.isEmpty()) return;
+        QStandardItem* s = section(title);
+        addRow(s, tr("Layers"), QString::number(seen.size()));
+        if (time > 0) addRow(s, tr("Time"), QStringLiteral("%1 (%2 %)").arg(formatMicros(time)).arg(share, 0, 'f', 1));
+        if (macs > 0) addRow(s, tr("MACs"), formatCount(macs));
+    };
+    if (sources.run) totals(*sources.run, tr("Last run"));
+    if (sources.estimate) totals(*sources.estimate, tr("Estimate (%1)").arg(sources.estimateTarget));
+    // What crosses the block's border: its inputs and outputs as edges to the rest of the graph.
+    QStringList in, out;
+    for (const GraphEdgeInfo& edge : data.edges) {
+        const bool from = members.count(edge.from) > 0, to = members.count(edge.to) > 0;
+        if (from == to) continue;
+        for (const QString& value : edge.values) {
+            QStringList& list = to ? in : out;
+            if (!list.contains(value)) list << value;
+        }
+    }
+    QStandardItem* inputs = section(tr("Inputs"));
+    for (const QString& value : in) addRow(inputs, value, describeValue(data.graph(), value.toStdString()));
+    QStandardItem* outputs = section(tr("Outputs"));
+    for (const QString& value : out) addRow(outputs, value, describeValue(data.graph(), value.toStdString()));
+    tree_->expandAll();
 }
 
 }  // namespace npuwb::ui

@@ -1,11 +1,12 @@
 #pragma once
 // The Graph view's properties panel for the current node: identity, the layer's metrics (last run, estimate),
 // attributes, inputs and outputs with shapes and types, and a weights summary with a histogram of the largest
-// weight.
+// weight; or a collapsed block's summary.
 #include <QWidget>
 
 #include <vector>
 
+#include "views/graph/GraphBlocks.h"
 #include "views/graph/GraphColoring.h"
 #include "views/graph/GraphData.h"
 
@@ -43,6 +44,9 @@ public:
     explicit NodeProperties(QWidget* parent = nullptr);
     /// `node` -1 clears the panel.
     void showNode(const GraphData& data, int node, const MetricSources& sources);
+    /// A collapsed block: scope, node count, parameters, MACs, its op types, the last run's and estimate's totals,
+    /// and the values it takes from and gives to the rest of the graph.
+    void showBlock(const GraphData& data, const GraphBlock& block, const MetricSources& sources);
     /// Sections (Node, Last run, Estimate, Attributes, Inputs, Outputs, Weights) with Property/Value rows.
     QStandardItemModel* model() const { return model_; }
     QTreeView* tree() const { return tree_; }
