@@ -14,9 +14,11 @@ namespace npuwb {
 namespace {
 
 /// Records, by value name, the shapes the executor saw. Names, not nodes: the Session's graph is its own.
+/// Shapes are all it reads, so the learning run may hand it placeholders and skip the heavy nodes.
 class ValueShapeCollector : public ExecutionObserver {
 public:
     explicit ValueShapeCollector(std::map<std::string, Shape>& values) : values_(values) {}
+    bool acceptsPlaceholderOutputs() const override { return true; }
     void nodeFinished(size_t, const Node& node, const std::vector<const Value*>& inputs,
                       const std::vector<Value>& outputs) override {
         for (size_t i = 0; i < inputs.size() && i < node.inputs.size(); ++i)
@@ -80,7 +82,7 @@ void runOnReferenceKernels(const Model& model, const ShapeLearningOptions& o, st
     RunLimitsScope bounded(RunLimits{.maxLoopIterations = kMaxLearningLoopIterations,
                                      .loopCapReason = "shapes are learned with one reference run, which does not "
                                                       "execute unbounded loops (give the Loop a trip count)"});
-    session.run(feeds, rc);
+    session.learn(feeds, rc);
 }
 
 }  // namespace
@@ -132,7 +134,8 @@ LearnedShapes learnShapes(const Model& model, const ShapeLearningOptions& option
         learned.unresolved = std::move(missing);
         return learned;
     }
-    // One reference run; what it sees replaces inference's guesses, which can be wrong where data decides.
+    // One learning run (the nodes inference cannot type run on the reference kernels, the rest only pass their
+    // inferred shapes on); what it sees replaces inference's guesses, which can be wrong where data decides.
     std::map<std::string, Shape> seen;
     runOnReferenceKernels(model, options, seen);
     for (auto& [name, s] : seen) values[name] = std::move(s);

@@ -461,11 +461,15 @@ std::vector<FallbackRow> Session::fallbacks() const {
 }
 
 std::map<std::string, Value> Session::run(const std::map<std::string, Value>& inputs, const RunControl& control) const {
-    return runOrCompile(inputs, control, false);
+    return runOrCompile(inputs, control, RunMode::Run);
+}
+
+void Session::learn(const std::map<std::string, Value>& inputs, const RunControl& control) const {
+    runOrCompile(inputs, control, RunMode::LearnOnly);
 }
 
 std::map<std::string, Value> Session::runOrCompile(const std::map<std::string, Value>& inputs, const RunControl& control,
-                                                   bool compileOnly) const {
+                                                   RunMode mode) const {
     const Graph& g = model_->graph;
     KernelThreadsScope kernelThreads(threads_);
     Scope root;
@@ -489,19 +493,20 @@ std::map<std::string, Value> Session::runOrCompile(const std::map<std::string, V
     GraphRunner runner{model_->opset(""), &control, model_.get(), false};
     runner.watched = watched_.get();
     std::vector<Value> results;
-    if (!backend_) {
+    if (!backend_ && mode != RunMode::LearnOnly) {
         results = runner.runOrdered(g, order_, root, true);
     } else {
-        std::lock_guard lock(backend_->mutex);
+        std::optional<std::lock_guard<std::mutex>> lock;
+        if (backend_) lock.emplace(backend_->mutex);
         std::vector<std::pair<std::string, Shape>> shapes;
         for (const auto& [name, v] : root.values)
             shapes.emplace_back(name, v.isTensor() ? v.tensor.shape() : Shape{-1});
         std::sort(shapes.begin(), shapes.end());
-        if (!backend_->plan || shapes != backend_->compiledFor) {
+        if (mode == RunMode::LearnOnly || !backend_->plan || shapes != backend_->compiledFor) {
             // Learning run: every value's type and shape, and the plan's constants. When ONNX's inferred types
             // cover the graph for these shapes, only constant nodes run and the plan then runs this input;
             // otherwise the reference kernels run everything and give this run's results.
-            backend_->plan.reset();
+            if (backend_) backend_->plan.reset();
             const bool placeholdersOk = !control.observer || control.observer->acceptsPlaceholderOutputs();
             bool shapeOnly = placeholdersOk && shapeOnlyLearningPossible(g, order_, shapes);
             // Symbolic input dims: ONNX inference again with the fed shapes (a forked child, milliseconds) usually
@@ -531,6 +536,7 @@ std::map<std::string, Value> Session::runOrCompile(const std::map<std::string, V
             reference.shapeOnly = shapeOnly ? &recorder : nullptr;
             reference.inferredTypes = concrete.empty() ? nullptr : &concrete;
             results = reference.runOrdered(g, order_, root, true);
+            if (mode == RunMode::LearnOnly) return {};
             for (const auto& [name, v] : root.values)
                 if (v.isTensor()) recorder.values[name] = ValueDesc{v.tensor.dtype(), v.tensor.shape(), nullptr};
             {
@@ -541,7 +547,7 @@ std::map<std::string, Value> Session::runOrCompile(const std::map<std::string, V
             }
             backend_->compiledFor = std::move(shapes);
             if (shapeOnly) {
-                if (compileOnly) return {};
+                if (mode == RunMode::CompileOnly) return {};
                 runner.profileKernels = backend_->profileKernels;
                 results = runner.runOrdered(g, order_, root, true, backend_->plan.get());
             }
@@ -565,7 +571,7 @@ void Session::prepare(const std::map<std::string, Tensor>& inputs, const RunCont
     }
     std::map<std::string, Value> in;
     for (const auto& [k, t] : inputs) in[k] = Value(t);
-    runOrCompile(in, control, true);
+    runOrCompile(in, control, RunMode::CompileOnly);
 }
 
 std::map<std::string, Tensor> Session::runTensors(const std::map<std::string, Tensor>& inputs,

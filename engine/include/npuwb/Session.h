@@ -107,14 +107,21 @@ public:
     /// run does. The model itself is not executed on the backend. Without a backend: does nothing.
     /// `control.observer` sees the learning run (shapes of every node, as on a first run()).
     void prepare(const std::map<std::string, Tensor>& inputs, const RunControl& control = {}) const;
+    /// The learning run alone, on any session (reference kernels or a backend), compiling nothing: `control.observer`
+    /// sees every top-level node with its inputs and outputs. An observer that accepts placeholder outputs lets the
+    /// run skip the heavy nodes wherever ONNX's inference (for these input shapes) gives their output types; the
+    /// nodes it cannot type run on the reference kernels. No results are returned.
+    void learn(const std::map<std::string, Value>& inputs, const RunControl& control = {}) const;
     /// Convenience for the common all-tensor case.
     std::map<std::string, Tensor> runTensors(const std::map<std::string, Tensor>& inputs,
                                              const RunControl& control = {}) const;
 
 private:
-    /// run(); with `compileOnly`, stops once the plan is compiled (results empty unless the reference ran).
+    /// Run: run(). CompileOnly: stop once the plan is compiled (results empty unless the reference ran).
+    /// LearnOnly: learn(), no plan.
+    enum class RunMode { Run, CompileOnly, LearnOnly };
     std::map<std::string, Value> runOrCompile(const std::map<std::string, Value>& inputs, const RunControl& control,
-                                              bool compileOnly) const;
+                                              RunMode mode) const;
     std::shared_ptr<const Model> model_;
     std::vector<size_t> order_;
     std::vector<ValueInfo> requiredInputs_;
