@@ -35,6 +35,11 @@ void runAccuracy(const AccuracyCliOptions& o) {
     if (!o.quiet && isatty(STDERR_FILENO))
         control.progress = [](size_t d, size_t t) { std::fprintf(stderr, "\rsample %zu/%zu", d, t); };
     std::vector<std::string> notes;
+    // Calibration samples flatter a quantized model (its ranges were fitted to them): say so.
+    if (auto cal = quantModel->metadata.find("npuwb.quant.dataset_hash");
+        cal != quantModel->metadata.end() && !cal->second.empty() && cal->second == samples->contentHash())
+        std::fprintf(stderr, "warning: %s is the data set %s was calibrated on; held-out samples measure it "
+                             "honestly\n", o.dataset.c_str(), o.quantModel.c_str());
     const Model reference = quant::floatReferenceFor(*floatModel, *quantModel, *samples, ao.executor, notes);
     if (!o.quiet)
         for (const auto& n : notes) std::fprintf(stderr, "note: %s\n", n.c_str());
