@@ -109,6 +109,19 @@ void runQuantize(const QuantizeCliOptions& o) {
     std::printf("layers:");
     for (const auto& [p, c] : counts) std::printf(" %s %d", p.c_str(), c);
     std::printf("\n");
+    if (auto kept = r.model.metadata.find("npuwb.quant.kept"); kept != r.model.metadata.end()) {
+        // Layer norms, softmaxes and GELUs (node counts: decomposed forms have several) never get int8.
+        std::map<std::string, std::map<std::string, int>> byKind;  // kind -> precision -> nodes
+        const nlohmann::json keptMap = nlohmann::json::parse(kept->second);  // items() must not outlive it
+        for (const auto& [node, kind] : keptMap.items())
+            ++byKind[kind.get<std::string>()][r.precisions.count(node)
+                                                  ? std::string(quant::precisionName(r.precisions.at(node)))
+                                                  : "fp16"];
+        std::printf("kept out of int8 (nodes):");
+        for (const auto& [kind, byPrecision] : byKind)
+            for (const auto& [p, c] : byPrecision) std::printf(" %s %d %s", kind.c_str(), c, p.c_str());
+        std::printf("\n");
+    }
     if (r.hybrid) {
         const auto& h = *r.hybrid;
         std::printf("auto-hybrid: target cosine %.4f for every output on each of %zu sample(s): worst before %.6f "
@@ -181,7 +194,10 @@ static void addQuantizeCommand(CLI::App& app) {
            "target output cosine; keeps sensitive layers in fp16 (0: off)")
         ->excludes(hybrid)
         ->check(CLI::Range(0.0, 1.0));
-    cmd->add_option("--chip", q.chip, "chip profile for auto-hybrid's cost ranking")->capture_default_str();
+    cmd->add_option("--chip", q.chip,
+                    "chip profile: layer norm, softmax and GELU run in fp16 where its NPU has them in float16, else "
+                    "in float; auto-hybrid's cost ranking")
+        ->capture_default_str();
     cmd->add_option("--max-samples", q.maxSamples, "use at most N samples (0: all)");
     addExecutorOptions(cmd, q.executor, "calibration and evaluation run");
     cmd->add_option("-o,--output", o->output, "output QDQ ONNX model")->required();

@@ -25,10 +25,13 @@ std::vector<std::string> quantizableActivations(const Model& model) {
     std::vector<std::string> out;
     std::set<std::string> seen;
     const Graph& g = model.graph;
+    const detail::QuantRoles roles(g);
     for (size_t i : g.topologicalOrder()) {
         const Node& n = g.nodes[i];
-        if (detail::opRole(n, g) == detail::OpRole::None) continue;
-        for (const auto& v : detail::activationInputs(n, g))
+        // Kept ops never take int8 inputs: nothing to observe (a mask's -3.4e38 would only stretch histograms).
+        const detail::OpRole role = roles.role(n);
+        if (role == detail::OpRole::None || role == detail::OpRole::Kept) continue;
+        for (const auto& v : roles.activationInputs(n))
             if (seen.insert(v).second) out.push_back(v);
     }
     return out;
@@ -37,8 +40,9 @@ std::vector<std::string> quantizableActivations(const Model& model) {
 std::vector<std::string> quantizableNodes(const Model& model) {
     std::vector<std::string> out;
     const Graph& g = model.graph;
+    const detail::QuantRoles roles(g);
     for (size_t i : g.topologicalOrder())
-        if (detail::opRole(g.nodes[i], g) != detail::OpRole::None) out.push_back(nodeDisplayName(g.nodes[i]));
+        if (roles.role(g.nodes[i]) != detail::OpRole::None) out.push_back(nodeDisplayName(g.nodes[i]));
     return out;
 }
 

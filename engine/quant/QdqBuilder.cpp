@@ -9,6 +9,7 @@
 
 #include "npuwb/ModelIO.h"
 #include "passes/GraphEdit.h"
+#include "quant/KeptOps.h"
 #include "quant/Observer.h"
 #include "quant/QuantGraph.h"
 #include "npuwb/Quantizer.h"
@@ -36,21 +37,32 @@ Precision schemeDefault(Scheme s) {
 class QdqRewriter {
 public:
     QdqRewriter(const Model& model, const Calibration& cal, const QuantizeOptions& options)
-        : src_(model.graph), cal_(cal), options_(options),
+        : src_(model.graph), roles_(model.graph), cal_(cal), options_(options),
           activationType_(options.activationType == ActivationType::Int8 ? DType::I8 : DType::U8) {}
+
+    const detail::QuantRoles& roles() const { return roles_; }
 
     std::vector<Node> nodes;
     std::map<std::string, Tensor> newInitializers;
 
     void rewrite(const Node& original, Precision p) {
-        const detail::OpRole role = detail::opRole(original, src_);
+        const detail::OpRole role = roles_.role(original);
         if (role == detail::OpRole::None || p == Precision::Float) {
             nodes.push_back(original);
             return;
         }
         Node n = original;
+        if (role == detail::OpRole::Kept) {  // never int8 (KeptOps.h): the op's inputs rounded to fp16
+            for (const auto& v : roles_.activationInputs(original)) {
+                const std::string half = castPair(v);
+                for (auto& in : n.inputs)
+                    if (in == v) in = half;
+            }
+            nodes.push_back(std::move(n));
+            return;
+        }
         std::optional<QuantParams> inputParams;  // of input 0 when it is int8-quantized (bias scale)
-        for (const auto& v : detail::activationInputs(original, src_)) {
+        for (const auto& v : roles_.activationInputs(original)) {
             std::string replacement;
             if (p == Precision::Int8) {
                 auto r = cal_.ranges.find(v);
@@ -122,6 +134,7 @@ private:
     };
 
     const Graph& src_;
+    const detail::QuantRoles roles_;
     const Calibration& cal_;
     const QuantizeOptions& options_;
     DType activationType_;
@@ -325,14 +338,39 @@ private:
     }
 };
 
+/// The precision of each kind of kept op on the options' chip (read once, on first use).
+class KeptPrecisions {
+public:
+    explicit KeptPrecisions(const std::string& chip) : chip_(chip) {}
+    Precision operator()(detail::KeptKind kind) {
+        auto it = known_.find(kind);
+        if (it == known_.end()) it = known_.emplace(kind, detail::keptPrecision(kind, chip_)).first;
+        return it->second;
+    }
+
+private:
+    std::string chip_;
+    std::map<detail::KeptKind, Precision> known_;
+};
+
 }  // namespace
 
 std::map<std::string, Precision> defaultPrecisions(const Model& floatModel, const QuantizeOptions& options) {
     std::map<std::string, Precision> out;
-    for (const auto& n : quantizableNodes(floatModel)) out[n] = schemeDefault(options.scheme);
+    const std::map<std::string, detail::KeptKind> kept = detail::findKeptOps(floatModel.graph);
+    KeptPrecisions keptPrecision(options.chip);
+    for (const auto& n : quantizableNodes(floatModel)) {
+        auto k = kept.find(n);
+        out[n] = k != kept.end() ? keptPrecision(k->second) : schemeDefault(options.scheme);
+    }
     for (const auto& [name, p] : options.overrides) {
         if (!out.count(name))
             failInput("precision override: no quantizable layer named '" + name + "' in the model");
+        if (auto k = kept.find(name); k != kept.end() && p != Precision::Fp16 && p != Precision::Float)
+            failInput("precision override: layer '" + name + "' belongs to a " +
+                      std::string(detail::keptKindName(k->second)) +
+                      ", which stays in fp16 or float (integer grids there destroy accuracy); got " +
+                      std::string(precisionName(p)));
         out[name] = p;
     }
     return out;
@@ -346,13 +384,21 @@ Model buildQdqModel(const Model& floatModel, const Calibration& calibration, con
     const Graph& g = floatModel.graph;
     const Precision fallback = schemeDefault(options.scheme);
     QdqRewriter rw(floatModel, calibration, options);
-    nlohmann::json precisionMap = nlohmann::json::object();
+    KeptPrecisions keptPrecision(options.chip);
+    nlohmann::json precisionMap = nlohmann::json::object(), keptMap = nlohmann::json::object();
     for (size_t i : g.topologicalOrder()) {
         const Node& n = g.nodes[i];
         Precision p = fallback;
         const std::string name = nodeDisplayName(n);
+        const auto kept = rw.roles().kept().find(name);
+        const bool isKept = kept != rw.roles().kept().end() && rw.roles().role(n) == detail::OpRole::Kept;
+        if (isKept) p = keptPrecision(kept->second);
         if (auto it = precisions.find(name); it != precisions.end()) p = it->second;
-        if (detail::opRole(n, g) != detail::OpRole::None) precisionMap[name] = std::string(precisionName(p));
+        if (isKept) {
+            if (p != Precision::Float) p = Precision::Fp16;  // an integer choice (a GUI edit) still keeps it
+            keptMap[name] = std::string(detail::keptKindName(kept->second));
+        }
+        if (rw.roles().role(n) != detail::OpRole::None) precisionMap[name] = std::string(precisionName(p));
         rw.rewrite(n, p);
     }
     Model out = floatModel;
@@ -377,6 +423,7 @@ Model buildQdqModel(const Model& floatModel, const Calibration& calibration, con
     if (options.scheme == Scheme::W4A16)
         out.metadata["npuwb.quant.group_size"] = std::to_string(options.groupSize);
     out.metadata["npuwb.quant.precision"] = precisionMap.dump();
+    if (!keptMap.empty()) out.metadata["npuwb.quant.kept"] = keptMap.dump();  // node -> LayerNorm | Softmax | GELU
     out.metadata["npuwb.quant.weight_rounding"] = std::string(weightRoundingName(calibration.weightRounding));
     return out;
 }

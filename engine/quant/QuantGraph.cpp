@@ -9,6 +9,7 @@
 
 #include "npuwb/Session.h"
 #include "npuwb/Error.h"
+#include "runtime/BackendPlan.h"
 
 namespace npuwb::quant::detail {
 
@@ -102,6 +103,20 @@ bool insideFusedConvActivation(const Node& n, const Graph& g, const std::string&
     return false;
 }
 
+/// Input `in` of Add `n` is a MatMul's result and the other input its bias (a constant of the MatMul's output
+/// channels): the NPU adds the bias inside the matmul, as a Conv does, so the result before it is never int8.
+bool isMatMulBiasInput(const Node& n, const Graph& g, const std::string& in) {
+    if (n.opType != "Add" || n.inputs.size() != 2) return false;
+    const Node* p = producerOf(g, in);
+    if (!p || p->opType != "MatMul" || !p->domain.empty()) return false;
+    const WeightInfo w = weightInfo(*p, g);
+    const Tensor* bias = constant(g, n, n.inputs[0] == in ? 1 : 0);
+    if (w.weightInput < 0 || w.channelAxis < 0 || !bias || bias->rank() == 0) return false;
+    const Tensor& weight = g.initializers.at(p->inputs[static_cast<size_t>(w.weightInput)]);
+    return bias->numel() == weight.dim(static_cast<size_t>(w.channelAxis)) &&
+           bias->dim(bias->rank() - 1) == bias->numel();
+}
+
 }  // namespace
 
 bool isFloatValue(const Graph& g, const std::string& value) {
@@ -156,8 +171,31 @@ std::vector<std::string> activationInputs(const Node& n, const Graph& g) {
     for (size_t i = 0; i < count; ++i) {
         const std::string& in = n.inputs[i];
         if (in.empty() || isConstant(g, in) || !isFloatValue(g, in)) continue;
-        if (insideFusedConvActivation(n, g, in)) continue;
+        if (insideFusedConvActivation(n, g, in) || isMatMulBiasInput(n, g, in)) continue;
         if (std::find(out.begin(), out.end(), in) == out.end()) out.push_back(in);
+    }
+    return out;
+}
+
+QuantRoles::QuantRoles(const Graph& graph) : graph_(graph), kept_(findKeptOps(graph)) {
+    for (const auto& n : graph.nodes)
+        if (kept_.count(nodeDisplayName(n)))
+            for (const auto& o : n.outputs) keptOutputs_.insert(o);
+}
+
+OpRole QuantRoles::role(const Node& n) const {
+    if (n.domain.empty() && kept_.count(nodeDisplayName(n))) return OpRole::Kept;
+    return opRole(n, graph_);
+}
+
+std::vector<std::string> QuantRoles::activationInputs(const Node& n) const {
+    if (role(n) != OpRole::Kept) return detail::activationInputs(n, graph_);
+    std::vector<std::string> out;
+    for (size_t i = n.opType == "Where" ? 1 : 0; i < n.inputs.size(); ++i) {  // Where's condition is no number
+        const std::string& in = n.inputs[i];
+        if (!in.empty() && !isConstant(graph_, in) && isFloatValue(graph_, in) && !keptOutputs_.count(in) &&
+            std::find(out.begin(), out.end(), in) == out.end())
+            out.push_back(in);
     }
     return out;
 }

@@ -11,6 +11,7 @@
 #include "npuwb/ir/Graph.h"
 #include "npuwb/SampleSource.h"
 #include "npuwb/Session.h"
+#include "quant/KeptOps.h"
 
 namespace npuwb::quant::detail {
 
@@ -18,6 +19,7 @@ enum class OpRole {
     None,        // left in float (shape ops, activations fused into the producer, ...)
     Activation,  // float activation inputs get QDQ (Add, Concat, pooling, ...)
     Weighted,    // Conv / ConvTranspose / Gemm / MatMul with a constant weight (and bias)
+    Kept,        // layer norm, softmax, GELU (KeptOps.h): fp16 or float, never int8 (QuantRoles only)
 };
 
 struct WeightInfo {
@@ -27,10 +29,28 @@ struct WeightInfo {
     bool transposedForGroups = false;  // weight is [K, N]: groups along K need a transpose
 };
 
+/// The node's role by itself: None, Activation or Weighted (QuantRoles adds Kept).
 OpRole opRole(const Node& node, const Graph& graph);
 WeightInfo weightInfo(const Node& node, const Graph& graph);
 /// Float, non-constant inputs of the node that get QDQ (activations).
 std::vector<std::string> activationInputs(const Node& node, const Graph& graph);
+
+/// Roles of one graph's nodes, with the kept ops found once (they are recognised by their neighbours). Holds a
+/// reference to the graph.
+class QuantRoles {
+public:
+    explicit QuantRoles(const Graph& graph);
+    OpRole role(const Node& node) const;
+    /// Activation and Weighted: activationInputs(node, graph). Kept: its float inputs no kept node produces (the
+    /// inputs of the op as a whole: what an fp16 op rounds).
+    std::vector<std::string> activationInputs(const Node& node) const;
+    const std::map<std::string, KeptKind>& kept() const { return kept_; }  // node display name -> kind
+
+private:
+    const Graph& graph_;
+    std::map<std::string, KeptKind> kept_;
+    std::set<std::string> keptOutputs_;
+};
 bool isFloatValue(const Graph& graph, const std::string& value);  // float32 by declared type, or unknown
 
 /// A copy of the model that also outputs these values (so a backend segment cannot hide them).
