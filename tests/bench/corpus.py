@@ -11,7 +11,12 @@ Sources (all random weights, seeded, reproducible):
   zoo           the rknn_model_zoo architectures of tests/perfmodel/zoo/export.py (detectors, segmentation, faces);
   tfpad         TensorFlow-style exports: torchvision MobileNetV2 / EfficientNet-B0 / MNASNet with 'SAME' padding made
                 explicit, a ZeroPad2d (asymmetric, as TF pads) before every stride-2 convolution with padding 0: the
-                pattern where a backend that does not claim Pad falls back once per downsampling.
+                pattern where a backend that does not claim Pad falls back once per downsampling;
+  transformers  tests/tools/export_transformers.py at bench size (BERT-base encoder, ViT-B/16, DeiT-tiny, a GPT-2
+                small decoder step with a 127-token KV cache, whisper-tiny encoder, Swin-T, MobileViT-XXS): opset 14
+                (LayerNorm decomposed) and 17 (LayerNormalization) with fixed shapes, and the opset 17 dynamic-axes
+                export run at the shapes of its corpus entry. Token inputs are calibrated on seeded ids inside the
+                vocabulary and 0/1 masks.
 `--quick` is a subset for everyday use (one of each kind). Run with Debian's /usr/bin/python3 (torch, onnx).
 """
 import argparse
@@ -24,6 +29,20 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 MODELS = os.path.join(ROOT, "tests", "data", "models")
 ZOO_EXPORT = os.path.join(ROOT, "tests", "perfmodel", "zoo", "export.py")
 TV_EXPORT = os.path.join(ROOT, "tests", "tools", "export_torchvision.py")
+TX_EXPORT = os.path.join(ROOT, "tests", "tools", "export_transformers.py")
+sys.path.insert(0, os.path.dirname(TX_EXPORT))
+import export_transformers as tx  # noqa: E402  (imports torch only when it exports)
+
+
+def transformer_entries(quick):
+    """The transformers source: KIND_op14, KIND_op17 (fixed shapes) and KIND_op17_dyn at its bench shapes."""
+    entries = {}
+    for kind in tx.KINDS:
+        entries[f"{kind}_op14"] = ("transformers", {}, False)
+        entries[f"{kind}_op17"] = ("transformers", {}, kind == quick)
+        entries[f"{kind}_op17_dyn"] = ("transformers", tx.dyn_shapes(kind, tx.SIZES["bench"][kind]), False)
+    return entries
+
 
 # name: (source, input shapes {input: dims}, quick). Shapes are what both engines run.
 CORPUS = {
@@ -53,6 +72,7 @@ CORPUS = {
     "tfpad_mobilenet_v2": ("tfpad", {"input": [1, 3, 224, 224]}, True),
     "tfpad_efficientnet_b0": ("tfpad", {"input": [1, 3, 224, 224]}, False),
     "tfpad_mnasnet1_0": ("tfpad", {"input": [1, 3, 224, 224]}, False),
+    **transformer_entries(quick="bert_encoder"),
 }
 CALIBRATION_SAMPLES = 4
 
@@ -117,11 +137,17 @@ def input_shapes(name, fp32):
 
 
 def make_int8(name, fp32, out, cli, work):
-    """w8a8 QDQ by our quantizer, calibrated on seeded uniform [0, 1) samples of the fixed shapes."""
+    """w8a8 QDQ by our quantizer, calibrated on seeded uniform [0, 1) samples of the fixed shapes (transformers:
+    token ids inside the vocabulary, 0/1 masks, normal mel frames and KV caches, export_transformers.py's)."""
     import numpy as np
 
     rng = np.random.default_rng(0)
     shapes = input_shapes(name, fp32)
+    if CORPUS[name][0] == "transformers":
+        dataset = tx.write_dataset(fp32, shapes, CALIBRATION_SAMPLES, work, force=True)
+        cmd = [cli, "quantize", fp32, "--dataset", dataset, "--scheme", "w8a8", "--backend", "auto", "-q", "-o", out]
+        subprocess.run(cmd, check=True)
+        return
     lines = []
     for k in range(CALIBRATION_SAMPLES):
         files = []
@@ -153,6 +179,11 @@ def make(args):
                     subprocess.run([sys.executable, ZOO_EXPORT, name, fp32], check=True)
                 elif source == "tfpad":
                     export_tfpad(name, fp32)
+                elif source == "transformers":
+                    kind, opset = name.rsplit("_op", 1)
+                    opset, dynamic = opset.split("_")[0], opset.endswith("_dyn")
+                    subprocess.run([sys.executable, TX_EXPORT, args.dir, "--size", "bench", "--only", kind,
+                                    "--opsets", opset] + ([] if dynamic else ["--static-only"]), check=True)
                 else:
                     print(f"skip {name}: {fp32} missing (scripts/fetch-models.sh)", file=sys.stderr)
                     continue
