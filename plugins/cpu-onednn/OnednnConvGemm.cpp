@@ -1,5 +1,5 @@
-// fp32 lowering of the compute-heavy ops: Conv chains (Winograd where it pays), ConvTranspose, pooling, Gemm,
-// MatMul.
+// fp32 lowering of the compute-heavy ops: Conv chains (Winograd where it pays), ConvTranspose, pooling, Gemm
+// (MatMul: OnednnMatmulChain.cpp).
 #include "OnednnSegmentBuilder.h"
 
 #include <cmath>
@@ -328,21 +328,6 @@ void Builder::buildGemm(const Node& n) {
     memory dst = activation(pd.dst_desc());
     addPrimitive(pd,
                  {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wPacked}, {DNNL_ARG_BIAS, b}, {DNNL_ARG_DST, dst}},
-                 {nodeName(n)});
-    mem[n.outputs[0]] = dst;
-}
-
-void Builder::buildMatMul(const Node& n) {
-    const Shape& y = desc(n.outputs[0]).shape;
-    std::vector<memory> operands;
-    for (int i = 0; i < 2; ++i) {
-        const Shape& s = desc(n.inputs[static_cast<size_t>(i)]).shape;
-        memory plain = getAs(n.inputs[static_cast<size_t>(i)], plainDesc(s), nodeName(n));
-        operands.push_back(s.size() == y.size() ? plain : view(plain, padRank(s, y.size())));
-    }
-    dnnl::matmul::primitive_desc pd({operands[0].get_desc(), operands[1].get_desc(), plainDesc(y)}, eng);
-    memory dst = activation(pd.dst_desc());
-    addPrimitive(pd, {{DNNL_ARG_SRC, operands[0]}, {DNNL_ARG_WEIGHTS, operands[1]}, {DNNL_ARG_DST, dst}},
                  {nodeName(n)});
     mem[n.outputs[0]] = dst;
 }

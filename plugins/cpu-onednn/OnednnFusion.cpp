@@ -171,6 +171,7 @@ void Builder::planFusion(const std::vector<size_t>& nodes) {
         chainEndingAt[next] = chains.size();
         chains.push_back({idx, next});
     }
+    planTransformerFusion(nodes, users, claimed);
     planConcatIntoConv(nodes, inSegment, consumerOf);
 }
 

@@ -6,6 +6,7 @@
 //   OnednnFusion.cpp         fusion planning: Conv chains with post-ops, decomposed activations
 //   OnednnConvGemm.cpp       fp32 Conv, ConvTranspose, pooling, Gemm and MatMul lowering
 //   OnednnDeconvMatmul.cpp   ConvTranspose with kernel == stride as one matmul into a strided output
+//   OnednnMatmulChain.cpp    fp32 MatMul chains: one GEMM over A's rows, bias and activation post-ops
 //   OnednnElementwise.cpp    binary, unary, Softmax, Resize, BatchNormalization and reductions
 //   OnednnDataMovement.cpp   Concat, Transpose, Slice, Split, Pad, and reshapes as views
 //   OnednnInt8Plan.cpp       matching QDQ patterns into int8 chains
@@ -206,6 +207,9 @@ struct Builder {
     /// counting a leading one that folds into the Conv's weights and bias (`leadFolds`).
     static bool postOpsSupported(const std::vector<EltwiseStep>& steps, bool leadFolds);
     void planFusion(const std::vector<size_t>& nodes);
+    /// MatMul chains (bias Add, activations, scalar affine steps as post-ops).
+    void planTransformerFusion(const std::vector<size_t>& nodes,
+                               const std::map<std::string, std::vector<size_t>>& users, std::set<size_t>& claimed);
     void planConcatIntoConv(const std::vector<size_t>& nodes, const std::set<size_t>& inSegment,
                             const std::map<std::string, size_t>& consumerOf);
     bool isPostOpActivation(const Node& n) const;
@@ -225,7 +229,8 @@ struct Builder {
                              const std::vector<float>& bias, const dnnl::post_ops& ops);
     void buildPool(const Node& n);
     void buildGemm(const Node& n);
-    void buildMatMul(const Node& n);
+    /// MatMul (+ bias Add) (+ activations): a constant or broadcast 2-D B makes one GEMM over A's rows.
+    void buildMatMulChain(const std::vector<size_t>& chain);
     void buildBinary(const Node& n);
     void buildEltwise(const Node& n);  // unary ops as oneDNN eltwise steps (eltwiseOf)
     void buildResize(const Node& n);

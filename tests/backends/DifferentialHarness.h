@@ -52,6 +52,9 @@ void addLayerNormCases(std::vector<Case>& cases, std::mt19937& rng);
 void addConvConcatCases(std::vector<Case>& cases, std::mt19937& rng);
 /// A channel Concat read only by a Conv (run as one Conv per Concat input), and where it must stay.
 void addConcatIntoConvCases(std::vector<Case>& cases, std::mt19937& rng);
+/// TransformerCases.cpp: MatMul with a 2-D weight over 2-D to 4-D A (bias Add either side, Relu, a scalar Mul), a
+/// broadcast 2-D B and a batched one.
+void addMatMulWeightCases(std::vector<Case>& cases, std::mt19937& rng);
 
 struct Outcome {
     std::string label;

@@ -51,6 +51,41 @@ void expectFamiliesClaimedAndPassed(std::initializer_list<CaseFamily> families, 
     expectClaimedAndPassed(cases);
 }
 
+/// The most graph nodes one cpu-onednn kernel covers in a run of `c` (a fused chain covers several).
+size_t widestKernel(const difftest::Case& c) {
+    struct Widest : ExecutionObserver {
+        size_t widest = 0;
+        bool wantsKernelTimes() const override { return true; }
+        void kernelTimed(const std::vector<size_t>& steps, double) override { widest = std::max(widest, steps.size()); }
+    } watch;
+    SessionOptions opts;
+    opts.executor.backend = "cpu-onednn";
+    opts.profileKernels = true;  // kernel times name the nodes each kernel covers
+    Session session(c.model, opts);
+    session.prepare(c.inputs);
+    RunControl control;
+    control.observer = &watch;
+    session.runTensors(c.inputs, control);
+    return watch.widest;
+}
+
+/// Each case of `families` whose label starts with one of `fused`'s prefixes runs with one kernel covering at least
+/// that many of its nodes: the fusion happened.
+void expectFused(std::initializer_list<CaseFamily> families, const std::vector<std::pair<std::string, size_t>>& fused) {
+    std::mt19937 rng(20261203);
+    std::vector<difftest::Case> cases;
+    for (CaseFamily add : families) add(cases, rng);
+    int checked = 0;
+    for (const auto& c : cases)
+        for (const auto& [prefix, width] : fused)
+            if (c.label.rfind(prefix, 0) == 0) {
+                EXPECT_GE(widestKernel(c), width) << c.label;
+                ++checked;
+                break;
+            }
+    EXPECT_GT(checked, 0);
+}
+
 }  // namespace
 
 class BackendDifferential : public ::testing::TestWithParam<std::string> {};
@@ -169,4 +204,12 @@ TEST(OnednnCoverage, ClaimsLayerNormalization) {
         claimed += o.claimed;
     }
     EXPECT_EQ(claimed, 8);
+}
+
+// Transformer exports (ViT, encoders, GPT-2): MatMul with a 2-D weight as one GEMM over A's rows, with its bias Add
+// and activations as post-ops; a broadcast 2-D B, batched B; claimed and within the usual tolerance.
+TEST(OnednnCoverage, ClaimsMatMulWithWeights) {
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
+    expectFamiliesClaimedAndPassed({difftest::addMatMulWeightCases}, 8u * 4u + 1u);
+    expectFused({difftest::addMatMulWeightCases}, {{"MatMul weight + bias", 2}, {"MatMul [1,K,N] weight, scaled", 2}});
 }
