@@ -66,6 +66,7 @@ std::optional<std::pair<std::vector<size_t>, EltwiseStep>> Builder::decomposedAc
     if (auto silu = siluAt(x))  // x * sigmoid(1 * x)
         return std::make_pair(std::vector<size_t>{silu->first, silu->second},
                               EltwiseStep{dnnl::algorithm::eltwise_swish, 1.f, 0.f});
+    if (auto gelu = decomposedGelu(x, users, false)) return gelu;
     return std::nullopt;
 }
 
@@ -92,6 +93,7 @@ void Builder::planFusion(const std::vector<size_t>& nodes) {
     std::map<std::string, size_t> consumerOf;
     std::map<std::string, std::vector<size_t>> users;  // every consumer inside the segment
     std::set<size_t> claimed;
+    for (size_t i = 0; i < nodes.size(); ++i) segmentPosition[nodes[i]] = i;
     for (size_t idx : nodes)
         for (const auto& in : node(idx).inputs)
             if (!in.empty()) {

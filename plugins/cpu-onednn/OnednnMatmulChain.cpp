@@ -1,6 +1,9 @@
-// fp32 MatMul chains. A MatMul whose B is a 2-D weight (or broadcasts as one) is one GEMM over A's rows, the weights
-// packed once; a bias Add and activations after it are post-ops.
+// fp32 MatMul chains and GELU as exporters write it (erf and tanh forms, several nodes). A MatMul whose B is a 2-D
+// weight (or broadcasts as one) is one GEMM over A's rows, the weights packed once; a bias Add and activations after
+// it are post-ops.
 #include "OnednnSegmentBuilder.h"
+
+#include <cmath>
 
 namespace npuwb::onednn {
 
@@ -15,6 +18,98 @@ bool broadcastsAsMatrix(const Shape& a, const Shape& b) {
 }
 
 }  // namespace
+
+std::optional<std::pair<std::vector<size_t>, EltwiseStep>> Builder::decomposedGelu(
+    const std::string& x, const std::map<std::string, std::vector<size_t>>& users, bool alone) const {
+    static const std::set<std::string> kOps = {"Add", "Sub", "Mul", "Div", "Pow", "Erf", "Tanh"};
+    constexpr size_t kMaxNodes = 12;
+    auto usersOf = [&](const std::string& v) -> const std::vector<size_t>& {
+        static const std::vector<size_t> none;
+        auto u = users.find(v);
+        return u == users.end() ? none : u->second;
+    };
+    // Every node computed from x and scalar constants alone, up to a few.
+    std::set<std::string> reach{x};
+    std::vector<size_t> region;
+    std::map<std::string, size_t> producer;
+    for (bool grew = true; grew && region.size() < kMaxNodes;) {
+        grew = false;
+        const std::set<std::string> frontier = reach;
+        for (const std::string& v : frontier)
+            for (size_t u : usersOf(v)) {
+                const Node& n = node(u);
+                if (producer.count(n.outputs.empty() ? std::string() : n.outputs[0]) || !kOps.count(n.opType) ||
+                    !n.domain.empty() || n.outputs.size() != 1 || region.size() >= kMaxNodes)
+                    continue;
+                bool ok = true;
+                for (const auto& in : n.inputs) ok = ok && (reach.count(in) || scalarConstant(in));
+                if (!ok) continue;
+                region.push_back(u);
+                producer[n.outputs[0]] = u;
+                reach.insert(n.outputs[0]);
+                grew = true;
+            }
+    }
+    if (region.size() < 3) return std::nullopt;
+    auto at = [&](size_t idx) { return segmentPosition.at(idx); };
+    std::sort(region.begin(), region.end(), [&](size_t l, size_t r) { return at(l) < at(r); });
+    for (size_t end : region) {
+        // The nodes `end` depends on, and whether nothing outside them reads their values.
+        std::set<size_t> part;
+        std::vector<size_t> work{end};
+        while (!work.empty()) {
+            const size_t k = work.back();
+            work.pop_back();
+            if (!part.insert(k).second) continue;
+            for (const auto& in : node(k).inputs)
+                if (auto p = producer.find(in); p != producer.end()) work.push_back(p->second);
+        }
+        if (part.size() < 3) continue;
+        std::map<std::string, int> uses;
+        for (size_t k : part)
+            for (const auto& in : node(k).inputs) ++uses[in];
+        bool closed = alone || (consumers.count(x) && consumers.at(x) == uses[x]);
+        for (size_t k : part) {
+            const std::string& v = node(k).outputs[0];
+            if (k == end) continue;
+            auto c = consumers.find(v);
+            closed = closed && !segmentOutputs.count(v) && c != consumers.end() && c->second == uses[v];
+        }
+        if (!closed) continue;
+        std::vector<size_t> ordered(part.begin(), part.end());
+        std::sort(ordered.begin(), ordered.end(), [&](size_t l, size_t r) { return at(l) < at(r); });
+        auto eval = [&](double v) {
+            std::map<std::string, double> val{{x, v}};
+            auto in = [&](const std::string& name) {
+                return val.count(name) ? val[name] : double(*scalarConstant(name));
+            };
+            for (size_t k : ordered) {
+                const Node& n = node(k);
+                const std::string& op = n.opType;
+                const double a = in(n.inputs[0]), b = n.inputs.size() > 1 ? in(n.inputs[1]) : 0.0;
+                val[n.outputs[0]] = op == "Add" ? a + b : op == "Sub" ? a - b : op == "Mul" ? a * b
+                                  : op == "Div" ? a / b : op == "Pow" ? std::pow(a, b) : op == "Erf" ? std::erf(a)
+                                                                                      : std::tanh(a);
+            }
+            return val[node(end).outputs[0]];
+        };
+        auto matches = [&](double (*f)(double)) {
+            for (double v : {-3.1, -1.3, -0.55, -0.07, 0.0, 0.21, 0.8, 1.7, 2.9}) {
+                const double want = f(v), got = eval(v);
+                if (!(std::abs(got - want) <= 1e-5 * std::max(1.0, std::abs(want)))) return false;
+            }
+            return true;
+        };
+        auto erfForm = [](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); };
+        auto tanhForm = [](double v) {
+            return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
+        };
+        if (matches(erfForm)) return std::make_pair(ordered, EltwiseStep{dnnl::algorithm::eltwise_gelu_erf, 0.f, 0.f});
+        if (matches(tanhForm))
+            return std::make_pair(ordered, EltwiseStep{dnnl::algorithm::eltwise_gelu_tanh, 0.f, 0.f});
+    }
+    return std::nullopt;
+}
 
 void Builder::planTransformerFusion(const std::vector<size_t>& nodes,
                                     const std::map<std::string, std::vector<size_t>>& users,
@@ -73,6 +168,18 @@ void Builder::planTransformerFusion(const std::vector<size_t>& nodes,
             out = nx.outputs[0];
         }
         addChain(chain);
+    }
+    // GELUs no MatMul or Conv took: one eltwise pass.
+    for (size_t idx : nodes) {
+        if (!free(idx)) continue;
+        for (const auto& x : node(idx).inputs) {
+            if (!isFloat(x) || desc(x).constant) continue;
+            auto gelu = decomposedGelu(x, users, true);
+            if (!gelu || !allFree(gelu->first)) continue;
+            standaloneActivationAt[gelu->first.front()] = gelu->second;
+            addChain(gelu->first);
+            break;
+        }
     }
 }
 
@@ -146,6 +253,37 @@ void Builder::buildMatMulChain(const std::vector<size_t>& chain) {
     addPrimitive(pd, args, names);
     const std::string& out = node(chain.back()).outputs[0];
     mem[out] = matrix && y.size() != 2 ? view(dst, desc(out).shape) : dst;
+}
+
+void Builder::buildStandaloneActivation(const std::vector<size_t>& chain) {
+    const auto [alg, alpha, beta] = standaloneActivationAt.at(chain[0]);
+    std::string x;  // the input from outside the pattern
+    std::set<std::string> inside;
+    for (size_t k : chain) inside.insert(node(k).outputs[0]);
+    for (size_t k : chain)
+        for (const auto& in : node(k).inputs)
+            if (x.empty() && !inside.count(in) && !scalarConstant(in)) x = in;
+    memory src = get(x);
+    dnnl::eltwise_forward::primitive_desc pd({dnnl::prop_kind::forward_inference, alg, src.get_desc(), alpha, beta},
+                                             eng);
+    memory dst = activation(pd.dst_desc());
+    addPrimitive(pd, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, namesOf(chain));
+    mem[node(chain.back()).outputs[0]] = dst;
+}
+
+void Builder::buildErf(const Node& n) {
+    memory src = get(n.inputs[0]);
+    memory dst = activation(src.get_desc());  // padding of a blocked layout stays 0 (erf(0) = 0)
+    const auto count = static_cast<int64_t>(src.get_desc().get_size() / sizeof(float));
+    const bool serial = src.get_desc().get_size() < kSerialKernelBytes;
+    addKernel([src, dst, count, serial](dnnl::stream&) {
+        const auto* in = static_cast<const float*>(src.get_data_handle());
+        auto* out = static_cast<float*>(dst.get_data_handle());
+#pragma omp parallel for schedule(static) if (!serial)
+        for (int64_t i = 0; i < count; ++i) out[i] = std::erf(in[i]);
+    }, {nodeName(n)}, {src, dst});
+    seg.kernels.back().serial = serial;
+    mem[n.outputs[0]] = dst;
 }
 
 }  // namespace npuwb::onednn

@@ -55,6 +55,7 @@ void Builder::build(size_t idx) {
     if (chain != chainEndingAt.end()) {
         const std::vector<size_t>& c = chains[chain->second];
         if (int8Chains.count(chain->second)) return buildInt8Chain(c);
+        if (standaloneActivationAt.count(c[0])) return buildStandaloneActivation(c);
         if (node(c[0]).opType == "MatMul") return buildMatMulChain(c);
         if (node(c[0]).opType == "BatchNormalization") return buildBatchNorm(node(c[0]), &node(c[1]));
         return node(c[0]).opType == "ConvTranspose" ? buildDeconv(c) : buildConvChain(c);
@@ -68,6 +69,7 @@ void Builder::build(size_t idx) {
     if (op == "Gemm") return buildGemm(n);
     if (op == "ConvTranspose") return buildDeconv({idx});
     if (op == "MatMul") return buildMatMulChain({idx});
+    if (op == "Erf") return buildErf(n);
     if (op == "Softmax") return buildSoftmax(n);
     if (op == "Resize") return buildResize(n);
     if (op == "LayerNormalization") return buildLayerNorm(n);

@@ -6,7 +6,8 @@
 //   OnednnFusion.cpp         fusion planning: Conv chains with post-ops, decomposed activations
 //   OnednnConvGemm.cpp       fp32 Conv, ConvTranspose, pooling, Gemm and MatMul lowering
 //   OnednnDeconvMatmul.cpp   ConvTranspose with kernel == stride as one matmul into a strided output
-//   OnednnMatmulChain.cpp    fp32 MatMul chains: one GEMM over A's rows, bias and activation post-ops
+//   OnednnMatmulChain.cpp    fp32 MatMul chains (bias, activation post-ops), GELU as exporters write it
+//                            (matching and kernels)
 //   OnednnElementwise.cpp    binary, unary, Softmax, Resize, BatchNormalization and reductions
 //   OnednnDataMovement.cpp   Concat, Transpose, Slice, Split, Pad, and reshapes as views
 //   OnednnInt8Plan.cpp       matching QDQ patterns into int8 chains
@@ -96,6 +97,7 @@ struct Builder {
     // int8 (OnednnInt8Plan.cpp): chains built as int8 kernels, the nodes they take, lazily dequantized values.
     std::set<size_t> int8Chains{}, int8Nodes{};
     std::vector<size_t> segmentNodes{};  // every node of the segment, in order (planInt8)
+    std::map<size_t, size_t> segmentPosition{};  // node -> its place in segmentNodes (planFusion)
     std::map<std::string, size_t> producerInSegment{}, consumerInSegment{};
     std::map<std::string, std::pair<std::string, QuantInfo>> dequantizedFrom{};  // DQ output -> (int8 source, params)
     std::map<std::string, std::function<void()>> lazy{};                         // builds a value on first use
@@ -104,6 +106,8 @@ struct Builder {
     std::map<size_t, std::pair<EltwiseStep, size_t>> decomposedAt{};
     /// Channel Concats read only by a Conv, which runs one Conv per Concat input instead (planFusion): Conv -> Concat.
     std::map<size_t, size_t> concatInto{};
+    /// GELU (erf or tanh form) written as several nodes and read by nothing a MatMul or Conv took: first node -> step.
+    std::map<size_t, EltwiseStep> standaloneActivationAt{};
 
     // Activation buffers live in one arena per segment: created without storage, each gets an offset planned from
     // the first and last kernel that touches it (directly or through a zero-copy view), so buffers whose lifetimes
@@ -207,7 +211,12 @@ struct Builder {
     /// counting a leading one that folds into the Conv's weights and bias (`leadFolds`).
     static bool postOpsSupported(const std::vector<EltwiseStep>& steps, bool leadFolds);
     void planFusion(const std::vector<size_t>& nodes);
-    /// MatMul chains (bias Add, activations, scalar affine steps as post-ops).
+    /// GELU as exporters write it (x/sqrt2 or x*(1/sqrt2), Erf, +1, *x, *0.5 in any order; or the tanh form with
+    /// x^3), starting at value `x`: its nodes in segment order. Identified by its values at probe points, so any order
+    /// of the same terms matches. `alone`: x may have readers outside the pattern.
+    std::optional<std::pair<std::vector<size_t>, EltwiseStep>> decomposedGelu(
+        const std::string& x, const std::map<std::string, std::vector<size_t>>& users, bool alone) const;
+    /// MatMul chains (bias Add, activations, scalar affine steps as post-ops) and decomposed GELUs.
     void planTransformerFusion(const std::vector<size_t>& nodes,
                                const std::map<std::string, std::vector<size_t>>& users, std::set<size_t>& claimed);
     void planConcatIntoConv(const std::vector<size_t>& nodes, const std::set<size_t>& inSegment,
@@ -231,6 +240,9 @@ struct Builder {
     void buildGemm(const Node& n);
     /// MatMul (+ bias Add) (+ activations): a constant or broadcast 2-D B makes one GEMM over A's rows.
     void buildMatMulChain(const std::vector<size_t>& chain);
+    void buildStandaloneActivation(const std::vector<size_t>& chain);
+    /// Erf on its own (no oneDNN eltwise has it).
+    void buildErf(const Node& n);
     void buildBinary(const Node& n);
     void buildEltwise(const Node& n);  // unary ops as oneDNN eltwise steps (eltwiseOf)
     void buildResize(const Node& n);

@@ -11,7 +11,7 @@ namespace npuwb::onednn {
 namespace {
 
 const std::set<std::string> kUnary = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Exp", "Abs", "Sqrt", "Elu",
-                                      "Clip", "HardSwish", "HardSigmoid", "Neg", "Identity"};
+                                      "Clip", "HardSwish", "HardSigmoid", "Neg", "Identity", "Erf"};
 const std::set<std::string> kBinary = {"Add", "Sub", "Mul", "Div", "Max", "Min"};
 const std::set<std::string> kReshapes = {"Flatten", "Reshape", "Squeeze", "Unsqueeze"};
 

@@ -55,6 +55,8 @@ void addConcatIntoConvCases(std::vector<Case>& cases, std::mt19937& rng);
 /// TransformerCases.cpp: MatMul with a 2-D weight over 2-D to 4-D A (bias Add either side, Relu, a scalar Mul), a
 /// broadcast 2-D B and a batched one.
 void addMatMulWeightCases(std::vector<Case>& cases, std::mt19937& rng);
+/// GELU in four exporter orders after MatMul+bias, alone, and where it must not fuse; Erf.
+void addGeluCases(std::vector<Case>& cases, std::mt19937& rng);
 
 struct Outcome {
     std::string label;

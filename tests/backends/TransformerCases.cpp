@@ -1,5 +1,9 @@
 // What transformer exports ask of a backend: MatMul with a 2-D weight (one GEMM over the rows of a 3-D or 4-D A) with
-// its bias Add and activations, and where the bias must stay an op of its own. Seeded random shapes.
+// its bias Add and activations, GELU as exporters write it (erf form in several orders, GPT-2's tanh form), Erf on
+// its own; with the variants that must not fuse (a value of the pattern read elsewhere, another constant). Seeded
+// random shapes.
+#include <cmath>
+
 #include "DifferentialHarness.h"
 
 namespace npuwb::difftest {
@@ -16,6 +20,42 @@ std::string str(const Shape& s) {
 }
 
 Tensor scalar(float v) { return Tensor::scalar<float>(v); }
+
+/// GELU of `x` into `y` as nodes, in one of the orders exporters write. Names get `p` as a prefix.
+std::vector<Node> gelu(int form, const std::string& x, const std::string& y, const std::string& p) {
+    switch (form) {
+        case 0:  // torch: x * (1 + erf(x / sqrt2)) * 0.5
+            return {makeNode("Div", {x, "sqrt2"}, {p + "d"}), makeNode("Erf", {p + "d"}, {p + "e"}),
+                    makeNode("Add", {p + "e", "one"}, {p + "a"}), makeNode("Mul", {x, p + "a"}, {p + "m"}),
+                    makeNode("Mul", {p + "m", "half"}, {y})};
+        case 1:  // 0.5 * x first, then * (1 + erf(x * (1 / sqrt2))), operands swapped
+            return {makeNode("Mul", {"half", x}, {p + "h"}), makeNode("Mul", {x, "rsqrt2"}, {p + "d"}),
+                    makeNode("Erf", {p + "d"}, {p + "e"}), makeNode("Add", {"one", p + "e"}, {p + "a"}),
+                    makeNode("Mul", {p + "a", p + "h"}, {y})};
+        case 2:  // GPT-2: 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))
+            return {makeNode("Mul", {x, "half"}, {p + "h"}), makeNode("Pow", {x, "three"}, {p + "c"}),
+                    makeNode("Mul", {p + "c", "k"}, {p + "kc"}), makeNode("Add", {x, p + "kc"}, {p + "s"}),
+                    makeNode("Mul", {p + "s", "sqrt2pi"}, {p + "t"}), makeNode("Tanh", {p + "t"}, {p + "th"}),
+                    makeNode("Add", {p + "th", "one"}, {p + "a"}), makeNode("Mul", {p + "h", p + "a"}, {y})};
+        default:  // the tanh form with x * x * x for the cube
+            return {makeNode("Mul", {x, x}, {p + "x2"}), makeNode("Mul", {p + "x2", x}, {p + "c"}),
+                    makeNode("Mul", {"k", p + "c"}, {p + "kc"}), makeNode("Add", {p + "kc", x}, {p + "s"}),
+                    makeNode("Mul", {"sqrt2pi", p + "s"}, {p + "t"}), makeNode("Tanh", {p + "t"}, {p + "th"}),
+                    makeNode("Add", {"one", p + "th"}, {p + "a"}), makeNode("Mul", {x, p + "a"}, {p + "m"}),
+                    makeNode("Mul", {p + "m", "half"}, {y})};
+    }
+}
+
+std::map<std::string, Tensor> geluConstants() {
+    return {{"sqrt2", scalar(1.4142135f)}, {"rsqrt2", scalar(0.70710677f)}, {"one", scalar(1.f)},
+            {"half", scalar(0.5f)},        {"three", scalar(3.f)},          {"k", scalar(0.044715f)},
+            {"sqrt2pi", scalar(0.7978846f)}};
+}
+
+const char* formName(int form) {
+    static const char* names[] = {"erf torch order", "erf half first", "tanh Pow 3", "tanh x*x*x"};
+    return names[form];
+}
 
 }  // namespace
 
@@ -63,6 +103,39 @@ void addMatMulWeightCases(std::vector<Case>& cases, std::mt19937& rng) {
                               makeNode("Mul", {"b", "m"}, {"Y"})},
                              {{"A", {2, 5, k}}}, {"Y"},
                              {{"W", randomTensor({k, n}, rng)}, {"bias", randomTensor({n}, rng)}}, rng));
+}
+
+void addGeluCases(std::vector<Case>& cases, std::mt19937& rng) {
+    std::uniform_int_distribution<int64_t> dim(1, 40);
+    for (int form = 0; form < 4; ++form) {
+        const int64_t k = dim(rng), n = dim(rng), t = dim(rng);
+        std::map<std::string, Tensor> init = geluConstants();
+        init.emplace("W", randomTensor({k, n}, rng, -2.f, 2.f));
+        init.emplace("bias", randomTensor({n}, rng));
+        const Shape a = form % 2 == 0 ? Shape{1, t, k} : Shape{3, t, k};
+        // After a MatMul and its bias (an MLP's first layer): a post-op.
+        std::vector<Node> mlp{makeNode("MatMul", {"A", "W"}, {"m"}), makeNode("Add", {"bias", "m"}, {"x"})};
+        for (Node& g : gelu(form, "x", "Y", "g")) mlp.push_back(std::move(g));
+        cases.push_back(makeCase(std::string("MatMul+bias+GELU ") + formName(form) + " " + str(a) + " n=" +
+                                     std::to_string(n), mlp, {{"A", a}}, {"Y"}, init, rng));
+        // On a graph input also read elsewhere: one eltwise pass.
+        std::vector<Node> alone = gelu(form, "X", "g", "g");
+        alone.push_back(makeNode("Add", {"g", "X"}, {"Y"}));
+        cases.push_back(makeCase(std::string("GELU alone ") + formName(form), alone, {{"X", {2, 3, t, 5}}}, {"Y"},
+                                 init, rng));
+        // A value inside read again, and another constant: separate ops (Erf or Tanh on their own).
+        std::vector<Node> readAgain = mlp;
+        readAgain.back().outputs[0] = "z";
+        readAgain.push_back(makeNode("Add", {"z", "ga"}, {"Y"}));
+        cases.push_back(makeCase(std::string("MatMul+bias, GELU read inside ") + formName(form), readAgain,
+                                 {{"A", a}}, {"Y"}, init, rng));
+        init["sqrt2"] = scalar(1.5f);
+        init["rsqrt2"] = scalar(0.6f);
+        init["k"] = scalar(0.05f);
+        cases.push_back(makeCase(std::string("MatMul+bias, not GELU ") + formName(form), mlp, {{"A", a}}, {"Y"},
+                                 init, rng));
+    }
+    cases.push_back(makeCase("Erf", {makeNode("Erf", {"X"}, {"Y"})}, {{"X", {3, 17, 5}}}, {"Y"}, {}, rng));
 }
 
 }  // namespace npuwb::difftest

@@ -213,3 +213,11 @@ TEST(OnednnCoverage, ClaimsMatMulWithWeights) {
     expectFamiliesClaimedAndPassed({difftest::addMatMulWeightCases}, 8u * 4u + 1u);
     expectFused({difftest::addMatMulWeightCases}, {{"MatMul weight + bias", 2}, {"MatMul [1,K,N] weight, scaled", 2}});
 }
+
+// GELU in its erf and tanh forms (a MatMul's post-op, or one pass), Erf alone; claimed and within the usual
+// tolerance, also where a value inside is read elsewhere or a constant differs and nothing fuses.
+TEST(OnednnCoverage, ClaimsGelu) {
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
+    expectFamiliesClaimedAndPassed({difftest::addGeluCases}, 4u * 4u + 1u);
+    expectFused({difftest::addGeluCases}, {{"MatMul+bias+GELU", 7}, {"GELU alone", 5}});
+}
