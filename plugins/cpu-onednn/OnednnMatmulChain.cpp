@@ -1,6 +1,6 @@
-// fp32 MatMul chains and GELU as exporters write it (erf and tanh forms, several nodes). A MatMul whose B is a 2-D
-// weight (or broadcasts as one) is one GEMM over A's rows, the weights packed once; a bias Add and activations after
-// it are post-ops.
+// fp32 MatMul chains and the transformer patterns exporters write as several nodes: GELU (erf and tanh forms) and
+// LayerNorm below opset 17. A MatMul whose B is a 2-D weight (or broadcasts as one) is one GEMM over A's rows, the
+// weights packed once; a bias Add and activations after it are post-ops.
 #include "OnednnSegmentBuilder.h"
 
 #include <cmath>
@@ -111,6 +111,90 @@ std::optional<std::pair<std::vector<size_t>, EltwiseStep>> Builder::decomposedGe
     return std::nullopt;
 }
 
+std::optional<std::pair<std::vector<size_t>, Builder::DecomposedNorm>> Builder::decomposedLayerNorm(
+    const std::string& x, const std::map<std::string, std::vector<size_t>>& users) const {
+    auto sole = [&](const std::string& v) -> std::optional<size_t> {
+        auto c = consumers.find(v);
+        auto u = users.find(v);
+        if (c == consumers.end() || c->second != 1 || segmentOutputs.count(v) || u == users.end() ||
+            u->second.size() != 1)
+            return std::nullopt;
+        return u->second[0];
+    };
+    auto is = [&](std::optional<size_t> k, const char* op) { return k && node(*k).opType == op; };
+    auto out = [&](size_t k) -> const std::string& { return node(k).outputs[0]; };
+    const ValueDesc* xd = q.value(x);
+    auto u = users.find(x);
+    if (!xd || xd->dtype != DType::F32 || xd->shape.empty() || u == users.end()) return std::nullopt;
+    const Shape& shape = xd->shape;
+    const auto rank = static_cast<int64_t>(shape.size());
+    // Axes of a ReduceMean of `v` over a trailing run with kept dims; nothing otherwise.
+    auto trailingMean = [&](size_t k, const std::string& v) -> std::optional<int64_t> {
+        const Node& n = node(k);
+        std::string why;
+        if (n.opType != "ReduceMean" || n.inputs.empty() || n.inputs[0] != v || n.attrInt("keepdims", 1) != 1)
+            return std::nullopt;
+        auto axes = reduceAxes(makeNodeQuery(q, k), why);
+        if (!axes || axes->back() != rank - 1 || axes->back() - axes->front() + 1 != static_cast<int64_t>(axes->size()))
+            return std::nullopt;
+        return axes->front();
+    };
+    for (size_t first : u->second) {
+        auto axis = trailingMean(first, x);
+        if (!axis) continue;
+        const int64_t cols = shapeNumel(Shape(shape.begin() + *axis, shape.end()));
+        auto sub = sole(out(first));
+        if (!is(sub, "Sub") || node(*sub).inputs != std::vector<std::string>{x, out(first)}) continue;
+        const std::string& centered = out(*sub);
+        auto cu = users.find(centered);
+        auto cc = consumers.find(centered);
+        if (cu == users.end() || cu->second.size() != 2 || cc == consumers.end() || segmentOutputs.count(centered))
+            continue;
+        // The square (Pow 2 or the value times itself) and the Div, in either order.
+        for (size_t pick = 0; pick < 2; ++pick) {
+            const size_t sq = cu->second[pick], div = cu->second[1 - pick];
+            const Node& s = node(sq);
+            const bool pow2 = s.opType == "Pow" && s.inputs.size() == 2 && s.inputs[0] == centered &&
+                              scalarConstant(s.inputs[1]) == 2.f;
+            const bool self = s.opType == "Mul" && s.inputs == std::vector<std::string>{centered, centered};
+            if (!(pow2 && cc->second == 2) && !(self && cc->second == 3)) continue;
+            auto mean2 = sole(out(sq));
+            if (!mean2 || trailingMean(*mean2, out(sq)) != axis) continue;
+            auto add = sole(out(*mean2));
+            if (!is(add, "Add") || !isScalarAffine(node(*add), out(*mean2))) continue;
+            const Node& a = node(*add);
+            const float epsilon = *scalarConstant(a.inputs[0] == out(*mean2) ? a.inputs[1] : a.inputs[0]);
+            auto root = sole(out(*add));
+            if (!is(root, "Sqrt") || sole(out(*root)) != div || node(div).opType != "Div" ||
+                node(div).inputs != std::vector<std::string>{centered, out(*root)})
+                continue;
+            std::vector<size_t> taken{first, *sub, sq, *mean2, *add, *root, div};
+            DecomposedNorm norm{.input = x, .scale = {}, .shift = {}, .axis = *axis, .epsilon = epsilon};
+            // Then a constant scale and shift of the normalized shape: Mul and Add, operands in either order.
+            auto param = [&](std::optional<size_t> k, const char* op, const std::string& v) -> std::string {
+                if (!is(k, op) || node(*k).inputs.size() != 2 || desc(out(*k)).shape != shape) return {};
+                const Node& n = node(*k);
+                const std::string& other = n.inputs[0] == v ? n.inputs[1] : n.inputs[0];
+                const ValueDesc* d = q.value(other);
+                if (other == v || !d || !d->constant || shapeNumel(d->shape) != cols || d->shape.size() > shape.size())
+                    return {};
+                const Shape padded = padRank(d->shape, shape.size());  // the normalized dims, 1s before them
+                for (size_t i = 0; i < padded.size(); ++i)
+                    if (padded[i] != (static_cast<int64_t>(i) < *axis ? 1 : shape[i])) return {};
+                return other;
+            };
+            std::string last = out(div);
+            if (auto mul = sole(last); !(norm.scale = param(mul, "Mul", last)).empty()) {
+                taken.push_back(*mul);
+                last = out(*mul);
+                if (auto shift = sole(last); !(norm.shift = param(shift, "Add", last)).empty()) taken.push_back(*shift);
+            }
+            return std::make_pair(taken, norm);
+        }
+    }
+    return std::nullopt;
+}
+
 void Builder::planTransformerFusion(const std::vector<size_t>& nodes,
                                     const std::map<std::string, std::vector<size_t>>& users,
                                     std::set<size_t>& claimed) {
@@ -127,6 +211,13 @@ void Builder::planTransformerFusion(const std::vector<size_t>& nodes,
         chains.push_back(chain);
     };
     auto isFloat = [&](const std::string& v) { return !v.empty() && q.value(v) && q.value(v)->dtype == DType::F32; };
+    for (size_t idx : nodes) {
+        if (node(idx).opType != "ReduceMean" || !free(idx) || node(idx).inputs.empty()) continue;
+        auto norm = decomposedLayerNorm(node(idx).inputs[0], users);
+        if (!norm || norm->first.front() != idx || !allFree(norm->first)) continue;
+        normAt[idx] = norm->second;
+        addChain(norm->first);
+    }
     for (size_t idx : nodes) {
         const Node& mm = node(idx);
         if (mm.opType != "MatMul" || !free(idx) || !isFloat(mm.inputs[0]) || !isFloat(mm.inputs[1])) continue;
@@ -253,6 +344,26 @@ void Builder::buildMatMulChain(const std::vector<size_t>& chain) {
     addPrimitive(pd, args, names);
     const std::string& out = node(chain.back()).outputs[0];
     mem[out] = matrix && y.size() != 2 ? view(dst, desc(out).shape) : dst;
+}
+
+void Builder::buildDecomposedLayerNorm(const std::vector<size_t>& chain) {
+    const DecomposedNorm& norm = normAt.at(chain[0]);
+    const Shape& x = desc(norm.input).shape;
+    const std::vector<std::string> names = namesOf(chain);
+    const int64_t cols = shapeNumel(Shape(x.begin() + norm.axis, x.end())), rows = shapeNumel(x) / cols;
+    memory src = view(getAs(norm.input, plainDesc(x), names[0]), {rows, cols});
+    const memory::desc params({cols}, dt::f32, tag::a);
+    auto param = [&](const std::string& name, const char* role, float absent) {
+        if (!name.empty()) return constantMemory(name, *desc(name).constant, {cols});
+        return packedFloats(chainKey(role, chain), params, std::vector<float>(static_cast<size_t>(cols), absent));
+    };
+    using F = dnnl::normalization_flags;
+    dnnl::layer_normalization_forward::primitive_desc pd(
+        {dnnl::prop_kind::forward_inference, src.get_desc(), norm.epsilon, F::use_scale | F::use_shift}, eng);
+    memory dst = activation(pd.dst_desc());
+    addPrimitive(pd, {{DNNL_ARG_SRC, src}, {DNNL_ARG_SCALE, param(norm.scale, "layernorm|ones", 1.f)},
+                      {DNNL_ARG_SHIFT, param(norm.shift, "layernorm|zeros", 0.f)}, {DNNL_ARG_DST, dst}}, names);
+    mem[node(chain.back()).outputs[0]] = view(dst, x);
 }
 
 void Builder::buildStandaloneActivation(const std::vector<size_t>& chain) {

@@ -55,6 +55,7 @@ void Builder::build(size_t idx) {
     if (chain != chainEndingAt.end()) {
         const std::vector<size_t>& c = chains[chain->second];
         if (int8Chains.count(chain->second)) return buildInt8Chain(c);
+        if (normAt.count(c[0])) return buildDecomposedLayerNorm(c);
         if (standaloneActivationAt.count(c[0])) return buildStandaloneActivation(c);
         if (node(c[0]).opType == "MatMul") return buildMatMulChain(c);
         if (node(c[0]).opType == "BatchNormalization") return buildBatchNorm(node(c[0]), &node(c[1]));

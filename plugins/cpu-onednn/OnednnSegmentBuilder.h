@@ -6,8 +6,8 @@
 //   OnednnFusion.cpp         fusion planning: Conv chains with post-ops, decomposed activations
 //   OnednnConvGemm.cpp       fp32 Conv, ConvTranspose, pooling, Gemm and MatMul lowering
 //   OnednnDeconvMatmul.cpp   ConvTranspose with kernel == stride as one matmul into a strided output
-//   OnednnMatmulChain.cpp    fp32 MatMul chains (bias, activation post-ops), GELU as exporters write it
-//                            (matching and kernels)
+//   OnednnMatmulChain.cpp    fp32 MatMul chains (bias, activation post-ops), GELU and LayerNorm as exporters
+//                            write them below opset 17 (matching and kernels)
 //   OnednnElementwise.cpp    binary, unary, Softmax, Resize, BatchNormalization and reductions
 //   OnednnDataMovement.cpp   Concat, Transpose, Slice, Split, Pad, and reshapes as views
 //   OnednnInt8Plan.cpp       matching QDQ patterns into int8 chains
@@ -106,6 +106,13 @@ struct Builder {
     std::map<size_t, std::pair<EltwiseStep, size_t>> decomposedAt{};
     /// Channel Concats read only by a Conv, which runs one Conv per Concat input instead (planFusion): Conv -> Concat.
     std::map<size_t, size_t> concatInto{};
+    /// LayerNorm written as ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div (then Mul, Add): first node -> its terms.
+    struct DecomposedNorm {
+        std::string input, scale, shift;  // scale/shift empty when absent
+        int64_t axis = 0;                 // the first normalized axis
+        float epsilon = 0.f;
+    };
+    std::map<size_t, DecomposedNorm> normAt{};
     /// GELU (erf or tanh form) written as several nodes and read by nothing a MatMul or Conv took: first node -> step.
     std::map<size_t, EltwiseStep> standaloneActivationAt{};
 
@@ -216,7 +223,10 @@ struct Builder {
     /// of the same terms matches. `alone`: x may have readers outside the pattern.
     std::optional<std::pair<std::vector<size_t>, EltwiseStep>> decomposedGelu(
         const std::string& x, const std::map<std::string, std::vector<size_t>>& users, bool alone) const;
-    /// MatMul chains (bias Add, activations, scalar affine steps as post-ops) and decomposed GELUs.
+    /// LayerNorm in its opset < 17 form starting at value `x`: its nodes in segment order and terms, or nothing.
+    std::optional<std::pair<std::vector<size_t>, DecomposedNorm>> decomposedLayerNorm(
+        const std::string& x, const std::map<std::string, std::vector<size_t>>& users) const;
+    /// MatMul chains (bias Add, activations, scalar affine steps as post-ops), decomposed LayerNorms and GELUs.
     void planTransformerFusion(const std::vector<size_t>& nodes,
                                const std::map<std::string, std::vector<size_t>>& users, std::set<size_t>& claimed);
     void planConcatIntoConv(const std::vector<size_t>& nodes, const std::set<size_t>& inSegment,
@@ -240,6 +250,7 @@ struct Builder {
     void buildGemm(const Node& n);
     /// MatMul (+ bias Add) (+ activations): a constant or broadcast 2-D B makes one GEMM over A's rows.
     void buildMatMulChain(const std::vector<size_t>& chain);
+    void buildDecomposedLayerNorm(const std::vector<size_t>& chain);
     void buildStandaloneActivation(const std::vector<size_t>& chain);
     /// Erf on its own (no oneDNN eltwise has it).
     void buildErf(const Node& n);

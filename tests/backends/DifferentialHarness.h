@@ -57,6 +57,8 @@ void addConcatIntoConvCases(std::vector<Case>& cases, std::mt19937& rng);
 void addMatMulWeightCases(std::vector<Case>& cases, std::mt19937& rng);
 /// GELU in four exporter orders after MatMul+bias, alone, and where it must not fuse; Erf.
 void addGeluCases(std::vector<Case>& cases, std::mt19937& rng);
+/// LayerNorm in its opset < 17 form (one or two axes, axes as an input, d*d, no affine) and unfused.
+void addDecomposedLayerNormCases(std::vector<Case>& cases, std::mt19937& rng);
 
 struct Outcome {
     std::string label;

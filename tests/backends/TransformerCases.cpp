@@ -1,7 +1,7 @@
 // What transformer exports ask of a backend: MatMul with a 2-D weight (one GEMM over the rows of a 3-D or 4-D A) with
 // its bias Add and activations, GELU as exporters write it (erf form in several orders, GPT-2's tanh form), Erf on
-// its own; with the variants that must not fuse (a value of the pattern read elsewhere, another constant). Seeded
-// random shapes.
+// its own, and LayerNorm in its opset < 17 form (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add); with
+// the variants that must not fuse (a value of the pattern read elsewhere, another constant). Seeded random shapes.
 #include <cmath>
 
 #include "DifferentialHarness.h"
@@ -136,6 +136,48 @@ void addGeluCases(std::vector<Case>& cases, std::mt19937& rng) {
                                  init, rng));
     }
     cases.push_back(makeCase("Erf", {makeNode("Erf", {"X"}, {"Y"})}, {{"X", {3, 17, 5}}}, {"Y"}, {}, rng));
+}
+
+void addDecomposedLayerNormCases(std::vector<Case>& cases, std::mt19937& rng) {
+    std::uniform_int_distribution<int64_t> dim(1, 40);
+    for (int round = 0; round < 6; ++round) {
+        const int64_t c = dim(rng) + 1, t = dim(rng);
+        const bool twoAxes = round == 4, opset18 = round == 5, selfSquare = round == 2, affine = round != 3;
+        const Shape x = round % 2 == 0 ? Shape{1, t, c} : Shape{2, 3, t, c};
+        const Shape normalized = twoAxes ? Shape{x[x.size() - 2], c} : Shape{c};
+        std::map<std::string, Tensor> init{{"two", scalar(2.f)}, {"eps", scalar(round == 1 ? 1e-6f : 1e-5f)},
+                                           {"gamma", randomTensor(normalized, rng, 0.5f, 1.5f)},
+                                           {"beta", randomTensor(normalized, rng)}};
+        std::map<std::string, Attribute> reduce;
+        std::vector<std::string> meanOf{"X"}, varOf{"sq"};
+        const std::vector<int64_t> axes = twoAxes ? std::vector<int64_t>{-2, -1} : std::vector<int64_t>{-1};
+        if (opset18) {  // axes became an input in opset 18
+            init.emplace("axes", Tensor::fromVector<int64_t>({static_cast<int64_t>(axes.size())}, axes));
+            meanOf.push_back("axes");
+            varOf.push_back("axes");
+        } else {
+            reduce["axes"] = Attribute::ofInts(axes);
+        }
+        std::vector<Node> nodes{makeNode("ReduceMean", meanOf, {"mean"}, reduce), makeNode("Sub", {"X", "mean"}, {"d"}),
+                                selfSquare ? makeNode("Mul", {"d", "d"}, {"sq"})
+                                           : makeNode("Pow", {"d", "two"}, {"sq"}),
+                                makeNode("ReduceMean", varOf, {"var"}, reduce),
+                                makeNode("Add", {round == 1 ? "eps" : "var", round == 1 ? "var" : "eps"}, {"ve"}),
+                                makeNode("Sqrt", {"ve"}, {"sd"}), makeNode("Div", {"d", "sd"}, {affine ? "n" : "Y"})};
+        if (affine) {
+            nodes.push_back(makeNode("Mul", {round == 1 ? "gamma" : "n", round == 1 ? "n" : "gamma"}, {"g"}));
+            nodes.push_back(makeNode("Add", {"g", "beta"}, {"Y"}));
+        }
+        const std::string tag = " " + str(x) + (twoAxes ? " two axes" : "") + (opset18 ? " opset 18" : "") +
+                                (selfSquare ? " d*d" : "") + (affine ? "" : " no affine");
+        cases.push_back(makeCase("LayerNorm decomposed" + tag, nodes, {{"X", x}}, {"Y"}, init, rng, opset18 ? 18 : 14));
+        // The centered value read again: every op on its own.
+        std::vector<Node> readAgain = nodes;
+        readAgain.back().outputs[0] = "z";
+        readAgain.push_back(makeNode("Add", {"z", "d"}, {"Y"}));
+        cases.push_back(makeCase("LayerNorm decomposed, centered read again" + tag, readAgain, {{"X", x}}, {"Y"}, init,
+                                 rng, opset18 ? 18 : 14));
+    }
 }
 
 }  // namespace npuwb::difftest

@@ -221,3 +221,11 @@ TEST(OnednnCoverage, ClaimsGelu) {
     expectFamiliesClaimedAndPassed({difftest::addGeluCases}, 4u * 4u + 1u);
     expectFused({difftest::addGeluCases}, {{"MatMul+bias+GELU", 7}, {"GELU alone", 5}});
 }
+
+// LayerNorm as torch exports it below opset 17 (and with opset 18's axes input): one layer normalization, claimed
+// and within the usual tolerance; unfused where the centered value is read again.
+TEST(OnednnCoverage, ClaimsDecomposedLayerNorm) {
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
+    expectFamiliesClaimedAndPassed({difftest::addDecomposedLayerNormCases}, 6u * 2u);
+    expectFused({difftest::addDecomposedLayerNormCases}, {{"LayerNorm decomposed ", 7}});
+}
