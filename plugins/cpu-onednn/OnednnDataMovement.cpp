@@ -1,5 +1,6 @@
 // Data movement: reshapes as zero-copy views, Concat, Transpose, Slice and Split as reorders (Transpose and Slice also
-// on int8 values), Pad as a fill and a reorder into the middle of the output.
+// on int8 values; a Transpose that only moves dims of size 1 is a view), Pad as a fill and a reorder into the middle
+// of the output, Gather with constant indices as block copies, Where with a constant condition.
 #include "OnednnSegmentBuilder.h"
 
 #include <omp.h>
@@ -139,7 +140,12 @@ void Builder::buildTranspose(const Node& n, const std::string& in, const std::st
     memory permuted(memory::desc(toDims(y), type, permutedStrides), eng, nullptr);
     // Segment inputs get their buffer per run: the permuted view follows the source's handle like view() does.
     addAlias(src, permuted);
-    memory dst = activation(memory::desc(toDims(y), type, denseStrides(y, transposedOrder(storageOrder(x, sourceStrides), axes))));
+    const memory::desc dense(toDims(y), type, denseStrides(y, transposedOrder(storageOrder(x, sourceStrides), axes)));
+    if (sameStorage(permuted.get_desc(), dense)) {  // only dims of size 1 move (attention's [T,1,C] <-> [1,T,C])
+        mem[output] = permuted;
+        return;
+    }
+    memory dst = activation(dense);
     addPrimitive(dnnl::reorder::primitive_desc(permuted, dst), {{DNNL_ARG_FROM, permuted}, {DNNL_ARG_TO, dst}}, {nodeName(n)});
     mem[output] = dst;
 }
@@ -199,6 +205,86 @@ void Builder::buildPad(const Node& n) {
     memory middle(dst.get_desc().submemory_desc(toDims(x), toDims(g->begins)), eng, nullptr);
     addAlias(dst, middle);
     addPrimitive(dnnl::reorder::primitive_desc(src, middle), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, middle}}, {nodeName(n)});
+    mem[n.outputs[0]] = dst;
+}
+
+void Builder::buildGather(const Node& n) {
+    const Shape& x = desc(n.inputs[0]).shape;
+    const Shape& y = desc(n.outputs[0]).shape;
+    auto axis = static_cast<size_t>(n.attrInt("axis", 0) < 0 ? n.attrInt("axis", 0) + static_cast<int64_t>(x.size())
+                                                            : n.attrInt("axis", 0));
+    std::vector<int64_t> indices = desc(n.inputs[1]).constant->toInt64Vector();
+    for (auto& i : indices) i = i < 0 ? i + x[axis] : i;
+    int64_t outer = 1, inner = 1;
+    for (size_t d = 0; d < x.size(); ++d) (d < axis ? outer : inner) *= d == axis ? 1 : x[d];
+    memory src = getAs(n.inputs[0], plainDesc(x), nodeName(n));
+    memory dst = activation(plainDesc(y));
+    const int64_t along = x[axis];
+    const bool serial = dst.get_desc().get_size() < kSerialKernelBytes;
+    addKernel([src, dst, indices, outer, inner, along, serial](dnnl::stream&) {
+        const auto* from = static_cast<const float*>(src.get_data_handle());
+        auto* to = static_cast<float*>(dst.get_data_handle());
+        const auto count = static_cast<int64_t>(indices.size());
+#pragma omp parallel for schedule(static) if (!serial)
+        for (int64_t b = 0; b < outer * count; ++b)
+            std::memcpy(to + b * inner, from + ((b / count) * along + indices[static_cast<size_t>(b % count)]) * inner,
+                        static_cast<size_t>(inner) * sizeof(float));
+    }, {nodeName(n)}, {src, dst});
+    seg.kernels.back().serial = serial;
+    mem[n.outputs[0]] = dst;
+}
+
+void Builder::buildWhere(const Node& n) {
+    const Shape& y = desc(n.outputs[0]).shape;
+    const Tensor& cond = *desc(n.inputs[0]).constant;
+    const Shape c = padRank(cond.shape(), y.size());
+    // The condition per output element, once: strides of broadcast dims are 0.
+    std::vector<int64_t> stride(y.size(), 0);
+    for (int64_t d = static_cast<int64_t>(y.size()) - 1, step = 1; d >= 0; --d) {
+        stride[static_cast<size_t>(d)] = c[static_cast<size_t>(d)] == 1 ? 0 : step;
+        step *= c[static_cast<size_t>(d)];
+    }
+    const int64_t count = shapeNumel(y);
+    auto mask = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(count));
+    std::vector<int64_t> at(y.size(), 0);
+    for (int64_t i = 0; i < count; ++i) {
+        int64_t from = 0;
+        for (size_t d = 0; d < y.size(); ++d) from += at[d] * stride[d];
+        (*mask)[static_cast<size_t>(i)] = cond.elementAsDouble(from) != 0.0;
+        for (size_t d = y.size(); d-- > 0;) {
+            if (++at[d] < y[d]) break;
+            at[d] = 0;
+        }
+    }
+    struct Operand {
+        memory m;
+        float scalar = 0.f;
+        bool isScalar = false;
+    };
+    std::vector<Operand> ops;
+    std::vector<memory> uses;
+    for (size_t i = 1; i < 3; ++i) {
+        const ValueDesc& d = desc(n.inputs[i]);
+        if (d.constant && d.constant->numel() == 1) {
+            ops.push_back({memory(), static_cast<float>(d.constant->elementAsDouble(0)), true});
+        } else {
+            ops.push_back({getAs(n.inputs[i], plainDesc(y), nodeName(n)), 0.f, false});
+            uses.push_back(ops.back().m);
+        }
+    }
+    memory dst = activation(plainDesc(y));
+    uses.push_back(dst);
+    const bool serial = dst.get_desc().get_size() < kSerialKernelBytes;
+    addKernel([mask, ops, dst, count, serial](dnnl::stream&) {
+        const uint8_t* pick = mask->data();
+        auto* out = static_cast<float*>(dst.get_data_handle());
+        const float* a = ops[0].isScalar ? nullptr : static_cast<const float*>(ops[0].m.get_data_handle());
+        const float* b = ops[1].isScalar ? nullptr : static_cast<const float*>(ops[1].m.get_data_handle());
+        const float sa = ops[0].scalar, sb = ops[1].scalar;
+#pragma omp parallel for schedule(static) if (!serial)
+        for (int64_t i = 0; i < count; ++i) out[i] = pick[i] ? (a ? a[i] : sa) : (b ? b[i] : sb);
+    }, {nodeName(n)}, uses);
+    seg.kernels.back().serial = serial;
     mem[n.outputs[0]] = dst;
 }
 

@@ -82,6 +82,8 @@ void Builder::build(size_t idx) {
     if (op == "Transpose") return buildTranspose(n);
     if (op == "Slice") return buildSlice(n);
     if (op == "Split") return buildSplit(n);
+    if (op == "Gather") return buildGather(n);
+    if (op == "Where") return buildWhere(n);
     if (op == "Pad") return buildPad(n);
     if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin") return buildReduce(n);
     buildEltwise(n);

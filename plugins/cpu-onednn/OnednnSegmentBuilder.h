@@ -272,6 +272,10 @@ struct Builder {
     /// double: within the usual tolerance).
     void buildLayerNorm(const Node& n);
     void buildSplit(const Node& n);
+    /// Gather with constant indices: one copy per (outer index, gathered index) block.
+    void buildGather(const Node& n);
+    /// Where with a constant condition, expanded to the output shape once; values or constant scalars.
+    void buildWhere(const Node& n);
     void buildPad(const Node& n);
 
     // int8 matching (OnednnInt8Plan.cpp).

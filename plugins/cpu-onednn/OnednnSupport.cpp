@@ -449,6 +449,31 @@ Capability supportsNode(const NodeQuery& q) {
         if (shapeNumel(q.inputShapes[0]) == 0) return Capability::no("empty input");
         return Capability::yes();
     }
+    if (op == "Gather") {  // constant indices (a class token taken out, a head picked): a copy per block
+        if (q.inputTypes[0] != DType::F32 || q.outputTypes[0] != DType::F32) return Capability::no("only float32 data");
+        if (q.inputShapes.size() < 2 || !q.constants[1]) return Capability::no("indices are not a constant");
+        const Shape& x = q.inputShapes[0];
+        int64_t axis = q.node.attrInt("axis", 0);
+        if (axis < 0) axis += static_cast<int64_t>(x.size());
+        if (axis < 0 || axis >= static_cast<int64_t>(x.size())) return Capability::no("bad axis");
+        for (int64_t i : q.constants[1]->toInt64Vector())  // the reference kernel reports a bad index
+            if (i < -x[static_cast<size_t>(axis)] || i >= x[static_cast<size_t>(axis)])
+                return Capability::no("index out of range");
+        if (shapeNumel(q.outputShapes[0]) == 0) return Capability::no("empty output");
+        return Capability::yes();
+    }
+    if (op == "Where") {  // a constant condition (attention masks) choosing between values or scalar constants
+        if (q.inputShapes.size() != 3 || !q.constants[0]) return Capability::no("condition is not a constant");
+        const Shape& y = q.outputShapes[0];
+        if (q.outputTypes[0] != DType::F32 || y.size() > 6) return Capability::no("only float32 up to rank 6");
+        if (!broadcastsInto(q.inputShapes[0], y)) return Capability::no("unsupported broadcast");
+        for (size_t i = 1; i < 3; ++i) {
+            const bool scalar = q.constants[i] && q.constants[i]->numel() == 1;
+            if (q.inputTypes[i] != DType::F32 || (!scalar && q.inputShapes[i] != y))
+                return Capability::no("values must be float32 of the output shape or constant scalars");
+        }
+        return Capability::yes();
+    }
     if (op == "Transpose") {
         if (!allFloat(q, 1)) return Capability::no("only float32 supported");
         if (q.inputShapes[0].size() > 6) return Capability::no("ranks up to 6 supported");

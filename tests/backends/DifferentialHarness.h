@@ -59,6 +59,9 @@ void addMatMulWeightCases(std::vector<Case>& cases, std::mt19937& rng);
 void addGeluCases(std::vector<Case>& cases, std::mt19937& rng);
 /// LayerNorm in its opset < 17 form (one or two axes, axes as an input, d*d, no affine) and unfused.
 void addDecomposedLayerNormCases(std::vector<Case>& cases, std::mt19937& rng);
+/// Gather with constant indices on every axis, Where with a constant causal mask (then Softmax), Transposes of size-1
+/// dims around a MatMul.
+void addGatherWhereCases(std::vector<Case>& cases, std::mt19937& rng);
 
 struct Outcome {
     std::string label;

@@ -1,8 +1,11 @@
 // What transformer exports ask of a backend: MatMul with a 2-D weight (one GEMM over the rows of a 3-D or 4-D A) with
 // its bias Add and activations, GELU as exporters write it (erf form in several orders, GPT-2's tanh form), Erf on
 // its own, and LayerNorm in its opset < 17 form (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add); with
-// the variants that must not fuse (a value of the pattern read elsewhere, another constant). Seeded random shapes.
+// the variants that must not fuse (a value of the pattern read elsewhere, another constant); Gather with constant
+// indices (ViT's class token), Where with a constant mask (GPT-2's causal mask), Transposes of size-1 dims. Seeded
+// random shapes.
 #include <cmath>
+#include <limits>
 
 #include "DifferentialHarness.h"
 
@@ -177,6 +180,52 @@ void addDecomposedLayerNormCases(std::vector<Case>& cases, std::mt19937& rng) {
         readAgain.push_back(makeNode("Add", {"z", "d"}, {"Y"}));
         cases.push_back(makeCase("LayerNorm decomposed, centered read again" + tag, readAgain, {{"X", x}}, {"Y"}, init,
                                  rng, opset18 ? 18 : 14));
+    }
+}
+
+void addGatherWhereCases(std::vector<Case>& cases, std::mt19937& rng) {
+    std::uniform_int_distribution<int64_t> dim(1, 24);
+    for (int round = 0; round < 3; ++round) {
+        const int64_t b = round + 1, t = dim(rng) + 2, c = dim(rng);
+        const Shape x{b, t, c};
+        // The class token: a scalar index on axis 1 after a LayerNorm-like op, then a vector of indices with a
+        // negative one on every axis.
+        std::map<std::string, Tensor> init{{"zero", Tensor::scalar<int64_t>(0)},
+                                           {"some", Tensor::fromVector<int64_t>({3}, {0, -1, 0})},
+                                           {"W", randomTensor({c, 5}, rng)}};
+        cases.push_back(makeCase("Gather class token " + str(x),
+                                 {makeNode("Relu", {"X"}, {"r"}),
+                                  makeNode("Gather", {"r", "zero"}, {"g"}, {{"axis", Attribute::ofInt(1)}}),
+                                  makeNode("MatMul", {"g", "W"}, {"Y"})},
+                                 {{"X", x}}, {"Y"}, init, rng));
+        for (int64_t axis = -3; axis < 3; ++axis)
+            cases.push_back(makeCase("Gather indices axis=" + std::to_string(axis) + " " + str(x),
+                                     {makeNode("Gather", {"X", "some"}, {"Y"}, {{"axis", Attribute::ofInt(axis)}})},
+                                     {{"X", x}}, {"Y"}, init, rng));
+        // A causal mask over attention scores, then Softmax; and a mask choosing between two values.
+        std::vector<bool> lower;
+        for (int64_t i = 0; i < t; ++i)
+            for (int64_t j = 0; j < t; ++j) lower.push_back(j <= i);
+        init.emplace("mask", Tensor::fromVector<bool>({1, 1, t, t}, lower));
+        init.emplace("ninf", scalar(-std::numeric_limits<float>::infinity()));
+        init.emplace("big", scalar(-1e4f));
+        const Shape scores{b, 3, t, t};
+        cases.push_back(makeCase("Where causal mask, Softmax " + str(scores),
+                                 {makeNode("Where", {"mask", "X", "ninf"}, {"w"}),
+                                  makeNode("Softmax", {"w"}, {"Y"}, {{"axis", Attribute::ofInt(-1)}})},
+                                 {{"X", scores}}, {"Y"}, init, rng));
+        cases.push_back(makeCase("Where mask, scalar first " + str(scores),
+                                 {makeNode("Where", {"mask", "big", "X"}, {"Y"})}, {{"X", scores}}, {"Y"}, init, rng));
+        cases.push_back(makeCase("Where mask, two values " + str(scores),
+                                 {makeNode("Where", {"mask", "X", "Z"}, {"Y"})}, {{"X", scores}, {"Z", scores}}, {"Y"},
+                                 init, rng));
+        // Transposes that move only dims of size 1 around a MatMul (ViT's [T,1,C] <-> [1,T,C]).
+        init.emplace("Wc", randomTensor({c, c}, rng));
+        cases.push_back(makeCase("Transpose of size-1 dims around a MatMul " + str({1, t, c}),
+                                 {makeNode("Transpose", {"X"}, {"t"}, {{"perm", Attribute::ofInts({1, 0, 2})}}),
+                                  makeNode("MatMul", {"t", "Wc"}, {"m"}),
+                                  makeNode("Transpose", {"m"}, {"Y"}, {{"perm", Attribute::ofInts({1, 0, 2})}})},
+                                 {{"X", {1, t, c}}}, {"Y"}, init, rng));
     }
 }
 

@@ -229,3 +229,10 @@ TEST(OnednnCoverage, ClaimsDecomposedLayerNorm) {
     expectFamiliesClaimedAndPassed({difftest::addDecomposedLayerNormCases}, 6u * 2u);
     expectFused({difftest::addDecomposedLayerNormCases}, {{"LayerNorm decomposed ", 7}});
 }
+
+// Gather with constant indices (ViT's class token), Where with a constant mask (GPT-2's causal mask), Transposes of
+// size-1 dims as views: claimed and within the usual tolerance.
+TEST(OnednnCoverage, ClaimsGatherWhereAndSize1Transposes) {
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
+    expectFamiliesClaimedAndPassed({difftest::addGatherWhereCases}, 3u * 11u);
+}
