@@ -30,10 +30,12 @@ the end, the other models written).
 `--size bench` the real sizes (tests/bench/corpus.py). `--dataset N` also writes, beside each model, N seeded
 calibration samples (NAME.data/*.npy, listed in NAME.dataset.txt: token ids inside the vocabulary, masks of 0/1)
 and NAME.shapes, the `--input-shape` arguments of the samples' shapes (the symbolic dims made concrete).
-Existing files are kept unless --force; every file is written to a .tmp and renamed. Run with Debian's
+Existing files are kept unless --force or this script changed since (NAME.stamp: its sha256); every file is
+written to a .tmp and renamed. Run with Debian's
 /usr/bin/python3 (python3-torch, python3-torchvision, python3-onnx).
 """
 import argparse
+import hashlib
 import math
 import os
 import sys
@@ -360,13 +362,18 @@ def model_name(kind, opset, dynamic):
 
 
 def export(kind, size, opset, dynamic, out_dir, force):
-    """Writes OUT_DIR/NAME.onnx unless it exists; returns (path, {input: concrete dims})."""
+    """Writes OUT_DIR/NAME.onnx unless this script made it; returns (path, {input: concrete dims}, written)."""
     cfg = SIZES[size][kind]
     path = os.path.join(out_dir, model_name(kind, opset, dynamic) + ".onnx")
     shapes = dyn_shapes(kind, cfg) if dynamic else static_shapes(kind, cfg)
-    if os.path.exists(path) and not force:
-        print(f"keep   {path}")
-        return path, shapes
+    stamp = os.path.splitext(path)[0] + ".stamp"
+    with open(os.path.abspath(__file__), "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    if os.path.exists(path) and os.path.exists(stamp) and not force:
+        with open(stamp) as f:
+            if f.read().strip() == digest:
+                print(f"keep   {path}")
+                return path, shapes, False
     import torch  # only now: importing torch takes seconds
 
     torch.manual_seed(0)  # the same weights for every opset and axes of one kind and size
@@ -379,8 +386,11 @@ def export(kind, size, opset, dynamic, out_dir, force):
     torch.onnx.export(model, tuple(inputs.values()), tmp, opset_version=opset, input_names=list(inputs),
                       output_names=outputs, dynamic_axes=axes if dynamic else None, do_constant_folding=True)
     os.replace(tmp, path)  # never leave a half-written model under the final name
+    with open(stamp + ".tmp", "w") as f:
+        f.write(digest + "\n")
+    os.replace(stamp + ".tmp", stamp)
     print(f"export {path}")
-    return path, shapes
+    return path, shapes, True
 
 
 def integer_input_ranges(model_path):
@@ -474,7 +484,7 @@ def main():
             for dynamic in ([False] if args.static_only else [False, True]):
                 name = model_name(kind, opset, dynamic)
                 try:
-                    path, shapes = export(kind, args.size, opset, dynamic, args.out_dir, args.force)
+                    path, shapes, written = export(kind, args.size, opset, dynamic, args.out_dir, args.force)
                 except Exception as e:  # an exporter limit of this torch: say which and go on with the others
                     failed.append(name)
                     print(f"FAILED {name}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",
@@ -482,7 +492,7 @@ def main():
                     continue
                 if args.dataset:
                     write_shapes(path, shapes)
-                    write_dataset(path, shapes, args.dataset, args.out_dir, force=args.force)
+                    write_dataset(path, shapes, args.dataset, args.out_dir, force=args.force or written)
     if failed:
         print(f"{len(failed)} export(s) failed: {' '.join(failed)}", file=sys.stderr)
     return 1 if failed else 0
