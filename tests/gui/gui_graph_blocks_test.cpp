@@ -1,15 +1,18 @@
 // The Graph view's repeated blocks (views/graph/GraphBlocks) on models written by make_block_models.py: the blocks
 // found in torch-style scoped names (the outermost repeating scope, not the indexed parts inside it), a big model
-// opening collapsed, one block or all expanded and collapsed again (API, double-click, context menu's action,
+// opening collapsed, one block or all expanded and collapsed again (API, double-click, context menu, the action,
 // Ctrl+Shift+B) with the drawn box count following, the state kept over a relayout, a model without repeating scopes
 // staying flat, and selection, search, colouring, the filter and the properties panel reaching nodes inside a
 // collapsed block. With NPUWB_GRAPH_BLOCKS_MODEL and NPUWB_SCREENSHOT_DIR set it opens that model and saves
 // graph-blocks-collapsed.png and graph-blocks-expanded.png (its middle block expanded) there.
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QApplication>
+#include <QContextMenuEvent>
 #include <QDir>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardItemModel>
@@ -201,6 +204,26 @@ void GraphBlocksTest::expandsAndCollapsesOneBlock() {
     QCOMPARE(graph()->drawnBoxCount(), collapsed - 1 + 36);
     QVERIFY(relaidOut([&] { graph()->setBlockCollapsed(7, true); }));
     QCOMPARE(graph()->drawnBoxCount(), collapsed);
+
+    // The context menu on a box: its first entry expands that block.
+    QVERIFY(relaidOut([&] {
+        QWidget* viewport = graph()->canvas()->viewport();
+        const QPoint at = onCanvas(graph()->blockItem(8));
+        QContextMenuEvent event(QContextMenuEvent::Mouse, at, viewport->mapToGlobal(at));
+        QApplication::sendEvent(viewport, &event);
+        QMenu* menu = graph()->findChild<QMenu*>();
+        QVERIFY(menu);
+        QCOMPARE(menu->actions().value(0)->text(), QStringLiteral("Expand Block encoder_layer_8"));
+        menu->actions().value(0)->trigger();
+        menu->hide();
+        delete menu;
+    }));
+    QVERIFY(!graph()->isBlockCollapsed(8));
+    // The popup took the window's activation: shortcuts and clicks need it back.
+    QTRY_VERIFY(!QApplication::activePopupWidget());
+    window_->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(window_.get()));
+    QVERIFY(relaidOut([&] { graph()->setBlockCollapsed(8, true); }));
 }
 
 void GraphBlocksTest::expandsAndCollapsesAll() {
