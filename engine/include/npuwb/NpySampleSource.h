@@ -1,7 +1,7 @@
 #pragma once
 // A SampleSource over a vendor-style dataset.txt whose entries are .npy arrays: one sample per line, the model's
-// inputs separated by spaces in graph-input order, paths relative to the list's folder, '#' comments and blank
-// lines ignored. Lists with images are npuwb_imageio's business (npuwb/DatasetSampleSource.h).
+// inputs separated by spaces in graph-input order, or each named (`input_ids=a.npy attention_mask=b.npy`, any order,
+// all entries of a line or none), paths relative to the list's folder, '#' comments and blank lines ignored. Lists with images are npuwb_imageio's business (npuwb/DatasetSampleSource.h).
 #include <string>
 #include <vector>
 
