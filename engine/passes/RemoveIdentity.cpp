@@ -85,8 +85,13 @@ private:
         const std::string& op = n.opType;
         if (op == "Identity") return "Identity";
         if (op == "Dropout") {
-            // Dropout passes data through in inference unless training_mode is a constant true.
-            if (n.inputs.size() > 2 && !n.inputs[2].empty() && !constantAllEqual(graph, n.inputs[2], 0)) return "";
+            // Dropout passes data through in inference unless training_mode is a constant true; in training mode a
+            // ratio of 0 keeps every element and scales by 1/(1-0) (exporters write it for attention dropout p=0).
+            if (n.inputs.size() > 2 && !n.inputs[2].empty() && !constantAllEqual(graph, n.inputs[2], 0)) {
+                if (n.inputs.size() > 1 && !n.inputs[1].empty() && constantAllEqual(graph, n.inputs[1], 0))
+                    return "Dropout with ratio 0";
+                return "";
+            }
             return "Dropout in inference";
         }
         if (op == "Cast") {

@@ -65,6 +65,22 @@ TEST(RemoveIdentity, BypassesIdentityDropoutAndNoOpShapeOps) {
     EXPECT_EQ(r.model.graph.nodes[0].inputs[0], "x");
 }
 
+TEST(RemoveIdentity, BypassesATrainingModeDropoutOnlyWhenItsRatioIsZero) {
+    // Exporters write attention dropout p=0 in training mode: it keeps every element and scales by 1.
+    ModelBuilder b;
+    b.input("x", {1, 8}).output("y").output("z");
+    b.constant("zero", Tensor::fromVector<float>({}, {0.0f})).constant("half", Tensor::fromVector<float>({}, {0.5f}));
+    b.constant("training", Tensor::fromVector<bool>({}, {true}));
+    b.node("Dropout", {"x", "zero", "training"}, {"a"});
+    b.node("Relu", {"a"}, {"y"});
+    b.node("Dropout", {"x", "half", "training"}, {"b"}).attributes["seed"] = Attribute::ofInt(1);  // drops: kept
+    b.node("Neg", {"b"}, {"z"});
+    auto r = runPasses(b.build(), {"remove_identity"});
+    expectProven(r, "remove_identity");
+    EXPECT_EQ(count(r, "Dropout"), 1);
+    EXPECT_EQ(r.nodesAfter, 3u);
+}
+
 TEST(RemoveIdentity, ReportsIdentityBetweenGraphInputAndOutput) {
     ModelBuilder b;
     b.input("x", {1, 8}).output("y").ints("other", {2, 4});
