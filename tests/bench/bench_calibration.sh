@@ -1,5 +1,5 @@
 #!/bin/sh
-# Calibration benchmark (issue 5): calibrate PP-OCRv4 det on N synthetic text-page samples (default 200 at
+# Calibration benchmark (calibration must stream, not grow with the data set): calibrate PP-OCRv4 det on N synthetic text-page samples (default 200 at
 # 480x480) with the KL observer on the fast backend, and compare with plain float inference of the same samples.
 # Not a timed test: run by hand.
 #

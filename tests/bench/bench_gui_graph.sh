@@ -91,7 +91,7 @@ echo " block ms: the longest GUI-thread block but the screenshot's own, in open:
 echo " layout or run; the rest falls after it, e.g. the first paint of the drawn graph)"
 
 echo
-echo "Goals (issue 21):"
+echo "Goals (the GUI stays responsive on big graphs):"
 /usr/bin/python3 - "$tmp/rows" <<'PY'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]

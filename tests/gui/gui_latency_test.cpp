@@ -1,4 +1,4 @@
-// The GUI thread never blocks for long (issue 21): core/EventLoopProbe measures how late its timer fires on the GUI
+// The GUI thread never blocks for long: core/EventLoopProbe measures how late its timer fires on the GUI
 // thread while the window opens PP-OCRv4 det, lays its graph out (Graph view) and runs it locally, and while it opens
 // and draws a made 10,000-node model (tests/bench/make_branchy.py). The figures are printed; the bound asserted is
 // generous by default (2 s), so a loaded CI machine passes while real synchronous work on the GUI thread (a load,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The hardening probe's defects as regression tests (issue 17): each hostile input gives the expected exit code
+# The hardening probe's defects as regression tests: each hostile input gives the expected exit code
 # and a message naming what is wrong, within a time limit and a memory cap; never a crash, a hang, a leak of a
 # file outside the model's folder or a destroyed input.
 #   hostile.sh CLI WORK_DIR

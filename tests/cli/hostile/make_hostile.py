@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the hostile inputs of the hardening probe (issue 17) into a folder, for hostile.sh: crafted models,
+"""Writes the hostile inputs of the hardening probe into a folder, for hostile.sh: crafted models,
 external data, .npy files and vendor logs. FIFOs and symlinks are made by the shell script. Uses Debian's
 python3-onnx."""
 import os

@@ -1,4 +1,4 @@
-// Hardening (issue 17) at the engine's depth: readers take regular files only, writes never replace a device or an
+// Hardening against hostile input at the engine's depth: readers take regular files only, writes never replace a device or an
 // input and leave no temporary file when interrupted, the memory budget and run limits stop work with a message.
 #include <gtest/gtest.h>
 #include <signal.h>
