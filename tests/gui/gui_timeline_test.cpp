@@ -3,8 +3,11 @@
 // measured timelines have a bar for every stage, lane and frame (and visible waits), hovering and clicking a bar work,
 // the placement table is tested under QAbstractItemModelTester and follows the shared selection, Cancel stops a long
 // run, and the device, schedules and frames are remembered. Runs offscreen.
+// The pipelined run plans on a copy of that profile with modelled costs: the plan measured on a loaded machine (ctest
+// runs tests side by side) may rightly keep the model on one core, and the drawing of a split is what is tested here.
 #include <QAbstractItemModelTester>
 #include <QComboBox>
+#include <QFile>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMessageBox>
@@ -35,6 +38,25 @@ namespace {
 constexpr int kRunTimeoutMs = 240000;  // calibrating two units on a shared machine
 constexpr int kFrames = 4;
 const QString kModel = QStringLiteral(NPUWB_MODELS_DIR "/mobilenet_v2.onnx");
+const QString kModelledDevice = QStringLiteral("two-cores-modelled");
+
+/// local-2core's workers with roofline costs of two equal units: the balanced plan splits the model in two stages
+/// whatever the load, and the schedules still run (and are measured) on the pinned workers.
+QByteArray modelledTwoCoreProfile() {
+    const char* unit = R"({"name": "%1", "kind": "cpu", "costs": "roofline", "gmacsPerSecond": 10,
+        "gbytesPerSecond": 10, "opOverheadUs": 2,
+        "affinity": {"gemm": "excellent", "conv": "excellent", "elementwise": "excellent", "activation": "excellent",
+                     "softmax": "excellent", "reduce": "excellent", "control": "excellent", "reorganize": "excellent"},
+        "executor": {"backend": "%2", "cpus": [%3], "threads": 1}})";
+    const QString core0 = QString::fromLatin1(unit).arg(QStringLiteral("core0-onednn"), QStringLiteral("cpu-onednn"),
+                                                        QStringLiteral("0"));
+    const QString core1 = QString::fromLatin1(unit).arg(QStringLiteral("core1-xnnpack"), QStringLiteral("cpu-xnnpack"),
+                                                        QStringLiteral("1"));
+    return QStringLiteral(R"({"schema": "npuwb-device-profile", "schemaVersion": 1, "name": "two cores, modelled",
+        "affinityFactors": {"excellent": 1.0}, "units": [%1, %2], "transfer": {"syncUs": 20, "gbytesPerSecond": 0}})")
+        .arg(core0, core1)
+        .toUtf8();
+}
 
 void sendMouse(QWidget* widget, QEvent::Type type, const QPoint& pos, Qt::MouseButton button) {
     const Qt::MouseButtons held = type == QEvent::MouseButtonPress ? Qt::MouseButtons(button) : Qt::NoButton;
@@ -61,6 +83,7 @@ private slots:
 private:
     TimelineView* view() const { return window_->view<TimelineView>(); }
 
+    QTemporaryDir devices_;
     std::unique_ptr<MainWindow> window_;
     std::vector<std::unique_ptr<QAbstractItemModelTester>> testers_;
 };
@@ -71,6 +94,12 @@ void TimelineViewTest::initTestCase() {
     QCoreApplication::setOrganizationName(QStringLiteral("npuwb-test"));
     QCoreApplication::setApplicationName(QStringLiteral("gui_timeline_test"));
     QSettings().clear();  // the defaults, whatever an earlier run saved
+    QVERIFY(devices_.isValid());
+    QFile profile(devices_.filePath(kModelledDevice + QStringLiteral(".json")));
+    QVERIFY(profile.open(QIODevice::WriteOnly));
+    QVERIFY(profile.write(modelledTwoCoreProfile()) > 0);
+    profile.close();
+    qputenv("NPUWB_DEVICES_DIR", QFile::encodeName(devices_.path()));
     window_ = std::make_unique<MainWindow>();
     window_->show();
     QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
@@ -93,6 +122,8 @@ void TimelineViewTest::listsDeviceProfiles() {
 }
 
 void TimelineViewTest::pipelinedRunDrawsEveryLaneAndFrameInBothTimelines() {
+    view()->deviceBox()->setCurrentText(kModelledDevice);
+    QCOMPARE(view()->deviceBox()->currentText(), kModelledDevice);
     view()->scheduleBox()->setCurrentIndex(view()->scheduleBox()->findData(QStringLiteral("pipelined")));
     view()->framesBox()->setValue(kFrames);
     QSignalSpy shown(view(), &TimelineView::partitionShown);
