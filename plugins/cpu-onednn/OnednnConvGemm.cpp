@@ -30,8 +30,11 @@ void Builder::buildConvChain(const std::vector<size_t>& chain) {
     const Shape& y = desc(conv.outputs[0]).shape;
     const int64_t group = conv.attrInt("group", 1), oc = w.shape[0];
     std::string why;
-    auto win = resolveWindow(conv, x.shape, y, {w.shape[2], w.shape[3]}, why);
+    const std::vector<int64_t> kernel(w.shape.begin() + 2, w.shape.end());  // 1-D (Conv1d) or 2-D
+    auto win = resolveWindow(conv, x.shape, y, kernel, why);
     if (!win) throw std::runtime_error(why);
+    int64_t taps = 1;
+    for (int64_t k : kernel) taps *= k;
 
     // Post-ops first: what folds into the weights decides whether they are read in place.
     dnnl::post_ops ops;
@@ -105,7 +108,8 @@ void Builder::buildConvChain(const std::vector<size_t>& chain) {
     }
     const bool split = parts.size() > 1;
     auto any = [](const memory::dims& d) { return memory::desc(d, dt::f32, tag::any); };
-    memory::dims dil = {win->dilations[0] - 1, win->dilations[1] - 1};
+    memory::dims dil;
+    for (int64_t d : win->dilations) dil.push_back(d - 1);  // oneDNN counts the taps skipped
     const std::string key = chainKey("conv", chain);
     memory dst;
     for (size_t p = 0; p < parts.size(); ++p) {
@@ -116,8 +120,10 @@ void Builder::buildConvChain(const std::vector<size_t>& chain) {
             for (auto [alg, alpha, beta] : steps) partOps.append_eltwise(1.f, alg, alpha, beta);
         dnnl::primitive_attr attr;
         attr.set_post_ops(partOps);
-        memory::dims wdims = group > 1 ? memory::dims{group, oc / group, w.shape[1], w.shape[2], w.shape[3]}
-                                       : memory::dims{oc, part.channels, w.shape[2], w.shape[3]};
+        memory::dims wdims = group > 1 ? memory::dims{group, oc / group, w.shape[1]} : memory::dims{oc, part.channels};
+        wdims.insert(wdims.end(), kernel.begin(), kernel.end());
+        const bool oneD = kernel.size() == 1;
+        const tag plainTag = group > 1 ? (oneD ? tag::goiw : tag::goihw) : (oneD ? tag::oiw : tag::oihw);
         memory::dims srcDims = toDims(x.shape);
         srcDims[1] = split ? part.channels : srcDims[1];
         const memory::desc dstDesc = p == 0 ? any(toDims(y)) : dst.get_desc();
@@ -150,17 +156,16 @@ void Builder::buildConvChain(const std::vector<size_t>& chain) {
         memory wPacked = packed(split ? key + "|w" + std::to_string(p) : key + "|w", pd.weights_desc(),
                                 [&](memory& to) {
             if (!split) {
-                convertNow(plainWeights(memory::desc(wdims, dt::f32, group > 1 ? tag::goihw : tag::oihw),
-                                        inPlace ? w.constant : nullptr, weights),
+                convertNow(plainWeights(memory::desc(wdims, dt::f32, plainTag), inPlace ? w.constant : nullptr, weights),
                            to);
                 return;
             }
-            const int64_t taps = w.shape[2] * w.shape[3], icAll = w.shape[1];
+            const int64_t icAll = w.shape[1];
             std::vector<float> slice(static_cast<size_t>(oc * part.channels * taps));
             for (int64_t o = 0; o < oc; ++o)
                 std::copy_n(weights.begin() + (o * icAll + part.channelBegin) * taps, part.channels * taps,
                             slice.begin() + o * part.channels * taps);
-            convertNow(plainWeights(memory::desc(wdims, dt::f32, tag::oihw), nullptr, slice), to);
+            convertNow(plainWeights(memory::desc(wdims, dt::f32, plainTag), nullptr, slice), to);
         });
         memory src = getAs(part.input, pd.src_desc(), names[0]);
         std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wPacked}};

@@ -151,19 +151,71 @@ void Builder::buildTranspose(const Node& n, const std::string& in, const std::st
 }
 
 /// Step-1 Slice as one reorder from a sub-memory view of the source (ShuffleNet's channel split).
+namespace {
+
+/// Copies the elements `dims` addresses through `from` strides (bytes from `src`) to `to` strides (from `dst`), each
+/// `size` bytes: a stepped Slice oneDNN cannot describe (a step whose last row reaches past the next-outer stride).
+void stridedCopy(const char* src, char* dst, const Dims& dims, const Dims& from, const Dims& to, size_t size) {
+    const size_t rank = dims.size();
+    const int64_t inner = rank ? dims.back() : 1;
+    int64_t outer = 1;
+    for (size_t d = 0; d + 1 < rank; ++d) outer *= dims[d];
+#pragma omp parallel for schedule(static)
+    for (int64_t row = 0; row < outer; ++row) {
+        int64_t at = 0, out = 0, rest = row;
+        for (size_t d = rank - 1; d-- > 0;) {
+            const int64_t i = rest % dims[d];
+            rest /= dims[d];
+            at += i * from[d];
+            out += i * to[d];
+        }
+        for (int64_t k = 0; k < inner; ++k)
+            std::memcpy(dst + (out + k * to[rank - 1]) * int64_t(size), src + (at + k * from[rank - 1]) * int64_t(size),
+                        size);
+    }
+}
+
+}  // namespace
+
 void Builder::buildSlice(const Node& n, const std::string& in, const std::string& out, dt type) {
     std::string why;
-    auto offsets = sliceOffsets(makeNodeQuery(q, indexOf(n)), why);
-    if (!offsets) throw std::runtime_error(why);
+    auto window = sliceWindow(makeNodeQuery(q, indexOf(n)), why);
+    if (!window) throw std::runtime_error(why);
     const Shape& x = desc(n.inputs[0]).shape;
     const Shape& y = desc(n.outputs[0]).shape;
-    // A window of the source in its own unblocked layout, copied out dense in the same storage order.
+    // A window of the source in its own unblocked layout, copied out dense in the same storage order. Steps (Swin's
+    // patch merging takes every other row and column) multiply the source's strides: a strided view at the first
+    // element taken.
     auto [src, strides] = unblocked(in.empty() ? n.inputs[0] : in, x, type, nodeName(n));
-    memory part(src.get_desc().submemory_desc(toDims(y), toDims(*offsets)), eng, nullptr);
-    addAlias(src, part);
-    memory dst = activation(memory::desc(toDims(y), type, denseStrides(y, storageOrder(x, strides))));
-    addPrimitive(dnnl::reorder::primitive_desc(part, dst), {{DNNL_ARG_FROM, part}, {DNNL_ARG_TO, dst}}, {nodeName(n)});
+    const Dims denseY = denseStrides(y, storageOrder(x, strides));
+    memory dst = activation(memory::desc(toDims(y), type, denseY));
     mem[out.empty() ? n.outputs[0] : out] = dst;
+    if (window->unitSteps()) {
+        memory part(src.get_desc().submemory_desc(toDims(y), toDims(window->offsets)), eng, nullptr);
+        addAlias(src, part);
+        addPrimitive(dnnl::reorder::primitive_desc(part, dst), {{DNNL_ARG_FROM, part}, {DNNL_ARG_TO, dst}}, {nodeName(n)});
+        return;
+    }
+    Dims stepped = strides;
+    int64_t first = 0;
+    for (size_t d = 0; d < x.size(); ++d) {
+        stepped[d] *= window->steps[d];
+        first += window->offsets[d] * strides[d];
+    }
+    const auto size = memory::data_type_size(type);
+    try {
+        memory part(memory::desc(toDims(y), type, stepped), eng, nullptr);
+        addAlias(src, part, first * int64_t(size));
+        addPrimitive(dnnl::reorder::primitive_desc(part, dst), {{DNNL_ARG_FROM, part}, {DNNL_ARG_TO, dst}}, {nodeName(n)});
+    } catch (const dnnl::error&) {  // strides oneDNN refuses as overlapping: the plain loop
+        const Dims dims = y;
+        addKernel(
+            [src, dst, dims, stepped, denseY, first, size](dnnl::stream&) {
+                stridedCopy(static_cast<const char*>(src.get_data_handle()) + first * int64_t(size),
+                            static_cast<char*>(dst.get_data_handle()), dims, stepped, denseY, size);
+            },
+            {nodeName(n)}, {src, dst});
+    }
 }
 
 /// Split: each output one reorder from a sub-memory view of the source, like Slice.

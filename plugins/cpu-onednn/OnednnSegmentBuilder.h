@@ -8,7 +8,8 @@
 //   OnednnDeconvMatmul.cpp   ConvTranspose with kernel == stride as one matmul into a strided output
 //   OnednnMatmulChain.cpp    fp32 MatMul chains (bias, activation post-ops), GELU and LayerNorm as exporters
 //                            write them below opset 17 (matching and kernels)
-//   OnednnElementwise.cpp    binary, unary, Softmax, Resize, BatchNormalization and reductions
+//   OnednnElementwise.cpp    binary, unary, Softmax, Resize, BatchNormalization and reductions (broadcasts
+//                            oneDNN has no kernel for: OnednnBroadcastBinary.cpp)
 //   OnednnDataMovement.cpp   Concat, Transpose, Slice, Split, Pad, and reshapes as views
 //   OnednnInt8Plan.cpp       matching QDQ patterns into int8 chains
 //   OnednnInt8Ops.cpp        the int8 kernels, QuantizeLinear and lazy DequantizeLinear (loops: OnednnQuant.cpp,
@@ -150,8 +151,9 @@ struct Builder {
     // creating thread's storage, so one made on a helper thread crashed after that thread ended.
     void addPrimitive(const dnnl::primitive_desc_base& pd, std::unordered_map<int, memory> args,
                       std::vector<std::string> names);
-    /// A kernel that points `view` at `source`'s buffer each run (segment inputs get theirs per run).
-    void addAlias(memory source, memory view);
+    /// A kernel that points `view` at `source`'s buffer, from `byteOffset` on, each run (segment inputs get theirs
+    /// per run).
+    void addAlias(memory source, memory view, int64_t byteOffset = 0);
     /// A kernel that shows float value `name` (memory `m`) to the run's ValueObserver: in place when its layout has
     /// no padding (a blocked layout holds each element once, in another order), else through a plain float copy.
     void addObserver(const std::string& name, memory m);

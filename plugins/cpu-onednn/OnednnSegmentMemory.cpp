@@ -51,10 +51,13 @@ void Builder::addPrimitive(const dnnl::primitive_desc_base& pd, std::unordered_m
     addPrimitive(dnnl::primitive(pd.get()), std::move(args), std::move(names));
 }
 
-void Builder::addAlias(memory source, memory view) {
+void Builder::addAlias(memory source, memory view, int64_t byteOffset) {
     aliasOf[view.get()] = source.get();
-    addKernel([source, view](dnnl::stream&) mutable { view.set_data_handle(source.get_data_handle()); }, {},
-              {source}, false);
+    addKernel(
+        [source, view, byteOffset](dnnl::stream&) mutable {
+            view.set_data_handle(static_cast<char*>(source.get_data_handle()) + byteOffset);
+        },
+        {}, {source}, false);
 }
 
 void Builder::addObserver(const std::string& name, memory m) {

@@ -33,13 +33,16 @@ bool broadcastsInto(const Shape& small, const Shape& big) {
     return true;
 }
 
-Capability windowed(const NodeQuery& q, size_t spatialFrom) {
+/// A Conv (1-D or 2-D: whisper's audio front end is Conv1d) or a 2-D pooling window.
+Capability windowed(const NodeQuery& q) {
     const Shape& x = q.inputShapes[0];
-    if (x.size() != 4) return Capability::no("only 2-D spatial (4-D tensors) supported");
+    const bool conv = q.node.opType == "Conv";
+    if (x.size() != 4 && !(conv && x.size() == 3))
+        return Capability::no(conv ? "only 1-D and 2-D spatial (3-D and 4-D tensors) supported"
+                                   : "only 2-D spatial (4-D tensors) supported");
     std::vector<int64_t> kernel = q.node.attrInts("kernel_shape");
-    if (kernel.empty() && q.node.opType == "Conv" && q.inputShapes.size() > 1 && q.inputShapes[1].size() == 4)
-        kernel = {q.inputShapes[1][2], q.inputShapes[1][3]};
-    (void)spatialFrom;
+    if (kernel.empty() && conv && q.inputShapes.size() > 1 && q.inputShapes[1].size() == x.size())
+        kernel.assign(q.inputShapes[1].begin() + 2, q.inputShapes[1].end());
     std::string why;
     if (!resolveWindow(q.node, x, q.outputShapes.at(0), kernel, why)) return Capability::no(why);
     return Capability::yes();
@@ -51,17 +54,29 @@ std::optional<Window> resolveWindow(const Node& node, const Shape& inputShape, c
                                     const std::vector<int64_t>& kernel, std::string& why) {
     Window w;
     w.kernel = kernel;
-    if (w.kernel.size() != 2) { why = "kernel_shape must have 2 dims"; return std::nullopt; }
-    w.strides = node.attrInts("strides", {1, 1});
-    w.dilations = node.attrInts("dilations", {1, 1});
-    std::vector<int64_t> pads = node.attrInts("pads", {0, 0, 0, 0});
-    if (w.strides.size() != 2 || w.dilations.size() != 2 || pads.size() != 4) { why = "bad strides/dilations/pads"; return std::nullopt; }
+    const size_t spatial = kernel.size();
+    if ((spatial != 1 && spatial != 2) || inputShape.size() != spatial + 2) {
+        why = "kernel_shape must have 1 or 2 dims, one per spatial dim of the input";
+        return std::nullopt;
+    }
+    w.strides = node.attrInts("strides", std::vector<int64_t>(spatial, 1));
+    w.dilations = node.attrInts("dilations", std::vector<int64_t>(spatial, 1));
+    std::vector<int64_t> pads = node.attrInts("pads", std::vector<int64_t>(2 * spatial, 0));
+    if (w.strides.size() != spatial || w.dilations.size() != spatial || pads.size() != 2 * spatial) {
+        why = "bad strides/dilations/pads";
+        return std::nullopt;
+    }
+    for (size_t d = 0; d < spatial; ++d)
+        if (w.kernel[d] < 1 || w.strides[d] < 1 || w.dilations[d] < 1 || pads[d] < 0 || pads[d + spatial] < 0) {
+            why = "kernel, strides and dilations must be positive and pads not negative";
+            return std::nullopt;
+        }
     const std::string autoPad = node.attrString("auto_pad", "NOTSET");
     const bool ceil = node.attrInt("ceil_mode", 0) != 0;
-    w.padsBegin = {pads[0], pads[1]};
-    w.padsEnd = {pads[2], pads[3]};
-    for (int d = 0; d < 2; ++d) {
-        int64_t in = inputShape[2 + d], out = outputShape.size() == 4 ? outputShape[2 + d] : -1;
+    w.padsBegin.assign(pads.begin(), pads.begin() + static_cast<std::ptrdiff_t>(spatial));
+    w.padsEnd.assign(pads.begin() + static_cast<std::ptrdiff_t>(spatial), pads.end());
+    for (size_t d = 0; d < spatial; ++d) {
+        int64_t in = inputShape[2 + d], out = outputShape.size() == spatial + 2 ? outputShape[2 + d] : -1;
         int64_t eff = (w.kernel[d] - 1) * w.dilations[d] + 1;
         if (autoPad == "VALID") {
             w.padsBegin[d] = w.padsEnd[d] = 0;
@@ -125,7 +140,11 @@ std::optional<float> powExponent(const NodeQuery& q) {
     return static_cast<float>(q.constants[1]->elementAsDouble(0));
 }
 
-std::optional<std::vector<int64_t>> sliceOffsets(const NodeQuery& q, std::string& why) {
+bool SliceWindow::unitSteps() const {
+    return std::all_of(steps.begin(), steps.end(), [](int64_t s) { return s == 1; });
+}
+
+std::optional<SliceWindow> sliceWindow(const NodeQuery& q, std::string& why) {
     const Shape& x = q.inputShapes.at(0);
     const int64_t rank = static_cast<int64_t>(x.size());
     auto constantInts = [&](size_t i, const char* attr) -> std::optional<std::vector<int64_t>> {
@@ -140,22 +159,30 @@ std::optional<std::vector<int64_t>> sliceOffsets(const NodeQuery& q, std::string
         return std::nullopt;
     }
     for (int64_t step : *steps)
-        if (step != 1) { why = "steps other than 1 not supported"; return std::nullopt; }
+        if (step < 1) { why = "negative steps (reversal) not supported"; return std::nullopt; }
     if (axes->empty())
         for (int64_t a = 0; a < static_cast<int64_t>(starts->size()); ++a) axes->push_back(a);
-    if (axes->size() != starts->size()) { why = "starts and axes differ in length"; return std::nullopt; }
-    std::vector<int64_t> offsets(x.size(), 0);
+    if (axes->size() != starts->size() || (!steps->empty() && steps->size() != starts->size())) {
+        why = "starts, axes and steps differ in length";
+        return std::nullopt;
+    }
+    SliceWindow w{std::vector<int64_t>(x.size(), 0), std::vector<int64_t>(x.size(), 1)};
     for (size_t i = 0; i < axes->size(); ++i) {
         int64_t axis = (*axes)[i] < 0 ? (*axes)[i] + rank : (*axes)[i];
         if (axis < 0 || axis >= rank) { why = "axis out of range"; return std::nullopt; }
         const int64_t dim = x[static_cast<size_t>(axis)];
         int64_t start = (*starts)[i] < 0 ? (*starts)[i] + dim : (*starts)[i];
-        offsets[static_cast<size_t>(axis)] = std::clamp<int64_t>(start, 0, dim);
+        w.offsets[static_cast<size_t>(axis)] = std::clamp<int64_t>(start, 0, dim);
+        if (!steps->empty()) w.steps[static_cast<size_t>(axis)] = (*steps)[i];
     }
     const Shape& y = q.outputShapes.at(0);
+    if (y.size() != x.size()) { why = "slice does not fit the input"; return std::nullopt; }
     for (size_t d = 0; d < x.size(); ++d)
-        if (y.size() != x.size() || offsets[d] + y[d] > x[d]) { why = "slice does not fit the input"; return std::nullopt; }
-    return offsets;
+        if (y[d] > 0 && w.offsets[d] + (y[d] - 1) * w.steps[d] >= x[d]) {
+            why = "slice does not fit the input";
+            return std::nullopt;
+        }
+    return w;
 }
 
 std::optional<PadGeometry> padGeometry(const NodeQuery& q, std::string& why) {
@@ -293,7 +320,13 @@ Capability supportsNode(const NodeQuery& q) {
         if (q.inputShapes.size() > 2 && !q.node.inputs[2].empty() &&
             (q.inputShapes[1].empty() || shapeNumel(q.inputShapes[2]) != q.inputShapes[1][0]))
             return Capability::no("bias does not have one value per output channel");
-        return windowed(q, 2);
+        // Weights that do not fit the input's channels and the group: the reference kernel names the mismatch.
+        const int64_t group = q.node.attrInt("group", 1);
+        const Shape &x = q.inputShapes[0], &w = q.inputShapes[1], &y = q.outputShapes[0];
+        if (group < 1 || w.size() != x.size() || y.size() != x.size() || x.size() < 3 || w[0] % group != 0 ||
+            w[1] * group != x[1] || y[1] != w[0])
+            return Capability::no("weights do not match the channels and group");
+        return windowed(q);
     }
     if (op == "ConvTranspose") {
         if (!allFloat(q, 3)) return Capability::no("only float32 supported");
@@ -318,7 +351,7 @@ Capability supportsNode(const NodeQuery& q) {
         if (op == "AveragePool" && q.node.attrInt("ceil_mode", 0) && q.node.attrInt("count_include_pad", 0))
             return Capability::no("ceil_mode with count_include_pad not supported");
         if (op == "MaxPool" && q.node.attrInt("storage_order", 0)) return Capability::no("storage_order not supported");
-        return windowed(q, 2);
+        return windowed(q);
     }
     if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {
         if (!allFloat(q, 1)) return Capability::no("only float32 supported");
@@ -428,7 +461,8 @@ Capability supportsNode(const NodeQuery& q) {
     if (op == "Slice") {
         if (!allFloat(q, 1)) return Capability::no("only float32 supported");
         std::string why;
-        if (!sliceOffsets(q, why)) return Capability::no(why);
+        if (!sliceWindow(q, why)) return Capability::no(why);
+        if (shapeNumel(q.outputShapes[0]) == 0) return Capability::no("empty output");
         return Capability::yes();
     }
     if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin") {

@@ -12,7 +12,8 @@ struct Window {
     std::vector<int64_t> kernel, strides, dilations, padsBegin, padsEnd;
 };
 
-/// Resolves a Conv/MaxPool/AveragePool window for input spatial dims `in` and output spatial dims `out`.
+/// Resolves a Conv/MaxPool/AveragePool window (1 or 2 spatial dims, as many as `kernel` has) for an input and output
+/// shape.
 /// Returns nullopt with `why` set when it cannot be expressed.
 std::optional<Window> resolveWindow(const Node& node, const Shape& inputShape, const Shape& outputShape,
                                     const std::vector<int64_t>& kernel, std::string& why);
@@ -30,9 +31,15 @@ enum class ResizeKind { Nearest, Linear, LinearAlignCorners };
 std::optional<ResizeKind> resizeAlgorithm(const NodeQuery& q);
 std::string resizeUnsupportedReason(const NodeQuery& q);  // empty when supported
 
-/// Start offsets of a step-1 Slice with constant starts/ends/axes (the output dims come from the learning run);
-/// nullopt with `why` set otherwise.
-std::optional<std::vector<int64_t>> sliceOffsets(const NodeQuery& q, std::string& why);
+/// The window of a Slice with constant starts/ends/axes/steps and positive steps (the output dims come from the
+/// learning run): element `i` of output axis d is input element offsets[d] + i * steps[d]. Nullopt with `why`
+/// set otherwise.
+struct SliceWindow {
+    std::vector<int64_t> offsets;
+    std::vector<int64_t> steps;
+    bool unitSteps() const;
+};
+std::optional<SliceWindow> sliceWindow(const NodeQuery& q, std::string& why);
 
 /// A constant-mode Pad: the begin pads per axis (all >= 0) and the fill value; nullopt with `why` otherwise.
 struct PadGeometry {

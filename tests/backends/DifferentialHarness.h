@@ -62,6 +62,10 @@ void addDecomposedLayerNormCases(std::vector<Case>& cases, std::mt19937& rng);
 /// Gather with constant indices on every axis, Where with a constant causal mask (then Softmax), Transposes of size-1
 /// dims around a MatMul.
 void addGatherWhereCases(std::vector<Case>& cases, std::mt19937& rng);
+/// Conv1d (with GELU, stride 2, grouped and dilated) and Slices with steps (patch merging, a step of 3).
+void addConv1dStridedSliceCases(std::vector<Case>& cases, std::mt19937& rng);
+/// Binaries broadcast along a middle axis (Swin's window mask) and by rows, for every binary op.
+void addMiddleBroadcastCases(std::vector<Case>& cases, std::mt19937& rng);
 
 struct Outcome {
     std::string label;

@@ -2,8 +2,8 @@
 // its bias Add and activations, GELU as exporters write it (erf form in several orders, GPT-2's tanh form), Erf on
 // its own, and LayerNorm in its opset < 17 form (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add); with
 // the variants that must not fuse (a value of the pattern read elsewhere, another constant); Gather with constant
-// indices (ViT's class token), Where with a constant mask (GPT-2's causal mask), Transposes of size-1 dims. Seeded
-// random shapes.
+// indices (ViT's class token), Where with a constant mask (GPT-2's causal mask), Transposes of size-1 dims; Conv1d
+// (whisper's audio front end) and Slices with steps (Swin's patch merging). Seeded random shapes.
 #include <cmath>
 #include <limits>
 
@@ -226,6 +226,82 @@ void addGatherWhereCases(std::vector<Case>& cases, std::mt19937& rng) {
                                   makeNode("MatMul", {"t", "Wc"}, {"m"}),
                                   makeNode("Transpose", {"m"}, {"Y"}, {{"perm", Attribute::ofInts({1, 0, 2})}})},
                                  {{"X", {1, t, c}}}, {"Y"}, init, rng));
+    }
+}
+
+void addConv1dStridedSliceCases(std::vector<Case>& cases, std::mt19937& rng) {
+    std::uniform_int_distribution<int64_t> channels(1, 24), length(5, 40);
+    for (int round = 0; round < 3; ++round) {
+        // Conv1d, kernel 3, stride 1 then 2 (whisper), with GELU after each; grouped and dilated variants.
+        const int64_t c = channels(rng), o = channels(rng), l = length(rng), stride = 1 + round % 2;
+        const Shape x{1 + round % 2, c, l};
+        std::map<std::string, Tensor> init = geluConstants();
+        init.emplace("W1", randomTensor({o, c, 3}, rng));
+        init.emplace("B1", randomTensor({o}, rng));
+        init.emplace("W2", randomTensor({o, o, 3}, rng));
+        std::vector<Node> nodes = {makeNode("Conv", {"X", "W1", "B1"}, {"c1"}, {{"pads", Attribute::ofInts({1, 1})}})};
+        for (const Node& n : gelu(0, "c1", "g1", "a")) nodes.push_back(n);
+        nodes.push_back(makeNode("Conv", {"g1", "W2"}, {"Y"},
+                                 {{"pads", Attribute::ofInts({1, 1})}, {"strides", Attribute::ofInts({stride})}}));
+        cases.push_back(makeCase("Conv1d GELU Conv1d stride " + std::to_string(stride) + " " + str(x), nodes,
+                                 {{"X", x}}, {"Y"}, init, rng));
+        const int64_t g = 1 + round;
+        init.emplace("Wg", randomTensor({2 * g, 2, 5}, rng));
+        cases.push_back(makeCase("Conv1d group " + std::to_string(g) + " dilation 2 " + str({1, 2 * g, l + 8}),
+                                 {makeNode("Conv", {"X", "Wg"}, {"Y"},
+                                           {{"group", Attribute::ofInt(g)}, {"dilations", Attribute::ofInts({2})},
+                                            {"pads", Attribute::ofInts({4, 0})}})},
+                                 {{"X", {1, 2 * g, l + 8}}}, {"Y"}, init, rng));
+        // Patch merging: four Slices of every other row and column of [B, H, W, C], concatenated on C.
+        const int64_t h = 2 * (1 + round), w = 2 * (2 + round), ch = channels(rng);
+        init.emplace("axes", Tensor::fromVector<int64_t>({2}, {1, 2}));
+        init.emplace("two", Tensor::fromVector<int64_t>({2}, {2, 2}));
+        init.emplace("end", Tensor::fromVector<int64_t>({2}, {h, w}));
+        std::vector<Node> merge;
+        std::vector<std::string> parts;
+        for (int k = 0; k < 4; ++k) {
+            const std::string start = "s" + std::to_string(k), part = "p" + std::to_string(k);
+            init.emplace(start, Tensor::fromVector<int64_t>({2}, {k % 2, k / 2}));
+            merge.push_back(makeNode("Slice", {"X", start, "end", "axes", "two"}, {part}));
+            parts.push_back(part);
+        }
+        merge.push_back(makeNode("Concat", parts, {"Y"}, {{"axis", Attribute::ofInt(-1)}}));
+        cases.push_back(makeCase("Slice steps 2 patch merging " + str({1, h, w, ch}), merge, {{"X", {1, h, w, ch}}},
+                                 {"Y"}, init, rng));
+        // A step of 3 on one axis past the end, and after a Relu (a value made inside the segment).
+        init.emplace("from1", Tensor::fromVector<int64_t>({1}, {1}));
+        init.emplace("e3", Tensor::fromVector<int64_t>({1}, {1000}));
+        init.emplace("a3", Tensor::fromVector<int64_t>({1}, {-1}));
+        init.emplace("st3", Tensor::fromVector<int64_t>({1}, {3}));
+        cases.push_back(makeCase("Slice step 3 last axis after Relu " + str({2, h, w + 3}),
+                                 {makeNode("Relu", {"X"}, {"r"}),
+                                  makeNode("Slice", {"r", "from1", "e3", "a3", "st3"}, {"Y"})},
+                                 {{"X", {2, h, w + 3}}}, {"Y"}, init, rng));
+    }
+}
+
+void addMiddleBroadcastCases(std::vector<Case>& cases, std::mt19937& rng) {
+    std::uniform_int_distribution<int64_t> dim(1, 9);
+    const char* ops[] = {"Add", "Sub", "Mul", "Div", "Max", "Min"};
+    for (int round = 0; round < 3; ++round) {
+        // Swin's shifted-window mask: [1, windows, heads, T, T] + [1, windows, 1, T, T], a value or a constant.
+        const int64_t windows = dim(rng) + 1, heads = dim(rng) + 1, t = dim(rng) + 3;
+        const Shape y{1, windows, heads, t, t}, b{1, windows, 1, t, t};
+        std::map<std::string, Tensor> init{{"M", randomTensor(b, rng, 0.5f, 1.5f)}};
+        for (const char* op : ops) {
+            cases.push_back(makeCase(std::string(op) + " middle broadcast " + str(y) + " by " + str(b),
+                                     {makeNode(op, {"X", "Z"}, {"Y"})}, {{"X", y}, {"Z", b}}, {"Y"}, {}, rng));
+            cases.push_back(makeCase(std::string(op) + " middle broadcast constant " + str(y),
+                                     {makeNode(op, {"X", "M"}, {"Y"})}, {{"X", y}}, {"Y"}, init, rng));
+        }
+        // One value per row over the last axes ([B, C, 1, 1] into [B, C, H, W] after a lower rank), and a b of rank 3.
+        const Shape z{2, heads, 1, t};
+        cases.push_back(makeCase("Mul rows broadcast " + str({2, heads, windows, t}) + " by " + str(z),
+                                 {makeNode("Mul", {"X", "Z"}, {"Y"})}, {{"X", {2, heads, windows, t}}, {"Z", z}},
+                                 {"Y"}, {}, rng));
+        cases.push_back(makeCase("Add rank-3 b " + str({2, heads, windows, t}) + " by " + str({heads, 1, 1}),
+                                 {makeNode("Add", {"X", "Z"}, {"Y"})},
+                                 {{"X", {2, heads, windows, t}}, {"Z", {heads, 1, 1}}}, {"Y"}, {}, rng));
     }
 }
 

@@ -236,3 +236,15 @@ TEST(OnednnCoverage, ClaimsGatherWhereAndSize1Transposes) {
     if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
     expectFamiliesClaimedAndPassed({difftest::addGatherWhereCases}, 3u * 11u);
 }
+
+// Conv1d (whisper's front end) as oneDNN's 1-D convolution, and Slices with steps as strided views: claimed.
+TEST(OnednnCoverage, ClaimsConv1dAndSteppedSlices) {
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
+    expectFamiliesClaimedAndPassed({difftest::addConv1dStridedSliceCases}, 3u * 4u);
+}
+
+// Broadcasts oneDNN has no kernel for (a middle axis) run in rows, for every binary op: claimed and exact.
+TEST(OnednnCoverage, ClaimsMiddleAxisBroadcasts) {
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
+    expectFamiliesClaimedAndPassed({difftest::addMiddleBroadcastCases}, 3u * 14u);
+}
