@@ -49,6 +49,7 @@ bool smallConstant(const Graph& graph, const passes::GraphIndex& index, const pa
 constexpr ExactPass kExactPasses[] = {
     {"constant_folding", smallConstant},
     {"remove_identity", anyMatch},  // Identity, Dropout, same-type Cast, no-op layout ops
+    {"move_cast_before_layout", anyMatch},  // integer masks cast to float before their Unsqueezes
     {"merge_chains", layoutMerge},  // Transpose pairs (cancelled by remove_identity after), Reshape chains, Slices
     {"fold_pad", anyMatch},         // explicit constant Pad into the Conv/pool padding
 };

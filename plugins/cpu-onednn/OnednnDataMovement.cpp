@@ -1,7 +1,10 @@
 // Data movement: reshapes as zero-copy views, Concat, Transpose, Slice and Split as reorders (Transpose and Slice also
 // on int8 values; a Transpose that only moves dims of size 1 is a view), Pad as a fill and a reorder into the middle
-// of the output, Gather with constant indices as block copies, Where with a constant condition.
+// of the output, Gather as block copies (constant indices, or a run's token ids checked first), Where with a constant
+// condition, Cast of integer inputs to float.
 #include "OnednnSegmentBuilder.h"
+
+#include "npuwb/Error.h"
 
 #include <omp.h>
 
@@ -260,11 +263,30 @@ void Builder::buildPad(const Node& n) {
     mem[n.outputs[0]] = dst;
 }
 
+namespace {
+
+/// The indices of a Gather as a run gives them (int64 or int32), each checked against the axis: an index outside it
+/// is the user's input, named in the error, never a read past the data.
+std::vector<int64_t> checkedIndices(const void* raw, DType type, int64_t count, int64_t along, const std::string& node) {
+    std::vector<int64_t> out(static_cast<size_t>(count));
+    for (int64_t k = 0; k < count; ++k) {
+        int64_t i = type == DType::I64 ? static_cast<const int64_t*>(raw)[k] : static_cast<const int32_t*>(raw)[k];
+        if (i < -along || i >= along)
+            failInput("node '" + node + "' (Gather): index " + std::to_string(i) + " is outside [" +
+                      std::to_string(-along) + ", " + std::to_string(along) + ")");
+        out[static_cast<size_t>(k)] = i < 0 ? i + along : i;
+    }
+    return out;
+}
+
+}  // namespace
+
 void Builder::buildGather(const Node& n) {
     const Shape& x = desc(n.inputs[0]).shape;
     const Shape& y = desc(n.outputs[0]).shape;
     auto axis = static_cast<size_t>(n.attrInt("axis", 0) < 0 ? n.attrInt("axis", 0) + static_cast<int64_t>(x.size())
                                                             : n.attrInt("axis", 0));
+    if (!desc(n.inputs[1]).constant) return buildRuntimeGather(n, axis);
     std::vector<int64_t> indices = desc(n.inputs[1]).constant->toInt64Vector();
     for (auto& i : indices) i = i < 0 ? i + x[axis] : i;
     int64_t outer = 1, inner = 1;
@@ -283,6 +305,51 @@ void Builder::buildGather(const Node& n) {
                         static_cast<size_t>(inner) * sizeof(float));
     }, {nodeName(n)}, {src, dst});
     seg.kernels.back().serial = serial;
+    mem[n.outputs[0]] = dst;
+}
+
+/// Gather with indices a run gives (embedding lookups of token ids): rows copied after every index is checked.
+void Builder::buildRuntimeGather(const Node& n, size_t axis) {
+    const Shape& x = desc(n.inputs[0]).shape;
+    const Shape& y = desc(n.outputs[0]).shape;
+    const DType type = desc(n.inputs[1]).dtype;
+    const int64_t count = shapeNumel(desc(n.inputs[1]).shape);
+    int64_t outer = 1, inner = 1;
+    for (size_t d = 0; d < x.size(); ++d) (d < axis ? outer : inner) *= d == axis ? 1 : x[d];
+    memory src = getAs(n.inputs[0], plainDesc(x), nodeName(n));
+    memory ids = get(n.inputs[1]);
+    memory dst = activation(plainDesc(y));
+    const int64_t along = x[axis];
+    const std::string name = nodeName(n);
+    addKernel([src, ids, dst, type, count, outer, inner, along, name](dnnl::stream&) {
+        const std::vector<int64_t> indices = checkedIndices(ids.get_data_handle(), type, count, along, name);
+        const auto* from = static_cast<const float*>(src.get_data_handle());
+        auto* to = static_cast<float*>(dst.get_data_handle());
+#pragma omp parallel for schedule(static) if (outer * count * inner > (1 << 16))
+        for (int64_t b = 0; b < outer * count; ++b)
+            std::memcpy(to + b * inner, from + ((b / count) * along + indices[static_cast<size_t>(b % count)]) * inner,
+                        static_cast<size_t>(inner) * sizeof(float));
+    }, {name}, {src, ids, dst});
+    mem[n.outputs[0]] = dst;
+}
+
+/// Cast of integer values (int64 or int32: an attention mask) to float.
+void Builder::buildCast(const Node& n) {
+    const DType type = desc(n.inputs[0]).dtype;
+    const Shape& y = desc(n.outputs[0]).shape;
+    const int64_t count = shapeNumel(y);
+    memory src = get(n.inputs[0]);
+    memory dst = activation(plainDesc(y));
+    addKernel([src, dst, type, count](dnnl::stream&) {
+        auto* to = static_cast<float*>(dst.get_data_handle());
+        if (type == DType::I64) {
+            const auto* from = static_cast<const int64_t*>(src.get_data_handle());
+            for (int64_t i = 0; i < count; ++i) to[i] = static_cast<float>(from[i]);
+        } else {
+            const auto* from = static_cast<const int32_t*>(src.get_data_handle());
+            for (int64_t i = 0; i < count; ++i) to[i] = static_cast<float>(from[i]);
+        }
+    }, {nodeName(n)}, {src, dst});
     mem[n.outputs[0]] = dst;
 }
 

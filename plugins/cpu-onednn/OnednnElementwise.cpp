@@ -30,6 +30,16 @@ void Builder::buildBinary(const Node& n) {
     using A = dnnl::algorithm;
     const std::string& op = n.opType;
     const Shape& y = desc(n.outputs[0]).shape;
+    if (op == "Sub" && desc(n.inputs[0]).shape != y) {  // c - x, c a constant scalar (supportsNode): -1 * x + c
+        const auto c = static_cast<float>(desc(n.inputs[0]).constant->elementAsDouble(0));
+        memory src = get(n.inputs[1]);
+        dnnl::eltwise_forward::primitive_desc pd(
+            {dnnl::prop_kind::forward_inference, A::eltwise_linear, src.get_desc(), -1.f, c}, eng);
+        memory dst = activation(pd.dst_desc());
+        addPrimitive(pd, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, {nodeName(n)});
+        mem[n.outputs[0]] = dst;
+        return;
+    }
     bool swap = desc(n.inputs[0]).shape != y;  // commutative ops only (checked by supportsNode)
     const std::string& full = n.inputs[swap ? 1 : 0];
     const std::string& other = n.inputs[swap ? 0 : 1];

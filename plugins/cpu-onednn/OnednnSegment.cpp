@@ -3,6 +3,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -83,6 +84,7 @@ void Builder::build(size_t idx) {
     if (op == "Slice") return buildSlice(n);
     if (op == "Split") return buildSplit(n);
     if (op == "Gather") return buildGather(n);
+    if (op == "Cast") return buildCast(n);
     if (op == "Where") return buildWhere(n);
     if (op == "Pad") return buildPad(n);
     if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin") return buildReduce(n);
@@ -99,6 +101,14 @@ std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::
               .segmentOutputs = {outputs.begin(), outputs.end()}};
     for (const auto& in : inputs) {
         const ValueDesc& d = b.desc(in);
+        if (d.dtype == DType::I64) {
+            memory m(memory::desc({2 * std::max<int64_t>(1, shapeNumel(d.shape))}, dt::s32, tag::a), engine, nullptr);
+            seg->inputMemories.push_back(m);
+            seg->inputTypes.push_back(d.dtype);
+            b.mem[in] = m;
+            b.int64Inputs.insert(in);
+            continue;
+        }
         dt type = dt::f32;
         try {
             type = dnnlType(d.dtype);
@@ -136,7 +146,9 @@ std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::
         for (size_t i = 0; i < outputs.size(); ++i) {
             if (copied[i] || (!all && !b.mem.count(outputs[i]))) continue;
             memory src = b.get(outputs[i]);
-            memory dst(plainDesc(seg->outputShapes[i], src.get_desc().data_type()), engine, nullptr);
+            memory dst(b.int64Inputs.count(outputs[i]) ? src.get_desc()
+                                                        : plainDesc(seg->outputShapes[i], src.get_desc().data_type()),
+                       engine, nullptr);
             seg->outputMemories[i] = dst;
             // Plain storage under another layout (one channel, channels-last): copied as plain, not per pixel.
             if (src.get_desc() != dst.get_desc() && Builder::sameStorage(src.get_desc(), dst.get_desc()))

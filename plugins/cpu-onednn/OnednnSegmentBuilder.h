@@ -276,6 +276,11 @@ struct Builder {
     void buildSplit(const Node& n);
     /// Gather with constant indices: one copy per (outer index, gathered index) block.
     void buildGather(const Node& n);
+    void buildRuntimeGather(const Node& n, size_t axis);
+    void buildCast(const Node& n);
+    /// An int64 segment input (token ids, masks): oneDNN has no 64-bit type, so its memory is its bytes as s32
+    /// pairs, read only by the kernels that take integer values (Gather's indices, Cast).
+    std::set<std::string> int64Inputs{};
     /// Where with a constant condition, expanded to the output shape once; values or constant scalars.
     void buildWhere(const Node& n);
     void buildPad(const Node& n);

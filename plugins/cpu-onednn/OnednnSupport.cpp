@@ -428,6 +428,8 @@ Capability supportsNode(const NodeQuery& q) {
         const Shape& out = q.outputShapes[0];
         if (out.size() > 5 || out.empty()) return Capability::no("ranks 1-5 supported");
         bool aFull = q.inputShapes[0] == out, bFull = q.inputShapes[1] == out;
+        if (op == "Sub" && !aFull && bFull && q.constants[0] && q.constants[0]->numel() == 1)
+            return Capability::yes();  // c - x (BERT's 1 - mask): a linear eltwise
         bool commutative = op == "Add" || op == "Mul" || op == "Max" || op == "Min";
         if (!aFull && !(bFull && commutative)) return Capability::no("first operand must have the output shape");
         if (!broadcastsInto(q.inputShapes[aFull ? 1 : 0], out)) return Capability::no("unsupported broadcast");
@@ -483,16 +485,28 @@ Capability supportsNode(const NodeQuery& q) {
         if (shapeNumel(q.inputShapes[0]) == 0) return Capability::no("empty input");
         return Capability::yes();
     }
-    if (op == "Gather") {  // constant indices (a class token taken out, a head picked): a copy per block
+    if (op == "Gather") {  // constant indices (a class token, a head) or a run's token ids: a copy per block
         if (q.inputTypes[0] != DType::F32 || q.outputTypes[0] != DType::F32) return Capability::no("only float32 data");
-        if (q.inputShapes.size() < 2 || !q.constants[1]) return Capability::no("indices are not a constant");
+        if (q.inputShapes.size() < 2) return Capability::no("no indices");
         const Shape& x = q.inputShapes[0];
         int64_t axis = q.node.attrInt("axis", 0);
         if (axis < 0) axis += static_cast<int64_t>(x.size());
         if (axis < 0 || axis >= static_cast<int64_t>(x.size())) return Capability::no("bad axis");
+        if (shapeNumel(q.outputShapes[0]) == 0) return Capability::no("empty output");
+        if (!q.constants[1]) {  // checked when the run gives them
+            if (q.inputTypes[1] != DType::I64 && q.inputTypes[1] != DType::I32)
+                return Capability::no("indices are neither int64 nor int32");
+            return Capability::yes();
+        }
         for (int64_t i : q.constants[1]->toInt64Vector())  // the reference kernel reports a bad index
             if (i < -x[static_cast<size_t>(axis)] || i >= x[static_cast<size_t>(axis)])
                 return Capability::no("index out of range");
+        return Capability::yes();
+    }
+    if (op == "Cast") {  // integer inputs (attention masks, ids) to float
+        if (q.outputTypes[0] != DType::F32 || (q.inputTypes[0] != DType::I64 && q.inputTypes[0] != DType::I32))
+            return Capability::no("only int64 or int32 to float32");
+        if (q.constants[0]) return Capability::no("a constant input (folded before the run)");
         if (shapeNumel(q.outputShapes[0]) == 0) return Capability::no("empty output");
         return Capability::yes();
     }

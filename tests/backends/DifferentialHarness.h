@@ -66,6 +66,8 @@ void addGatherWhereCases(std::vector<Case>& cases, std::mt19937& rng);
 void addConv1dStridedSliceCases(std::vector<Case>& cases, std::mt19937& rng);
 /// Binaries broadcast along a middle axis (Swin's window mask) and by rows, for every binary op.
 void addMiddleBroadcastCases(std::vector<Case>& cases, std::mt19937& rng);
+/// Integer graph inputs (int64 and int32): embedding Gathers of token ids, an attention mask cast to float.
+void addTokenInputCases(std::vector<Case>& cases, std::mt19937& rng);
 
 struct Outcome {
     std::string label;

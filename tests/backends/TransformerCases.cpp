@@ -305,4 +305,55 @@ void addMiddleBroadcastCases(std::vector<Case>& cases, std::mt19937& rng) {
     }
 }
 
+namespace {
+
+/// Makes graph input `name` of `c` integer (`type`, I64 or I32) with values in [0, below).
+void integerInput(Case& c, const std::string& name, DType type, int64_t below, std::mt19937& rng) {
+    for (auto& vi : c.model->graph.inputs)
+        if (vi.name == name) vi.type.dtype = type;
+    const Shape shape = c.inputs.at(name).shape();
+    std::uniform_int_distribution<int64_t> value(0, below - 1);
+    Tensor t(type, shape);
+    for (int64_t i = 0; i < t.numel(); ++i) {
+        if (type == DType::I64) t.values<int64_t>()[size_t(i)] = value(rng);
+        else t.values<int32_t>()[size_t(i)] = static_cast<int32_t>(value(rng));
+    }
+    c.inputs[name] = std::move(t);
+}
+
+}  // namespace
+
+void addTokenInputCases(std::vector<Case>& cases, std::mt19937& rng) {
+    std::uniform_int_distribution<int64_t> dim(2, 20);
+    for (int round = 0; round < 3; ++round) {
+        const int64_t b = 1 + round % 2, t = dim(rng), vocab = 50 + dim(rng), d = dim(rng);
+        const DType idType = round == 1 ? DType::I32 : DType::I64;
+        // Word and position embeddings (BERT, GPT-2): Gather of the ids from a table, plus a second table.
+        std::map<std::string, Tensor> init{{"words", randomTensor({vocab, d}, rng)},
+                                           {"types", randomTensor({2, d}, rng)}};
+        Case words = makeCase("embedding Gather " + std::string(dtypeName(idType)) + " ids " + str({b, t}),
+                              {makeNode("Gather", {"words", "ids"}, {"w"}),
+                               makeNode("Gather", {"types", "kinds"}, {"k"}), makeNode("Add", {"w", "k"}, {"Y"})},
+                              {{"ids", {b, t}}, {"kinds", {b, t}}}, {"Y"}, init, rng);
+        integerInput(words, "ids", idType, vocab, rng);
+        integerInput(words, "kinds", idType, 2, rng);
+        cases.push_back(std::move(words));
+        // The attention mask: int ids of 0/1 -> Unsqueeze -> Unsqueeze -> Cast -> (1 - m) * -10000 -> + scores.
+        std::map<std::string, Tensor> mask{{"one", scalar(1.f)},
+                                           {"big", scalar(-10000.f)},
+                                           {"a1", Tensor::fromVector<int64_t>({1}, {1})},
+                                           {"a2", Tensor::fromVector<int64_t>({1}, {2})}};
+        Case masked = makeCase("attention mask from " + std::string(dtypeName(idType)) + " " + str({b, t}),
+                               {makeNode("Unsqueeze", {"mask", "a1"}, {"u1"}),
+                                makeNode("Unsqueeze", {"u1", "a2"}, {"u2"}),
+                                makeNode("Cast", {"u2"}, {"m"}, {{"to", Attribute::ofInt(1)}}),
+                                makeNode("Sub", {"one", "m"}, {"inv"}), makeNode("Mul", {"inv", "big"}, {"bias"}),
+                                makeNode("Add", {"scores", "bias"}, {"s"}),
+                                makeNode("Softmax", {"s"}, {"Y"}, {{"axis", Attribute::ofInt(-1)}})},
+                               {{"mask", {b, t}}, {"scores", {b, 2, t, t}}}, {"Y"}, mask, rng);
+        integerInput(masked, "mask", idType, 2, rng);
+        cases.push_back(std::move(masked));
+    }
+}
+
 }  // namespace npuwb::difftest

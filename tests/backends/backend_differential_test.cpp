@@ -248,3 +248,31 @@ TEST(OnednnCoverage, ClaimsMiddleAxisBroadcasts) {
     if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
     expectFamiliesClaimedAndPassed({difftest::addMiddleBroadcastCases}, 3u * 14u);
 }
+
+// Token ids and masks as graph inputs (int64, int32): the embedding Gathers and the mask's Unsqueeze/Cast/1-m run on
+// cpu-onednn, and an id outside the table is an error naming the node, never a read past it.
+TEST(OnednnCoverage, ClaimsTokenInputsAndRefusesBadIds) {
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
+    expectFamiliesClaimedAndPassed({difftest::addTokenInputCases}, 3u * 2u);
+    std::mt19937 rng(7);
+    std::vector<difftest::Case> cases;
+    difftest::addTokenInputCases(cases, rng);
+    difftest::Case& words = cases.front();
+    const int64_t vocab = words.model->graph.initializers.at("words").shape()[0];
+    SessionOptions opts;
+    opts.executor.backend = "cpu-onednn";
+    Session session(words.model, opts);
+    session.prepare(words.inputs);  // good ids: the plan is made, then a run gets bad ones
+    ASSERT_TRUE(session.fallbacks().empty());
+    for (int64_t bad : {vocab, -vocab - 1}) {
+        std::map<std::string, Tensor> inputs = words.inputs;
+        inputs.at("ids").values<int64_t>()[0] = bad;
+        try {
+            session.runTensors(inputs);
+            ADD_FAILURE() << "id " << bad << " ran";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("Gather_w"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find(std::to_string(bad)), std::string::npos) << e.what();
+        }
+    }
+}

@@ -1,4 +1,4 @@
-// layout_to_conv (5.2.4.1), move_activation_to_conv (5.2.4.2), focus_to_conv (5.2.4.3).
+// layout_to_conv (5.2.4.1), move_activation_to_conv (5.2.4.2), focus_to_conv (5.2.4.3), move_cast_before_layout.
 #include "PassTestUtil.h"
 
 using namespace npuwb;
@@ -99,4 +99,41 @@ TEST(FocusToConv, ReportsSlicesOfDifferentInputs) {
     auto r = runPasses(focusModel(false), {"focus_to_conv"});
     expectNearMiss(r, "focus_to_conv", "different inputs");
     EXPECT_EQ(count(r, "Slice"), 8);
+}
+
+namespace {
+/// x[2,5] -> Cast(int32) -> Unsqueeze -> Unsqueeze -> Cast(float) -> y; with `shared`, one Unsqueeze whose output
+/// two Casts read (y and z).
+Model castBehindUnsqueezes(bool shared) {
+    ModelBuilder b;
+    b.input("x", {2, 5}).output("y").ints("axis0", {0}).ints("axis1", {1});
+    b.node("Cast", {"x"}, {"i"}).attributes["to"] = Attribute::ofInt(6);  // INT32: truncates, as a mask would be
+    b.node("Unsqueeze", {"i", "axis1"}, {"u1"});
+    if (shared) {
+        b.node("Cast", {"u1"}, {"y"}).attributes["to"] = Attribute::ofInt(1);
+        b.node("Cast", {"u1"}, {"z"}).attributes["to"] = Attribute::ofInt(1);
+        b.output("z");
+        return b.build();
+    }
+    b.node("Unsqueeze", {"u1", "axis0"}, {"u2"});
+    b.node("Cast", {"u2"}, {"y"}).attributes["to"] = Attribute::ofInt(1);
+    return b.build();
+}
+}  // namespace
+
+TEST(MoveCastBeforeLayout, FloatCastMovesToTheFrontOfTheUnsqueezes) {
+    auto r = runPasses(castBehindUnsqueezes(false), {"move_cast_before_layout"});
+    expectProven(r, "move_cast_before_layout");
+    const Graph& g = r.model.graph;
+    const auto order = g.topologicalOrder();
+    // The float Cast now reads the int32 Cast's output; the Unsqueezes work on float values and end in y.
+    std::vector<std::string> ops;
+    for (size_t i : order) ops.push_back(g.nodes[i].opType);
+    EXPECT_EQ(ops, (std::vector<std::string>{"Cast", "Cast", "Unsqueeze", "Unsqueeze"}));
+    EXPECT_EQ(g.nodes[order.back()].outputs[0], "y");
+}
+
+TEST(MoveCastBeforeLayout, StaysWhenTheLayoutOutputIsReadElsewhere) {
+    auto r = runPasses(castBehindUnsqueezes(true), {"move_cast_before_layout"});
+    expectNearMiss(r, "move_cast_before_layout", "also read by other nodes");
 }
