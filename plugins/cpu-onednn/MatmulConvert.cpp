@@ -1,4 +1,4 @@
-// Element conversions for the matmul kernels; the F16C paths are picked at run time.
+// Element conversions for the matmul kernels and fp16 values in a segment; the F16C paths are picked at run time.
 #include "MatmulConvert.h"
 
 #include <immintrin.h>
@@ -32,7 +32,20 @@ __attribute__((target("avx2,f16c"))) void floatToHalfF16c(const float* src, uint
     for (; i < count; ++i) dst[i] = floatToHalfBits(src[i]);
 }
 
+__attribute__((target("avx2,f16c"))) void roundToHalfF16c(const float* src, float* dst, int64_t count) {
+    int64_t i = 0;
+    for (; i + 8 <= count; i += 8)
+        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm256_cvtps_ph(_mm256_loadu_ps(src + i),
+                                                                  _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)));
+    for (; i < count; ++i) dst[i] = halfBitsToFloat(floatToHalfBits(src[i]));
+}
+
 }  // namespace
+
+void roundToHalf(const float* src, float* dst, int64_t count) {
+    if (hasF16c()) return roundToHalfF16c(src, dst, count);
+    for (int64_t i = 0; i < count; ++i) dst[i] = halfBitsToFloat(floatToHalfBits(src[i]));
+}
 
 void halfRowsToFloat(const uint16_t* src, float* dst, int64_t rows, int64_t cols, int64_t ld) {
     for (int64_t r = 0; r < rows; ++r) {

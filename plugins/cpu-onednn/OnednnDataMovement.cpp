@@ -2,6 +2,7 @@
 // on int8 values; a Transpose that only moves dims of size 1 is a view), Pad as a fill and a reorder into the middle
 // of the output, Gather as block copies (constant indices, or a run's token ids checked first), Where with a constant
 // condition, Cast of integer inputs to float.
+#include "MatmulConvert.h"
 #include "OnednnSegmentBuilder.h"
 
 #include "npuwb/Error.h"
@@ -333,11 +334,27 @@ void Builder::buildRuntimeGather(const Node& n, size_t axis) {
     mem[n.outputs[0]] = dst;
 }
 
-/// Cast of integer values (int64 or int32: an attention mask) to float.
+/// Cast of integer values (int64 or int32: an attention mask) to float, and of float to fp16 and back: an fp16
+/// value inside the segment is held as float rounded to fp16 (the ops read it as float anyway).
 void Builder::buildCast(const Node& n) {
     const DType type = desc(n.inputs[0]).dtype;
     const Shape& y = desc(n.outputs[0]).shape;
     const int64_t count = shapeNumel(y);
+    if (type == DType::F16) {  // already rounded: the same values
+        mem[n.outputs[0]] = reshaped(n.inputs[0], desc(n.inputs[0]).shape, y, dt::f32, nodeName(n));
+        return;
+    }
+    if (type == DType::F32) {
+        memory src = getAs(n.inputs[0], plainDesc(y), nodeName(n));
+        memory dst = activation(plainDesc(y));
+        addKernel([src, dst, count](dnnl::stream&) {
+            roundToHalf(static_cast<const float*>(src.get_data_handle()), static_cast<float*>(dst.get_data_handle()),
+                        count);
+        }, {nodeName(n)}, {src, dst});
+        mem[n.outputs[0]] = dst;
+        halfValues.insert(n.outputs[0]);
+        return;
+    }
     memory src = get(n.inputs[0]);
     memory dst = activation(plainDesc(y));
     addKernel([src, dst, type, count](dnnl::stream&) {

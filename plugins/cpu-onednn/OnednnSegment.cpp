@@ -1,4 +1,5 @@
 // The oneDNN segment: its run(), buildSegment() and the per-node dispatch of the builder (OnednnSegmentBuilder.h).
+#include "MatmulConvert.h"
 #include "OnednnSegmentBuilder.h"
 
 #include <omp.h>
@@ -145,6 +146,19 @@ std::unique_ptr<OnednnSegment> buildSegment(const GraphQuery& query, const std::
     auto copyReadyOutputs = [&](bool all) {
         for (size_t i = 0; i < outputs.size(); ++i) {
             if (copied[i] || (!all && !b.mem.count(outputs[i]))) continue;
+            if (b.halfValues.count(outputs[i])) {  // held as float: fp16 bits for the caller
+                memory src = b.getAs(outputs[i], plainDesc(seg->outputShapes[i]), {});
+                memory dst(plainDesc(seg->outputShapes[i], dt::f16), engine, nullptr);
+                seg->outputMemories[i] = dst;
+                const int64_t count = shapeNumel(seg->outputShapes[i]);
+                b.addKernel([src, dst, count](dnnl::stream&) {
+                    floatToHalf(static_cast<const float*>(src.get_data_handle()),
+                                static_cast<uint16_t*>(dst.get_data_handle()), count);
+                }, {}, {src, dst});
+                seg->kernels.back().timed = false;
+                copied[i] = true;
+                continue;
+            }
             memory src = b.get(outputs[i]);
             memory dst(b.int64Inputs.count(outputs[i]) ? src.get_desc()
                                                         : plainDesc(seg->outputShapes[i], src.get_desc().data_type()),

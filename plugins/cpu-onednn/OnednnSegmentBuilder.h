@@ -281,6 +281,8 @@ struct Builder {
     /// An int64 segment input (token ids, masks): oneDNN has no 64-bit type, so its memory is its bytes as s32
     /// pairs, read only by the kernels that take integer values (Gather's indices, Cast).
     std::set<std::string> int64Inputs{};
+    /// fp16 values made in the segment, held as float rounded to fp16 (converted when they leave it).
+    std::set<std::string> halfValues{};
     /// Where with a constant condition, expanded to the output shape once; values or constant scalars.
     void buildWhere(const Node& n);
     void buildPad(const Node& n);

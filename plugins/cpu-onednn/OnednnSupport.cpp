@@ -503,9 +503,11 @@ Capability supportsNode(const NodeQuery& q) {
                 return Capability::no("index out of range");
         return Capability::yes();
     }
-    if (op == "Cast") {  // integer inputs (attention masks, ids) to float
-        if (q.outputTypes[0] != DType::F32 || (q.inputTypes[0] != DType::I64 && q.inputTypes[0] != DType::I32))
-            return Capability::no("only int64 or int32 to float32");
+    if (op == "Cast") {  // integer inputs (attention masks, ids) to float; float to fp16 and back (held as float)
+        const DType from = q.inputTypes[0], to = q.outputTypes[0];
+        const bool fromInt = (from == DType::I64 || from == DType::I32) && to == DType::F32;
+        const bool half = (from == DType::F32 && to == DType::F16) || (from == DType::F16 && to == DType::F32);
+        if (!fromInt && !half) return Capability::no("only int64 or int32 to float32, and float32 <-> float16");
         if (q.constants[0]) return Capability::no("a constant input (folded before the run)");
         if (shapeNumel(q.outputShapes[0]) == 0) return Capability::no("empty output");
         return Capability::yes();

@@ -68,6 +68,8 @@ void addConv1dStridedSliceCases(std::vector<Case>& cases, std::mt19937& rng);
 void addMiddleBroadcastCases(std::vector<Case>& cases, std::mt19937& rng);
 /// Integer graph inputs (int64 and int32): embedding Gathers of token ids, an attention mask cast to float.
 void addTokenInputCases(std::vector<Case>& cases, std::mt19937& rng);
+/// The quantizer's fp16 marks (Cast to fp16 and back) before LayerNorm and Softmax, with values near the ends of fp16's range.
+void addHalfRoundTripCases(std::vector<Case>& cases, std::mt19937& rng);
 
 struct Outcome {
     std::string label;

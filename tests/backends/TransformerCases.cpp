@@ -356,4 +356,28 @@ void addTokenInputCases(std::vector<Case>& cases, std::mt19937& rng) {
     }
 }
 
+void addHalfRoundTripCases(std::vector<Case>& cases, std::mt19937& rng) {
+    std::uniform_int_distribution<int64_t> dim(2, 40);
+    for (int round = 0; round < 3; ++round) {
+        const int64_t t = dim(rng), d = dim(rng);
+        // The quantizer's fp16 marks: Cast(fp16) -> Cast(float) before a kept op (LayerNorm, Softmax); values
+        // near the top of fp16's range and below its normal range on the way.
+        std::map<std::string, Tensor> init{{"gamma", randomTensor({d}, rng)}, {"beta", randomTensor({d}, rng)},
+                                           {"huge", scalar(round == 0 ? 60000.f : 1e-6f)}};
+        cases.push_back(makeCase("fp16 round trip before LayerNorm " + str({1, t, d}),
+                                 {makeNode("Cast", {"X"}, {"h"}, {{"to", Attribute::ofInt(10)}}),
+                                  makeNode("Cast", {"h"}, {"f"}, {{"to", Attribute::ofInt(1)}}),
+                                  makeNode("LayerNormalization", {"f", "gamma", "beta"}, {"Y"},
+                                           {{"axis", Attribute::ofInt(-1)}})},
+                                 {{"X", {1, t, d}}}, {"Y"}, init, rng));
+        cases.push_back(makeCase("fp16 round trip of scaled values, then Softmax " + str({2, t, d}),
+                                 {makeNode("Mul", {"X", "huge"}, {"s"}),
+                                  makeNode("Cast", {"s"}, {"h"}, {{"to", Attribute::ofInt(10)}}),
+                                  makeNode("Cast", {"h"}, {"f"}, {{"to", Attribute::ofInt(1)}}),
+                                  makeNode("Add", {"f", "X"}, {"a"}),
+                                  makeNode("Softmax", {"a"}, {"Y"}, {{"axis", Attribute::ofInt(-1)}})},
+                                 {{"X", {2, t, d}}}, {"Y"}, init, rng));
+    }
+}
+
 }  // namespace npuwb::difftest

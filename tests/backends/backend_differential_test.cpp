@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <initializer_list>
 #include <random>
 #include <sstream>
@@ -247,6 +248,31 @@ TEST(OnednnCoverage, ClaimsConv1dAndSteppedSlices) {
 TEST(OnednnCoverage, ClaimsMiddleAxisBroadcasts) {
     if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
     expectFamiliesClaimedAndPassed({difftest::addMiddleBroadcastCases}, 3u * 14u);
+}
+
+// fp16 round trips (the quantizer's kept ops) run in the segment, held as float rounded to fp16; an fp16 value
+// that leaves the segment is the reference's bits.
+TEST(OnednnCoverage, ClaimsHalfRoundTripsAndHandsOutHalfBits) {
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
+    expectFamiliesClaimedAndPassed({difftest::addHalfRoundTripCases}, 3u * 2u);
+    std::mt19937 rng(11);
+    std::map<std::string, Tensor> init{{"k", Tensor::scalar<float>(1000.f)}};
+    difftest::Case c = difftest::makeCase("fp16 output", {difftest::makeNode("Mul", {"X", "k"}, {"m"}),
+                                                          difftest::makeNode("Cast", {"m"}, {"Y"},
+                                                                             {{"to", Attribute::ofInt(10)}})},
+                                          {{"X", {3, 37}}}, {"Y"}, init, rng);
+    c.model->graph.outputs[0].type.dtype = DType::F16;
+    const auto reference = difftest::referenceSession(c.model).runTensors(c.inputs);
+    SessionOptions opts;
+    opts.executor.backend = "cpu-onednn";
+    Session fast(c.model, opts);
+    fast.prepare(c.inputs);
+    EXPECT_TRUE(fast.fallbacks().empty());
+    const auto got = fast.runTensors(c.inputs);
+    const Tensor &a = reference.at("Y"), &b = got.at("Y");
+    ASSERT_EQ(b.dtype(), DType::F16);
+    ASSERT_EQ(a.shape(), b.shape());
+    EXPECT_EQ(std::memcmp(a.raw(), b.raw(), size_t(a.numel()) * 2), 0);
 }
 
 // Token ids and masks as graph inputs (int64, int32): the embedding Gathers and the mask's Unsqueeze/Cast/1-m run on
