@@ -169,17 +169,17 @@ void Builder::buildInt8Matmul(const std::vector<size_t>& chain) {
         pd = convPd;
     } else {
         const Shape& a = desc(n.inputs[0]).shape;
-        const int64_t k = a[1];
+        const int64_t k = a.back(), rows = shapeNumel(a) / std::max<int64_t>(1, k);
         // ONNX B is [K,N], or [N,K] with transB: either way oneDNN reads it as [K,N] (a strided view when transposed).
         const bool transB = n.opType == "Gemm" && n.attrInt("transB", 0);
         if (desc(weightValue).shape[0] != (transB ? oc : k)) throw std::runtime_error("B does not match A");
         wdims = {k, oc};
         wtag = transB ? tag::ba : tag::ab;
-        dnnl::matmul::desc d(memory::desc({a[0], k}, srcType, tag::ab), memory::desc(wdims, dt::s8, tag::any), biasDesc,
-                             memory::desc({a[0], oc}, dstType, tag::ab));
+        dnnl::matmul::desc d(memory::desc({rows, k}, srcType, tag::ab), memory::desc(wdims, dt::s8, tag::any),
+                             biasDesc, memory::desc({rows, oc}, dstType, tag::ab));
         auto matmulPd = int8PrimitiveFor<dnnl::matmul::primitive_desc>(
             [&] { return dnnl::matmul::primitive_desc(d, attr, eng); },
-            Int8LayerSize{.macs = a[0] * k * oc, .inputChannels = k, .outputChannels = oc});
+            Int8LayerSize{.macs = rows * k * oc, .inputChannels = k, .outputChannels = oc});
         srcDesc = matmulPd.src_desc(), wDesc = matmulPd.weights_desc(), dstDesc = matmulPd.dst_desc();
         implInfo = matmulPd.impl_info_str();
         pd = matmulPd;
@@ -191,13 +191,25 @@ void Builder::buildInt8Matmul(const std::vector<size_t>& chain) {
         convertNow(memory(memory::desc(wdims, dt::s8, wtag), eng, const_cast<int8_t*>(w.values.data())), to);
     });
     memory b = packedFloats(key + "|b", biasDesc, bias);
-    memory src = getAs(source, srcDesc, names[0]);
+    const Shape& aShape = desc(n.inputs[0]).shape;
+    const bool collapsed = !conv && aShape.size() > 2;  // A's rows as one [rows, K] matrix, the output likewise
+    memory src;
+    if (collapsed) {
+        src = reshaped(source, aShape, {srcDesc.dims()[0], srcDesc.dims()[1]}, srcType, names[0]);
+        if (src.get_desc() != srcDesc) {
+            memory plain = activation(srcDesc);
+            addPrimitive(dnnl::reorder::primitive_desc(src, plain), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, plain}}, names);
+            src = plain;
+        }
+    } else {
+        src = getAs(source, srcDesc, names[0]);
+    }
     memory dst = activation(dstDesc);
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wPacked}, {DNNL_ARG_BIAS, b}, {DNNL_ARG_DST, dst}};
     args.insert(zeroArgs.begin(), zeroArgs.end());
     addPrimitive(pd, args, names);
     if (std::getenv("NPUWB_ONEDNN_VERBOSE")) std::fprintf(stderr, "cpu-onednn int8 %s: %s\n", names[0].c_str(), implInfo.c_str());
-    mem[last.outputs[0]] = dst;
+    mem[last.outputs[0]] = collapsed ? view(dst, yShape, dstType) : dst;
 }
 
 std::pair<float, float> Builder::chainActivationBounds(const std::vector<size_t>& chain) const {

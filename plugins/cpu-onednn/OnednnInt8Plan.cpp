@@ -197,7 +197,9 @@ std::optional<Int8Weights> Builder::int8Weights(const Node& n) const {
     const ValueDesc& w = desc(n.inputs[1]);
     if (!w.constant || w.shape.size() < 2) return std::nullopt;
     if (n.opType == "Conv") return w.shape.size() == 4 ? int8WeightsOf(q, n.inputs[1], 0, w.shape[0]) : std::nullopt;
-    if (desc(n.inputs[0]).shape.size() != 2 || w.shape.size() != 2) return std::nullopt;
+    // Gemm takes a 2-D A; MatMul with a 2-D weight any A of rank 2 or more (its rows collapsed: one GEMM).
+    const size_t rankA = desc(n.inputs[0]).shape.size();
+    if (w.shape.size() != 2 || (n.opType == "Gemm" ? rankA != 2 : rankA < 2)) return std::nullopt;
     if (n.opType == "Gemm" && (n.attrInt("transA", 0) || n.attrFloat("alpha", 1.f) != 1.f ||
                                (n.inputs.size() > 2 && !n.inputs[2].empty() && n.attrFloat("beta", 1.f) != 1.f)))
         return std::nullopt;

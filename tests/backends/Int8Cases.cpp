@@ -495,6 +495,29 @@ void addScalarTableCases(std::vector<Int8Case>& out, std::mt19937& rng) {
     }
 }
 
+/// A transformer's linear layers: QDQ MatMul of a 3-D or 4-D activation by a 2-D per-channel weight (one GEMM over the
+/// collapsed rows), with a Relu on some.
+void addBatchedMatMulCases(std::vector<Int8Case>& out, std::mt19937& rng) {
+    const std::vector<Shape> shapes = {{1, 5, 24}, {2, 7, 33}, {2, 3, 4, 16}, {1, 197, 64}};
+    for (size_t i = 0; i < shapes.size(); ++i) {
+        const Shape& x = shapes[i];
+        const int64_t k = x.back(), nOut = 9 + 8 * int64_t(i);
+        QdqGraph g(rng);
+        QParams xp = g.params(pickType(int(i)), -1.f, 1.f);
+        std::string in = g.dequantize(g.quantize("X", xp), xp);
+        std::vector<float> ws;
+        std::string y = g.add("MatMul", {in, g.weights({k, nOut}, 1, true, ws)});
+        const std::string anchor = y;
+        if (i % 2) y = g.add("Relu", {y});
+        const float sigma = 0.17f * std::sqrt(static_cast<float>(k));
+        QParams yp = g.params(pickType(int(i) + 1), i % 2 ? 0.f : -3 * sigma, 3 * sigma);
+        std::string q = g.quantize(y, yp);
+        std::string label = "QDQ batched MatMul " + std::to_string(x.size()) + "-D k=" + std::to_string(k) +
+                            " n=" + std::to_string(nOut);
+        out.push_back(finish(label, g, {{"X", x}}, {q}, rng, {{anchor, q}}));
+    }
+}
+
 std::vector<Int8Case> int8Cases(uint32_t seed) {
     std::mt19937 rng(seed);
     std::vector<Int8Case> cases;
@@ -507,6 +530,7 @@ std::vector<Int8Case> int8Cases(uint32_t seed) {
     addShuffleUnitCases(cases, rng);
     addActivationTableCases(cases, rng);
     addScalarTableCases(cases, rng);
+    addBatchedMatMulCases(cases, rng);
     return cases;
 }
 
