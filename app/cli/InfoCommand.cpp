@@ -39,11 +39,16 @@ ModelSummary summaryWithShapes(const Model& model) {
 }
 
 std::string macsText(const ModelSummary& s) {
-    if (macsUnknown(s)) return "unknown (symbolic input dims: `info --input-shape NAME=D1,...` counts them)";
-    std::string text = std::to_string(s.macs) + " (" + humanCount(s.macs) + ")";
+    bool symbolic = false;
+    for (const auto& t : s.inputs)
+        for (const auto& d : t.shape) symbolic = symbolic || d.empty() || d.find_first_not_of("0123456789") != d.npos;
+    if (macsUnknown(s) && symbolic) return "unknown (symbolic input dims: `info --input-shape NAME=D1,...` counts them)";
+    std::string text = s.macs == 0 && !s.uncountedNodes.empty() ? std::string("unknown")
+                                                                 : std::to_string(s.macs) + " (" + humanCount(s.macs) + ")";
     if (s.shapesSource == "reference run") text += ", shapes from one reference run";
     if (!s.uncountedNodes.empty())
-        text += "; " + std::to_string(s.uncountedNodes.size()) + " node(s) not counted (shapes unknown), first: " +
+        text += "; " + std::to_string(s.uncountedNodes.size()) +
+                " node(s) not counted (shapes unknown, or MAC ops inside If/Loop/Scan bodies), first: " +
                 s.uncountedNodes.front();
     return text;
 }

@@ -89,6 +89,20 @@ bool hasMacs(const Node& node) {
     return node.domain.empty() && ops.count(node.opType);
 }
 
+/// A control-flow node (If, Loop, Scan) whose bodies hold MAC ops: those run a data-dependent number of times (or
+/// one branch of several), so they are not counted, and the summary says so.
+bool bodiesHaveMacs(const Node& node) {
+    for (const auto& [name, a] : node.attributes) {
+        std::vector<std::shared_ptr<Graph>> bodies = a.graphs;
+        if (a.g) bodies.push_back(a.g);
+        for (const auto& body : bodies)
+            if (body)
+                for (const auto& inner : body->nodes)
+                    if (hasMacs(inner) || bodiesHaveMacs(inner)) return true;
+    }
+    return false;
+}
+
 using ShapeLookup = std::function<std::optional<Shape>(const std::string&)>;
 
 ModelSummary summarize(const Model& model, const ShapeLookup& shapeOf) {
@@ -110,7 +124,11 @@ ModelSummary summarize(const Model& model, const ShapeLookup& shapeOf) {
     }
     for (const auto& n : g.nodes) {
         ++s.opHistogram[(n.domain.empty() ? "" : n.domain + ".") + n.opType];
-        if (!hasMacs(n)) continue;
+        if (!hasMacs(n)) {
+            if (bodiesHaveMacs(n))
+                s.uncountedNodes.push_back(!n.name.empty() ? n.name : n.outputs.empty() ? n.opType : n.outputs[0]);
+            continue;
+        }
         std::vector<Shape> ins, outs;
         bool complete = true;
         for (const auto& i : n.inputs) {
