@@ -219,6 +219,7 @@ void Builder::buildSlice(const Node& n, const std::string& in, const std::string
                             static_cast<char*>(dst.get_data_handle()), dims, stepped, denseY, size);
             },
             {nodeName(n)}, {src, dst});
+        seg.kernels.back().serial = dst.get_desc().get_size() < kSerialKernelBytes;
     }
 }
 
@@ -348,9 +349,13 @@ void Builder::buildCast(const Node& n) {
         memory src = getAs(n.inputs[0], plainDesc(y), nodeName(n));
         memory dst = activation(plainDesc(y));
         addKernel([src, dst, count](dnnl::stream&) {
-            roundToHalf(static_cast<const float*>(src.get_data_handle()), static_cast<float*>(dst.get_data_handle()),
-                        count);
+            const auto* from = static_cast<const float*>(src.get_data_handle());
+            auto* to = static_cast<float*>(dst.get_data_handle());
+            constexpr int64_t kBlock = 1 << 14;
+#pragma omp parallel for schedule(static)
+            for (int64_t b = 0; b < count; b += kBlock) roundToHalf(from + b, to + b, std::min(kBlock, count - b));
         }, {nodeName(n)}, {src, dst});
+        seg.kernels.back().serial = count * int64_t(sizeof(float)) < int64_t(kSerialKernelBytes);
         mem[n.outputs[0]] = dst;
         halfValues.insert(n.outputs[0]);
         return;
@@ -367,6 +372,7 @@ void Builder::buildCast(const Node& n) {
             for (int64_t i = 0; i < count; ++i) to[i] = static_cast<float>(from[i]);
         }
     }, {nodeName(n)}, {src, dst});
+    seg.kernels.back().serial = true;  // masks: a few thousand values
     mem[n.outputs[0]] = dst;
 }
 

@@ -81,6 +81,7 @@ void Builder::buildBinary(const Node& n) {
                                 static_cast<const float*>(src1.get_data_handle()), static_cast<float*>(dst.get_data_handle()));
             },
             {nodeName(n)}, {src0, src1, dst});
+        seg.kernels.back().serial = dst.get_desc().get_size() < kSerialKernelBytes;
         mem[n.outputs[0]] = dst;
         return;
     }

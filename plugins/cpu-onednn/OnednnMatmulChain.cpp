@@ -253,6 +253,9 @@ void Builder::planTransformerFusion(const std::vector<size_t>& nodes,
                      d->shape.back() == n && desc(nx.outputs[0]).shape == desc(out).shape;
             } else if (isScalarAffine(nx, out) || (isPostOpActivation(nx) && nx.inputs[0] == out)) {
                 ok = takes(eltwiseOf(nx));
+            } else if (chain.size() == 1 && nx.opType == "Div" && nx.inputs.size() == 2 && nx.inputs[0] == out &&
+                       nx.inputs[1] != out && scalarConstant(nx.inputs[1])) {
+                ok = true;  // attention scores / sqrt(d): a binary_div post-op, exact (a folded 1/c would round)
             }
             if (!ok) break;
             chain.push_back(next);
@@ -282,10 +285,13 @@ void Builder::buildMatMulChain(const std::vector<size_t>& chain) {
     const Shape& y = desc(mm.outputs[0]).shape;
     const std::vector<std::string> names = namesOf(chain);
     std::string bias;
+    std::optional<float> divisor;
     std::vector<EltwiseStep> steps;
     for (size_t k = 1; k < chain.size(); ++k) {
         const Node& n = node(chain[k]);
-        if (auto d = decomposedAt.find(chain[k]); d != decomposedAt.end()) {
+        if (k == 1 && n.opType == "Div" && n.inputs[0] == mm.outputs[0] && scalarConstant(n.inputs[1])) {
+            divisor = scalarConstant(n.inputs[1]);
+        } else if (auto d = decomposedAt.find(chain[k]); d != decomposedAt.end()) {
             appendStep(steps, d->second.first);
             k += d->second.second - 1;
         } else if (k == 1 && n.opType == "Add" && !isScalarAffine(n, mm.outputs[0])) {
@@ -294,7 +300,11 @@ void Builder::buildMatMulChain(const std::vector<size_t>& chain) {
             for (const EltwiseStep& step : eltwiseOf(n)) appendStep(steps, step);
         }
     }
+    const bool matrix = broadcastsAsMatrix(a, b);
+    const memory::desc divisorDesc(memory::dims(matrix ? 2 : y.size(), 1), dt::f32,
+                                   memory::dims(matrix ? 2 : y.size(), 1));
     dnnl::post_ops ops;
+    if (divisor) ops.append_binary(dnnl::algorithm::binary_div, divisorDesc);  // first: it came first
     for (auto [alg, alpha, beta] : steps) ops.append_eltwise(1.f, alg, alpha, beta);
     dnnl::primitive_attr attr;
     attr.set_post_ops(ops);
@@ -302,7 +312,6 @@ void Builder::buildMatMulChain(const std::vector<size_t>& chain) {
     const std::string key = chainKey("matmul", chain);
     memory src, weights, dst;
     memory::desc srcDesc, weightsDesc, dstDesc, biasDesc;
-    const bool matrix = broadcastsAsMatrix(a, b);
     if (matrix) {  // [..., K] x [K, N] as one [rows, K] x [K, N] GEMM
         const int64_t k = a.back(), rows = shapeNumel(a) / std::max<int64_t>(k, 1);
         memory plainA = getAs(mm.inputs[0], plainDesc(a), names[0]);
@@ -341,6 +350,8 @@ void Builder::buildMatMulChain(const std::vector<size_t>& chain) {
     dst = activation(pd.dst_desc());
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
     if (!bias.empty()) args[DNNL_ARG_BIAS] = packedFloats(key + "|b", biasDesc, desc(bias).constant->toFloatVector());
+    if (divisor)
+        args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = packedFloats(key + "|div", divisorDesc, {*divisor});
     addPrimitive(pd, args, names);
     const std::string& out = node(chain.back()).outputs[0];
     mem[out] = matrix && y.size() != 2 ? view(dst, desc(out).shape) : dst;

@@ -70,6 +70,8 @@ void addMiddleBroadcastCases(std::vector<Case>& cases, std::mt19937& rng);
 void addTokenInputCases(std::vector<Case>& cases, std::mt19937& rng);
 /// The quantizer's fp16 marks (Cast to fp16 and back) before LayerNorm and Softmax, with values near the ends of fp16's range.
 void addHalfRoundTripCases(std::vector<Case>& cases, std::mt19937& rng);
+/// A MatMul (scores, or by a weight) divided by a scalar: the division a post-op of the MatMul.
+void addScaledScoreCases(std::vector<Case>& cases, std::mt19937& rng);
 
 struct Outcome {
     std::string label;

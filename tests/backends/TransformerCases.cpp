@@ -380,4 +380,22 @@ void addHalfRoundTripCases(std::vector<Case>& cases, std::mt19937& rng) {
     }
 }
 
+void addScaledScoreCases(std::vector<Case>& cases, std::mt19937& rng) {
+    std::uniform_int_distribution<int64_t> dim(2, 30);
+    for (int round = 0; round < 3; ++round) {
+        const int64_t heads = 1 + round, t = dim(rng), d = dim(rng);
+        // Attention scores: Q [1,h,t,d] x K^T [1,h,d,t], divided by sqrt(d), then Softmax (whisper, BERT).
+        std::map<std::string, Tensor> init{{"scale", scalar(std::sqrt(float(d)))}, {"W", randomTensor({d, 7}, rng)}};
+        cases.push_back(makeCase("scores Div " + str({1, heads, t, t}),
+                                 {makeNode("MatMul", {"Q", "K"}, {"s"}), makeNode("Div", {"s", "scale"}, {"sd"}),
+                                  makeNode("Softmax", {"sd"}, {"Y"}, {{"axis", Attribute::ofInt(-1)}})},
+                                 {{"Q", {1, heads, t, d}}, {"K", {1, heads, d, t}}}, {"Y"}, init, rng));
+        // A weight MatMul then Div then Relu: the division comes before the activation.
+        cases.push_back(makeCase("MatMul weight Div Relu " + str({2, t, d}),
+                                 {makeNode("MatMul", {"X", "W"}, {"m"}), makeNode("Div", {"m", "scale"}, {"md"}),
+                                  makeNode("Relu", {"md"}, {"Y"})},
+                                 {{"X", {2, t, d}}}, {"Y"}, init, rng));
+    }
+}
+
 }  // namespace npuwb::difftest

@@ -250,6 +250,13 @@ TEST(OnednnCoverage, ClaimsMiddleAxisBroadcasts) {
     expectFamiliesClaimedAndPassed({difftest::addMiddleBroadcastCases}, 3u * 14u);
 }
 
+// Scores divided by sqrt(d) (and a weight MatMul divided then Relu): the Div is a post-op of the MatMul's kernel.
+TEST(OnednnCoverage, DividesScoresInTheMatMulKernel) {
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
+    expectFamiliesClaimedAndPassed({difftest::addScaledScoreCases}, 3u * 2u);
+    expectFused({difftest::addScaledScoreCases}, {{"scores Div", 2}, {"MatMul weight Div Relu", 3}});
+}
+
 // fp16 round trips (the quantizer's kept ops) run in the segment, held as float rounded to fp16; an fp16 value
 // that leaves the segment is the reference's bits.
 TEST(OnednnCoverage, ClaimsHalfRoundTripsAndHandsOutHalfBits) {
