@@ -186,6 +186,16 @@ int64_t suffixOf(const std::string& name, const std::string& base) {
 }
 }  // namespace
 
+void moveInFrontOfLayout(Graph& graph, Node& unary, Node& layout) {
+    const std::string layoutIn = layout.inputs[0], finalOut = unary.outputs[0];
+    const std::string moved = freshName(graph, layoutIn + "_" + unary.opType);
+    unary.inputs[0] = layoutIn;
+    unary.outputs[0] = moved;
+    layout.inputs[0] = moved;
+    graph.valueInfo.erase(layout.outputs[0]);
+    layout.outputs[0] = finalOut;
+}
+
 std::string freshName(const Graph& graph, const std::string& base) {
     // One walk comparing names, without building a set of all of them: passes call this once per rewrite.
     bool baseTaken = false;

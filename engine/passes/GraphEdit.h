@@ -57,6 +57,9 @@ Node* findNode(Graph& graph, const std::string& nodeName);
 void nameAllNodes(Graph& graph);
 /// A value or node name not used anywhere in the graph yet: base, base_1, base_2...
 std::string freshName(const Graph& graph, const std::string& base);
+/// Swaps a one-input element-wise node (`unary`, reading `layout`'s output alone) in front of the layout op before
+/// it: layout's input -> unary -> layout -> unary's old output. The value between them gets a fresh name.
+void moveInFrontOfLayout(Graph& graph, Node& unary, Node& layout);
 /// Adds an initializer under a fresh name derived from `base` and returns the name.
 std::string addConstant(Graph& graph, const std::string& base, const Tensor& tensor);
 

@@ -57,15 +57,7 @@ protected:
     }
 
     bool rewrite(Graph& graph, const Match& match) const override {
-        Node& act = *findNode(graph, match.nodes[0]);
-        Node& layout = *findNode(graph, match.nodes[1]);
-        std::string layoutIn = layout.inputs[0], finalOut = act.outputs[0];
-        std::string moved = freshName(graph, layoutIn + "_" + act.opType);
-        act.inputs[0] = layoutIn;
-        act.outputs[0] = moved;
-        layout.inputs[0] = moved;
-        graph.valueInfo.erase(layout.outputs[0]);
-        layout.outputs[0] = finalOut;
+        moveInFrontOfLayout(graph, *findNode(graph, match.nodes[0]), *findNode(graph, match.nodes[1]));
         return true;
     }
 };

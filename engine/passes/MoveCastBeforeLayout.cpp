@@ -37,15 +37,7 @@ protected:
     }
 
     bool rewrite(Graph& graph, const Match& match) const override {
-        Node& cast = *findNode(graph, match.nodes[0]);
-        Node& layout = *findNode(graph, match.nodes[1]);
-        const std::string layoutIn = layout.inputs[0], finalOut = cast.outputs[0];
-        const std::string moved = freshName(graph, layoutIn + "_Cast");
-        cast.inputs[0] = layoutIn;
-        cast.outputs[0] = moved;
-        layout.inputs[0] = moved;
-        graph.valueInfo.erase(layout.outputs[0]);
-        layout.outputs[0] = finalOut;
+        moveInFrontOfLayout(graph, *findNode(graph, match.nodes[0]), *findNode(graph, match.nodes[1]));
         return true;
     }
 };
