@@ -144,6 +144,10 @@ void Builder::buildTranspose(const Node& n, const std::string& in, const std::st
     memory permuted(memory::desc(toDims(y), type, permutedStrides), eng, nullptr);
     // Segment inputs get their buffer per run: the permuted view follows the source's handle like view() does.
     addAlias(src, permuted);
+    if (stridedViewOutputs.count(output)) {
+        mem[output] = permuted;
+        return;
+    }
     const memory::desc dense(toDims(y), type, denseStrides(y, transposedOrder(storageOrder(x, sourceStrides), axes)));
     if (sameStorage(permuted.get_desc(), dense)) {  // only dims of size 1 move (attention's [T,1,C] <-> [1,T,C])
         mem[output] = permuted;

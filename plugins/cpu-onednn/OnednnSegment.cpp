@@ -57,6 +57,7 @@ void Builder::build(size_t idx) {
     if (chain != chainEndingAt.end()) {
         const std::vector<size_t>& c = chains[chain->second];
         if (int8Chains.count(chain->second)) return buildInt8Chain(c);
+        if (attentionAt.count(c[0])) return buildAttention(c);
         if (normAt.count(c[0])) return buildDecomposedLayerNorm(c);
         if (standaloneActivationAt.count(c[0])) return buildStandaloneActivation(c);
         if (node(c[0]).opType == "MatMul") return buildMatMulChain(c);

@@ -8,6 +8,8 @@
 //   OnednnDeconvMatmul.cpp   ConvTranspose with kernel == stride as one matmul into a strided output
 //   OnednnMatmulChain.cpp    fp32 MatMul chains (bias, activation post-ops), GELU and LayerNorm as exporters
 //                            write them below opset 17 (matching and kernels)
+//   OnednnAttention.cpp      the attention core (MatMul, scale, mask, Softmax, MatMul) per block of score rows
+//                            (row kernels: AttentionRows.cpp)
 //   OnednnElementwise.cpp    binary, unary, Softmax, Resize, BatchNormalization and reductions (broadcasts
 //                            oneDNN has no kernel for: OnednnBroadcastBinary.cpp)
 //   OnednnDataMovement.cpp   Concat, Transpose, Slice, Split, Pad, and reshapes as views
@@ -25,6 +27,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "AttentionKernel.h"
 #include "OnednnQuant.h"
 #include "OnednnSegment.h"
 #include "OnednnSupport.h"
@@ -116,6 +119,12 @@ struct Builder {
     std::map<size_t, DecomposedNorm> normAt{};
     /// GELU (erf or tanh form) written as several nodes and read by nothing a MatMul or Conv took: first node -> step.
     std::map<size_t, EltwiseStep> standaloneActivationAt{};
+    /// The attention core: MatMul, steps on the scores, Softmax over the last axis, steps on the probabilities, MatMul
+    /// (OnednnAttention.cpp). First node -> its steps.
+    struct AttentionCore {
+        std::vector<ScoreStep> scores, probabilities;  // probabilities starts with the Softmax
+    };
+    std::map<size_t, AttentionCore> attentionAt{};
 
     // Activation buffers live in one arena per segment: created without storage, each gets an offset planned from
     // the first and last kernel that touches it (directly or through a zero-copy view), so buffers whose lifetimes
@@ -231,6 +240,9 @@ struct Builder {
     /// MatMul chains (bias Add, activations, scalar affine steps as post-ops), decomposed LayerNorms and GELUs.
     void planTransformerFusion(const std::vector<size_t>& nodes,
                                const std::map<std::string, std::vector<size_t>>& users, std::set<size_t>& claimed);
+    /// The attention core starting at MatMul `matmul` (its nodes in order and steps), or nothing.
+    std::optional<std::pair<std::vector<size_t>, AttentionCore>> attentionCore(
+        size_t matmul, const std::map<std::string, std::vector<size_t>>& users) const;
     void planConcatIntoConv(const std::vector<size_t>& nodes, const std::set<size_t>& inSegment,
                             const std::map<std::string, size_t>& consumerOf);
     bool isPostOpActivation(const Node& n) const;
@@ -253,6 +265,14 @@ struct Builder {
     /// MatMul (+ bias Add) (+ activations): a constant or broadcast 2-D B makes one GEMM over A's rows.
     void buildMatMulChain(const std::vector<size_t>& chain);
     void buildDecomposedLayerNorm(const std::vector<size_t>& chain);
+    /// The attention core per block of score rows (OnednnAttention.cpp).
+    void buildAttention(const std::vector<size_t>& chain);
+    /// The perm of Transpose `t` with negative axes normalized (nothing for another op or an invalid perm).
+    std::optional<std::vector<int64_t>> transposePerm(const Node& t) const;
+    /// The perm of the Transpose that is the only reader of `value` in this segment, or nothing.
+    std::optional<std::vector<int64_t>> transposeReading(const std::string& value) const;
+    /// Transposes read only by a kernel that takes strided operands (the attention core): their output is a view.
+    std::set<std::string> stridedViewOutputs{};
     void buildStandaloneActivation(const std::vector<size_t>& chain);
     /// Erf on its own (no oneDNN eltwise has it).
     void buildErf(const Node& n);

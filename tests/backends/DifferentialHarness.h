@@ -72,6 +72,11 @@ void addTokenInputCases(std::vector<Case>& cases, std::mt19937& rng);
 void addHalfRoundTripCases(std::vector<Case>& cases, std::mt19937& rng);
 /// A MatMul (scores, or by a weight) divided by a scalar: the division a post-op of the MatMul.
 void addScaledScoreCases(std::vector<Case>& cases, std::mt19937& rng);
+/// The attention core in float: heads split and merged by Transposes, scale, mask or bias per head, and a variant whose
+/// probabilities are read elsewhere (not fused).
+void addAttentionCoreCases(std::vector<Case>& cases, std::mt19937& rng);
+/// The attention core as the quantizer writes it: Q, K, V and the probabilities through QDQ (u8 and s8), fp16 marks.
+void addQuantizedAttentionCases(std::vector<Case>& cases, std::mt19937& rng);
 
 struct Outcome {
     std::string label;

@@ -257,6 +257,39 @@ TEST(OnednnCoverage, DividesScoresInTheMatMulKernel) {
     expectFused({difftest::addScaledScoreCases}, {{"scores Div", 2}, {"MatMul weight Div Relu", 3}});
 }
 
+// The attention core (MatMul, scale, mask or bias, Softmax, MatMul) as one kernel per block of score rows, with the
+// heads' Transposes around it; probabilities read elsewhere keep the ops apart.
+TEST(OnednnCoverage, FusesTheAttentionCore) {
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
+    expectFamiliesClaimedAndPassed({difftest::addAttentionCoreCases}, 3u * 2u);
+    expectFused({difftest::addAttentionCoreCases}, {{"attention, heads split", 5}, {"attention, scaled", 5}});
+    std::mt19937 rng(20261203);
+    std::vector<difftest::Case> cases;
+    difftest::addAttentionCoreCases(cases, rng);
+    for (const auto& c : cases)
+        if (c.label.rfind("attention, probabilities kept", 0) == 0) {
+            EXPECT_LT(widestKernel(c), 3u) << c.label;
+        }
+}
+
+// The quantizer's attention (QDQ on Q, K, V and the probabilities, fp16 marks): the GEMMs take the 8-bit values with
+// exact int32 sums. A probability one step away from the reference's (its float arithmetic near a .5 boundary) would
+// move an output by scale * |V|; these seeds have none (errors of 4e-8 here), so the tolerance catches a zero point
+// one off (1e-2) or a scale 1% off.
+TEST(OnednnCoverage, RunsTheQuantizedAttentionCoreOnBytes) {
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
+    std::mt19937 rng(20261207);
+    std::vector<difftest::Case> cases;
+    difftest::addQuantizedAttentionCases(cases, rng);
+    ASSERT_EQ(cases.size(), 2u);
+    for (const auto& c : cases) {
+        const difftest::Outcome o = difftest::runCase(c, "cpu-onednn", 1e-3);
+        EXPECT_TRUE(o.claimed) << c.label << ": " << o.message;
+        EXPECT_TRUE(o.passed) << c.label << ": " << o.message;
+        EXPECT_GE(widestKernel(c), 8u) << c.label;  // MatMul, Cast, Cast, Div, Softmax, Q, DQ, MatMul
+    }
+}
+
 // fp16 round trips (the quantizer's kept ops) run in the segment, held as float rounded to fp16; an fp16 value
 // that leaves the segment is the reference's bits.
 TEST(OnednnCoverage, ClaimsHalfRoundTripsAndHandsOutHalfBits) {

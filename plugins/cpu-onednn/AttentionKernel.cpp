@@ -1,0 +1,144 @@
+// The fused attention core's run-time kernel (AttentionKernel.h).
+#include "AttentionKernel.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "AttentionRows.h"
+#include "MatmulConvert.h"
+
+namespace npuwb::onednn {
+
+namespace {
+
+/// The bytes of `m` (any unblocked layout) with the sign bit flipped: u8 <-> s8 with the zero point moved by 128.
+void flip(const dnnl::memory& m, std::vector<uint8_t>& to) {
+    const size_t bytes = m.get_desc().get_size();
+    to.resize(bytes);
+    const auto* from = static_cast<const uint8_t*>(m.get_data_handle());
+    for (size_t i = 0; i < bytes; ++i) to[i] = from[i] ^ 0x80;
+}
+
+bool isSigned(const QuantInfo& q) { return q.type == DType::I8; }
+
+/// An 8-bit operand's bytes: its flipped copy when it has one.
+const uint8_t* bytesOf(const AttentionOperand& o, const std::vector<uint8_t>& flipped) {
+    return flipped.empty() ? static_cast<const uint8_t*>(o.m.get_data_handle()) : flipped.data();
+}
+
+}  // namespace
+
+int64_t AttentionKernel::offset(const AttentionOperand& o, int64_t batch) const {
+    int64_t at = 0;
+    for (size_t i = batchDims.size(); i-- > 0;) {
+        at += (batch % batchDims[i]) * o.batchStrides[i];
+        batch /= batchDims[i];
+    }
+    return at;
+}
+
+void AttentionKernel::applySteps(std::span<const ScoreStep> steps, float* row, int64_t batch, int64_t rowIndex,
+                                 uint8_t* bytes) const {
+    size_t addend = 0;
+    for (const ScoreStep& s : steps) {
+        switch (s.kind) {
+        case ScoreStep::Kind::RoundToHalf: roundToHalf(row, row, n); break;
+        case ScoreStep::Kind::Multiply: multiplyRow(row, n, s.value); break;
+        case ScoreStep::Kind::Divide: divideRow(row, n, s.value); break;
+        case ScoreStep::Kind::Add: {
+            const AttentionOperand& o = addends[addend++];
+            const auto* base = static_cast<const float*>(o.m.get_data_handle()) + offset(o, batch);
+            addRow(row, n, base + rowIndex * o.rowStride, o.colStride);
+            break;
+        }
+        case ScoreStep::Kind::Softmax: softmaxRow(row, n); break;
+        case ScoreStep::Kind::QuantizeDequantize:
+            quantizeBuffer(row, bytes, size_t(n), s.quantize);
+            dequantizeBuffer(bytes, row, size_t(n), s.dequantize);
+            break;
+        }
+    }
+}
+
+void AttentionKernel::runTask(int64_t task, Scratch& scratch) {
+    const int64_t blocksPerBatch = (m + rowsPerTask - 1) / rowsPerTask;
+    const int64_t batch = task / blocksPerBatch, row0 = (task % blocksPerBatch) * rowsPerTask;
+    const int64_t rows = std::min(rowsPerTask, m - row0);
+    float* s = scratch.scores.data();
+    int32_t* sums = scratch.sums.data();
+    const int32_t noOffset = 0;
+    const int64_t aRow = row0 * (a.trans == 'N' ? a.ld : 1);
+    if (int8Scores) {
+        const auto* pa = bytesOf(a, flippedA_) + offset(a, batch) + aRow;
+        const auto* pb = reinterpret_cast<const int8_t*>(bytesOf(b, flippedB_)) + offset(b, batch);
+        const auto aZero = uint8_t(a.quant.zero + (isSigned(a.quant) ? 128 : 0));
+        const auto bZero = int8_t(b.quant.zero - (isSigned(b.quant) ? 0 : 128));
+        check(dnnl_gemm_u8s8s32(a.trans, b.trans, 'F', rows, n, k, 1.f, pa, a.ld, aZero, pb, b.ld, bZero, 0.f, sums,
+                                n, &noOffset));
+        const float scale = a.quant.scale * b.quant.scale * alpha;
+        for (int64_t i = 0; i < rows * n; ++i) s[i] = float(sums[i]) * scale;
+    } else {
+        const auto* pa = static_cast<const float*>(a.m.get_data_handle()) + offset(a, batch) + aRow;
+        const auto* pb = static_cast<const float*>(b.m.get_data_handle()) + offset(b, batch);
+        check(dnnl_sgemm(a.trans, b.trans, rows, n, k, alpha, pa, a.ld, pb, b.ld, 0.f, s, n));
+    }
+    // With 8-bit values the last step's quantized row is the second GEMM's operand: its dequantize is skipped.
+    const std::span<const ScoreStep> floatSteps(probabilities.data(), probabilities.size() - (int8Values ? 1 : 0));
+    for (int64_t r = 0; r < rows; ++r) {
+        float* row = s + r * n;
+        applySteps(scores, row, batch, row0 + r, scratch.bytes.data());
+        applySteps(floatSteps, row, batch, row0 + r, scratch.bytes.data());
+        if (int8Values) {
+            const QuantInfo& q = probabilities.back().quantize;
+            uint8_t* quantized = scratch.bytes.data() + r * n;
+            quantizeBuffer(row, quantized, size_t(n), q);
+            if (isSigned(q))
+                for (int64_t i = 0; i < n; ++i) quantized[i] ^= 0x80;
+        }
+    }
+    float* py = static_cast<float*>(y.m.get_data_handle()) + offset(y, batch) + row0 * y.ld;
+    if (int8Values) {
+        const QuantInfo& p = probabilities.back().dequantize;
+        const auto* pv = reinterpret_cast<const int8_t*>(bytesOf(v, flippedV_)) + offset(v, batch);
+        const auto pZero = uint8_t(p.zero + (isSigned(p) ? 128 : 0));
+        const auto vZero = int8_t(v.quant.zero - (isSigned(v.quant) ? 0 : 128));
+        check(dnnl_gemm_u8s8s32('N', v.trans, 'F', rows, d, n, 1.f, scratch.bytes.data(), n, pZero, pv, v.ld, vZero,
+                                0.f, sums, d, &noOffset));
+        const float scale = p.scale * v.quant.scale;
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t j = 0; j < d; ++j) py[r * y.ld + j] = float(sums[r * d + j]) * scale;
+        return;
+    }
+    const auto* pv = static_cast<const float*>(v.m.get_data_handle()) + offset(v, batch);
+    check(dnnl_sgemm('N', v.trans, rows, d, n, 1.f, s, n, pv, v.ld, 0.f, py, y.ld));
+}
+
+void AttentionKernel::check(dnnl_status_t status) {
+    if (status != dnnl_success) failed_.store(true, std::memory_order_relaxed);
+}
+
+void AttentionKernel::run() {
+    const int threads = std::max(1, omp_get_max_threads());
+    if (scratch_.size() < size_t(threads)) {
+        const auto block = size_t(rowsPerTask * n);
+        scratch_.resize(size_t(threads), Scratch{.scores = std::vector<float>(block),
+                                                 .sums = std::vector<int32_t>(size_t(rowsPerTask * std::max(n, d))),
+                                                 .bytes = std::vector<uint8_t>(block)});
+    }
+    if (int8Scores && isSigned(a.quant)) flip(a.m, flippedA_);
+    if (int8Scores && !isSigned(b.quant)) flip(b.m, flippedB_);
+    if (int8Values && !isSigned(v.quant)) flip(v.m, flippedV_);
+    int64_t batches = 1;
+    for (int64_t dim : batchDims) batches *= dim;
+    const int64_t tasks = batches * ((m + rowsPerTask - 1) / rowsPerTask);
+    // GEMMs called inside the parallel loop run on their thread alone (oneDNN does not nest).
+    failed_ = false;
+#pragma omp parallel for schedule(dynamic, 1) if (threads > 1)
+    for (int64_t t = 0; t < tasks; ++t) runTask(t, scratch_[size_t(omp_get_thread_num())]);
+    // Thrown here, not inside the parallel loop (an exception may not leave an OpenMP region).
+    if (failed_) throw std::runtime_error("cpu-onednn attention core: oneDNN's GEMM refused its arguments");
+}
+
+}  // namespace npuwb::onednn

@@ -1,0 +1,101 @@
+// The attention core as exporters and the quantizer write it (MatMul, [fp16 marks], Div or Mul by a scalar, [Add of
+// a mask or bias], Softmax, [QDQ], MatMul), with heads split off [B, T, H, d] by Transposes and put back the same
+// way, and the variants that must not fuse (the probabilities read elsewhere). Seeded random shapes; the score rows
+// span several of the kernel's row blocks.
+#include <cmath>
+
+#include "DifferentialHarness.h"
+
+namespace npuwb::difftest {
+
+namespace {
+
+std::string str(const Shape& s) {
+    std::string out;
+    for (int64_t d : s) {
+        if (!out.empty()) out += 'x';
+        out += std::to_string(d);
+    }
+    return out;
+}
+
+Node transpose(const std::string& x, const std::string& y, std::vector<int64_t> perm) {
+    return makeNode("Transpose", {x}, {y}, {{"perm", Attribute::ofInts(std::move(perm))}});
+}
+
+/// QuantizeLinear then DequantizeLinear of `x` with scale `s` and zero point `z` (initializers named after `x`).
+std::vector<Node> quantDequant(const std::string& x, const std::string& y, float s, int z, bool isSigned,
+                               std::map<std::string, Tensor>& init) {
+    init[x + "_s"] = Tensor::scalar<float>(s);
+    init[x + "_z"] = isSigned ? Tensor::scalar<int8_t>(static_cast<int8_t>(z)) : Tensor::scalar<uint8_t>(uint8_t(z));
+    return {makeNode("QuantizeLinear", {x, x + "_s", x + "_z"}, {x + "_q"}),
+            makeNode("DequantizeLinear", {x + "_q", x + "_s", x + "_z"}, {y})};
+}
+
+}  // namespace
+
+void addAttentionCoreCases(std::vector<Case>& cases, std::mt19937& rng) {
+    std::uniform_int_distribution<int64_t> length(20, 300), depth(4, 40);
+    for (int round = 0; round < 2; ++round) {
+        const int64_t batch = 1 + round, heads = 2 + round, t = length(rng), d = depth(rng);
+        // Heads split off [B, T, H, d], scores / sqrt(d) plus a padding mask [B, 1, 1, T], heads put back.
+        std::map<std::string, Tensor> init{{"scale", Tensor::scalar<float>(std::sqrt(float(d)))},
+                                           {"mask", randomTensor({batch, 1, 1, t}, rng, -4.f, 0.f)}};
+        cases.push_back(makeCase(
+            "attention, heads split and merged " + str({batch, heads, t, d}),
+            {transpose("Q", "q", {0, 2, 1, 3}), transpose("K", "kt", {0, 2, 3, 1}), transpose("V", "v", {0, 2, 1, 3}),
+             makeNode("MatMul", {"q", "kt"}, {"s"}), makeNode("Div", {"s", "scale"}, {"sd"}),
+             makeNode("Add", {"sd", "mask"}, {"sm"}),
+             makeNode("Softmax", {"sm"}, {"p"}, {{"axis", Attribute::ofInt(-1)}}),
+             makeNode("MatMul", {"p", "v"}, {"o"}), transpose("o", "Y", {0, 2, 1, 3})},
+            {{"Q", {batch, t, heads, d}}, {"K", {batch, t, heads, d}}, {"V", {batch, t, heads, d}}}, {"Y"}, init,
+            rng));
+        // A scale that is no power of two, a bias per head (Swin's relative positions), V of one head for all.
+        std::map<std::string, Tensor> init2{{"scale", Tensor::scalar<float>(0.37f)},
+                                            {"bias", randomTensor({heads, t, t}, rng)},
+                                            {"V", randomTensor({t, d}, rng)}};
+        cases.push_back(makeCase("attention, scaled, bias per head " + str({batch, heads, t, d}),
+                                 {makeNode("MatMul", {"Q", "K"}, {"s"}), makeNode("Mul", {"scale", "s"}, {"sd"}),
+                                  makeNode("Add", {"bias", "sd"}, {"sm"}),
+                                  makeNode("Softmax", {"sm"}, {"p"}, {{"axis", Attribute::ofInt(-1)}}),
+                                  makeNode("MatMul", {"p", "V"}, {"Y"})},
+                                 {{"Q", {batch, heads, t, d}}, {"K", {batch, heads, d, t}}}, {"Y"}, init2, rng));
+        // The probabilities are also an output: nothing fuses, the results still agree.
+        cases.push_back(makeCase("attention, probabilities kept " + str({1, heads, t, d}),
+                                 {makeNode("MatMul", {"Q", "K"}, {"s"}),
+                                  makeNode("Softmax", {"s"}, {"P"}, {{"axis", Attribute::ofInt(-1)}}),
+                                  makeNode("MatMul", {"P", "V"}, {"Y"})},
+                                 {{"Q", {1, heads, t, d}}, {"K", {1, heads, d, t}}, {"V", {1, heads, t, d}}},
+                                 {"Y", "P"}, {}, rng));
+    }
+}
+
+void addQuantizedAttentionCases(std::vector<Case>& cases, std::mt19937& rng) {
+    std::uniform_int_distribution<int64_t> length(20, 300), depth(4, 40);
+    for (int round = 0; round < 2; ++round) {
+        // The quantizer's form: Q, K, V and the probabilities through QDQ (u8, or s8 in the second round), the scores
+        // with fp16 marks around the division.
+        const bool isSigned = round == 1;
+        const int64_t heads = 2 + round, t = length(rng), d = depth(rng);
+        const int zero = isSigned ? 3 : 131;
+        std::map<std::string, Tensor> init{{"scale", Tensor::scalar<float>(8.f)}};
+        std::vector<Node> nodes;
+        for (const char* x : {"Q", "K", "V"}) {
+            auto qdq = quantDequant(x, std::string(x) + "dq", 1.f / 100.f, zero, isSigned, init);
+            nodes.insert(nodes.end(), qdq.begin(), qdq.end());
+        }
+        nodes.push_back(makeNode("MatMul", {"Qdq", "Kdq"}, {"s"}));
+        nodes.push_back(makeNode("Cast", {"s"}, {"h"}, {{"to", Attribute::ofInt(10)}}));
+        nodes.push_back(makeNode("Cast", {"h"}, {"f"}, {{"to", Attribute::ofInt(1)}}));
+        nodes.push_back(makeNode("Div", {"f", "scale"}, {"sd"}));
+        nodes.push_back(makeNode("Softmax", {"sd"}, {"p"}, {{"axis", Attribute::ofInt(-1)}}));
+        auto qdq = quantDequant("p", "pdq", 1.f / 255.f, isSigned ? -128 : 0, isSigned, init);
+        nodes.insert(nodes.end(), qdq.begin(), qdq.end());
+        nodes.push_back(makeNode("MatMul", {"pdq", "Vdq"}, {"Y"}));
+        cases.push_back(makeCase("quantized attention " + std::string(isSigned ? "s8 " : "u8 ") + str({1, heads, t, d}),
+                                 nodes, {{"Q", {1, heads, t, d}}, {"K", {1, heads, d, t}}, {"V", {1, heads, t, d}}},
+                                 {"Y"}, init, rng));
+    }
+}
+
+}  // namespace npuwb::difftest
