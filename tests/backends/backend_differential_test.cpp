@@ -120,7 +120,7 @@ INSTANTIATE_TEST_SUITE_P(Plugins, BackendDifferential, ::testing::ValuesIn(backe
                          });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(BackendDifferential);
 
-// What real models need claimed (issue: one unclaimed op fell back to the reference kernels): constant Pad, Split, and
+// What real models need claimed (one unclaimed op falls back to the reference kernels): constant Pad, Split, and
 // TensorFlow's explicit Pad before a stride-2 depthwise Conv or a pool (folded by the Session's exact rewrites).
 TEST(OnednnCoverage, ClaimsPadSplitAndFoldedPads) {
     if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";

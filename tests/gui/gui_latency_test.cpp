@@ -2,7 +2,7 @@
 // thread while the window opens PP-OCRv4 det, lays its graph out (Graph view) and runs it locally, and while it opens
 // and draws a made 10,000-node model (tests/bench/make_branchy.py). The figures are printed; the bound asserted is
 // generous by default (2 s), so a loaded CI machine passes while real synchronous work on the GUI thread (a load,
-// layout or run done inline takes seconds) fails; NPUWB_LATENCY_BOUND_MS=100 asserts the 100 ms on a quiet
+// layout or run done inline takes seconds) fails; NPUWB_LATENCY_BOUND_MS=100 asserts the 100 ms goal on a quiet
 // machine. tests/bench/bench_gui_graph.sh measures the same from the command line. The probe itself is checked to
 // see a block it is shown.
 #include <QFileInfo>
