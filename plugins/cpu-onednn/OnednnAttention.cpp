@@ -51,14 +51,7 @@ std::optional<std::vector<int64_t>> Builder::transposeReading(const std::string&
 
 std::optional<std::pair<std::vector<size_t>, Builder::AttentionCore>> Builder::attentionCore(
     size_t matmul, const std::map<std::string, std::vector<size_t>>& users) const {
-    auto sole = [&](const std::string& v) -> std::optional<size_t> {
-        auto c = consumers.find(v);
-        auto u = users.find(v);
-        if (c == consumers.end() || c->second != 1 || segmentOutputs.count(v) || u == users.end() ||
-            u->second.size() != 1)
-            return std::nullopt;
-        return u->second[0];
-    };
+    auto sole = [&](const std::string& v) { return soleUser(v, users); };
     auto isFloat = [&](const std::string& v) {
         const ValueDesc* d = v.empty() ? nullptr : q.value(v);
         return d && d->dtype == DType::F32;

@@ -4,6 +4,16 @@
 
 namespace npuwb::onednn {
 
+std::optional<size_t> Builder::soleUser(const std::string& value,
+                                        const std::map<std::string, std::vector<size_t>>& users) const {
+    auto c = consumers.find(value);
+    auto u = users.find(value);
+    if (c == consumers.end() || c->second != 1 || segmentOutputs.count(value) || u == users.end() ||
+        u->second.size() != 1)
+        return std::nullopt;
+    return u->second[0];
+}
+
 std::optional<float> Builder::scalarConstant(const std::string& name) const {
     const ValueDesc* d = name.empty() ? nullptr : q.value(name);
     if (!d || !d->constant || d->constant->numel() != 1 || d->constant->dtype() != DType::F32) return std::nullopt;
@@ -17,13 +27,7 @@ bool Builder::isScalarAffine(const Node& n, const std::string& x) const {
 
 std::optional<std::vector<size_t>> Builder::decomposedHardSwish(const std::string& x,
                                                                 const std::map<std::string, std::vector<size_t>>& users) const {
-    auto only = [&](const std::string& v) -> std::optional<size_t> {
-        auto c = consumers.find(v);
-        auto u = users.find(v);
-        if (c == consumers.end() || c->second != 1 || segmentOutputs.count(v) || u == users.end() || u->second.size() != 1)
-            return std::nullopt;
-        return u->second[0];
-    };
+    auto only = [&](const std::string& v) { return soleUser(v, users); };
     auto u = users.find(x);
     auto c = consumers.find(x);
     if (u == users.end() || u->second.size() != 2 || c == consumers.end() || c->second != 2) return std::nullopt;

@@ -113,14 +113,7 @@ std::optional<std::pair<std::vector<size_t>, EltwiseStep>> Builder::decomposedGe
 
 std::optional<std::pair<std::vector<size_t>, Builder::DecomposedNorm>> Builder::decomposedLayerNorm(
     const std::string& x, const std::map<std::string, std::vector<size_t>>& users) const {
-    auto sole = [&](const std::string& v) -> std::optional<size_t> {
-        auto c = consumers.find(v);
-        auto u = users.find(v);
-        if (c == consumers.end() || c->second != 1 || segmentOutputs.count(v) || u == users.end() ||
-            u->second.size() != 1)
-            return std::nullopt;
-        return u->second[0];
-    };
+    auto sole = [&](const std::string& v) { return soleUser(v, users); };
     auto is = [&](std::optional<size_t> k, const char* op) { return k && node(*k).opType == op; };
     auto out = [&](size_t k) -> const std::string& { return node(k).outputs[0]; };
     const ValueDesc* xd = q.value(x);

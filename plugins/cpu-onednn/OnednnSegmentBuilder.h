@@ -210,6 +210,10 @@ struct Builder {
     std::string chainKey(const std::string& role, const std::vector<size_t>& chain) const;
 
     // Fusion planning (OnednnFusion.cpp).
+    /// The one node that reads `value` (read once in the whole graph, by a node of this segment, and not kept), or
+    /// nothing.
+    std::optional<size_t> soleUser(const std::string& value,
+                                   const std::map<std::string, std::vector<size_t>>& users) const;
     /// The scalar of a constant one-element float tensor.
     std::optional<float> scalarConstant(const std::string& name) const;
     /// Mul or Add of the chain's value `x` and a constant scalar: a linear post-op.

@@ -10,15 +10,6 @@ namespace npuwb::difftest {
 
 namespace {
 
-std::string str(const Shape& s) {
-    std::string out;
-    for (int64_t d : s) {
-        if (!out.empty()) out += 'x';
-        out += std::to_string(d);
-    }
-    return out;
-}
-
 Node transpose(const std::string& x, const std::string& y, std::vector<int64_t> perm) {
     return makeNode("Transpose", {x}, {y}, {{"perm", Attribute::ofInts(std::move(perm))}});
 }
@@ -42,7 +33,7 @@ void addAttentionCoreCases(std::vector<Case>& cases, std::mt19937& rng) {
         std::map<std::string, Tensor> init{{"scale", Tensor::scalar<float>(std::sqrt(float(d)))},
                                            {"mask", randomTensor({batch, 1, 1, t}, rng, -4.f, 0.f)}};
         cases.push_back(makeCase(
-            "attention, heads split and merged " + str({batch, heads, t, d}),
+            "attention, heads split and merged " + dimsLabel({batch, heads, t, d}),
             {transpose("Q", "q", {0, 2, 1, 3}), transpose("K", "kt", {0, 2, 3, 1}), transpose("V", "v", {0, 2, 1, 3}),
              makeNode("MatMul", {"q", "kt"}, {"s"}), makeNode("Div", {"s", "scale"}, {"sd"}),
              makeNode("Add", {"sd", "mask"}, {"sm"}),
@@ -54,14 +45,14 @@ void addAttentionCoreCases(std::vector<Case>& cases, std::mt19937& rng) {
         std::map<std::string, Tensor> init2{{"scale", Tensor::scalar<float>(0.37f)},
                                             {"bias", randomTensor({heads, t, t}, rng)},
                                             {"V", randomTensor({t, d}, rng)}};
-        cases.push_back(makeCase("attention, scaled, bias per head " + str({batch, heads, t, d}),
+        cases.push_back(makeCase("attention, scaled, bias per head " + dimsLabel({batch, heads, t, d}),
                                  {makeNode("MatMul", {"Q", "K"}, {"s"}), makeNode("Mul", {"scale", "s"}, {"sd"}),
                                   makeNode("Add", {"bias", "sd"}, {"sm"}),
                                   makeNode("Softmax", {"sm"}, {"p"}, {{"axis", Attribute::ofInt(-1)}}),
                                   makeNode("MatMul", {"p", "V"}, {"Y"})},
                                  {{"Q", {batch, heads, t, d}}, {"K", {batch, heads, d, t}}}, {"Y"}, init2, rng));
         // The probabilities are also an output: nothing fuses, the results still agree.
-        cases.push_back(makeCase("attention, probabilities kept " + str({1, heads, t, d}),
+        cases.push_back(makeCase("attention, probabilities kept " + dimsLabel({1, heads, t, d}),
                                  {makeNode("MatMul", {"Q", "K"}, {"s"}),
                                   makeNode("Softmax", {"s"}, {"P"}, {{"axis", Attribute::ofInt(-1)}}),
                                   makeNode("MatMul", {"P", "V"}, {"Y"})},
@@ -92,7 +83,8 @@ void addQuantizedAttentionCases(std::vector<Case>& cases, std::mt19937& rng) {
         auto qdq = quantDequant("p", "pdq", 1.f / 255.f, isSigned ? -128 : 0, isSigned, init);
         nodes.insert(nodes.end(), qdq.begin(), qdq.end());
         nodes.push_back(makeNode("MatMul", {"pdq", "Vdq"}, {"Y"}));
-        cases.push_back(makeCase("quantized attention " + std::string(isSigned ? "s8 " : "u8 ") + str({1, heads, t, d}),
+        cases.push_back(makeCase("quantized attention " + std::string(isSigned ? "s8 " : "u8 ") +
+                                     dimsLabel({1, heads, t, d}),
                                  nodes, {{"Q", {1, heads, t, d}}, {"K", {1, heads, d, t}}, {"V", {1, heads, t, d}}},
                                  {"Y"}, init, rng));
     }

@@ -7,6 +7,15 @@
 
 namespace npuwb::difftest {
 
+std::string dimsLabel(const Shape& s) {
+    std::string out;
+    for (int64_t d : s) {
+        if (!out.empty()) out += 'x';
+        out += std::to_string(d);
+    }
+    return out;
+}
+
 Tensor randomTensor(const Shape& shape, std::mt19937& rng, float lo, float hi) {
     std::uniform_real_distribution<float> dist(lo, hi);
     Tensor t(DType::F32, shape);

@@ -27,6 +27,8 @@ Case makeCase(std::string label, std::vector<Node> nodes, const std::map<std::st
               std::mt19937& rng, int64_t opset = 17);
 
 Tensor randomTensor(const Shape& shape, std::mt19937& rng, float lo = -1.f, float hi = 1.f);
+/// A shape as case labels write it: "2x3x17".
+std::string dimsLabel(const Shape& s);
 Node makeNode(std::string op, std::vector<std::string> inputs, std::vector<std::string> outputs,
               std::map<std::string, Attribute> attributes = {});
 

@@ -13,14 +13,6 @@ namespace npuwb::difftest {
 
 namespace {
 
-std::string str(const Shape& s) {
-    std::string out;
-    for (int64_t d : s) {
-        if (!out.empty()) out += 'x';
-        out += std::to_string(d);
-    }
-    return out;
-}
 
 Tensor scalar(float v) { return Tensor::scalar<float>(v); }
 
@@ -82,7 +74,7 @@ void addMatMulWeightCases(std::vector<Case>& cases, std::mt19937& rng) {
             last = "b";
         }
         nodes.push_back(makeNode(round % 3 == 0 ? "Relu" : "Identity", {last}, {"Y"}));
-        const std::string tag = str(a) + " @ " + str({k, n});
+        const std::string tag = dimsLabel(a) + " @ " + dimsLabel({k, n});
         cases.push_back(makeCase(std::string("MatMul weight ") + (bias ? biasFirst ? "+ bias first " : "+ bias " : "") +
                                      tag, nodes, {{"A", a}}, {"Y"}, init, rng));
         // [1, K, N] weights, then a scalar Mul (attention scores scaled)
@@ -119,7 +111,7 @@ void addGeluCases(std::vector<Case>& cases, std::mt19937& rng) {
         // After a MatMul and its bias (an MLP's first layer): a post-op.
         std::vector<Node> mlp{makeNode("MatMul", {"A", "W"}, {"m"}), makeNode("Add", {"bias", "m"}, {"x"})};
         for (Node& g : gelu(form, "x", "Y", "g")) mlp.push_back(std::move(g));
-        cases.push_back(makeCase(std::string("MatMul+bias+GELU ") + formName(form) + " " + str(a) + " n=" +
+        cases.push_back(makeCase(std::string("MatMul+bias+GELU ") + formName(form) + " " + dimsLabel(a) + " n=" +
                                      std::to_string(n), mlp, {{"A", a}}, {"Y"}, init, rng));
         // On a graph input also read elsewhere: one eltwise pass.
         std::vector<Node> alone = gelu(form, "X", "g", "g");
@@ -171,7 +163,7 @@ void addDecomposedLayerNormCases(std::vector<Case>& cases, std::mt19937& rng) {
             nodes.push_back(makeNode("Mul", {round == 1 ? "gamma" : "n", round == 1 ? "n" : "gamma"}, {"g"}));
             nodes.push_back(makeNode("Add", {"g", "beta"}, {"Y"}));
         }
-        const std::string tag = " " + str(x) + (twoAxes ? " two axes" : "") + (opset18 ? " opset 18" : "") +
+        const std::string tag = " " + dimsLabel(x) + (twoAxes ? " two axes" : "") + (opset18 ? " opset 18" : "") +
                                 (selfSquare ? " d*d" : "") + (affine ? "" : " no affine");
         cases.push_back(makeCase("LayerNorm decomposed" + tag, nodes, {{"X", x}}, {"Y"}, init, rng, opset18 ? 18 : 14));
         // The centered value read again: every op on its own.
@@ -193,13 +185,13 @@ void addGatherWhereCases(std::vector<Case>& cases, std::mt19937& rng) {
         std::map<std::string, Tensor> init{{"zero", Tensor::scalar<int64_t>(0)},
                                            {"some", Tensor::fromVector<int64_t>({3}, {0, -1, 0})},
                                            {"W", randomTensor({c, 5}, rng)}};
-        cases.push_back(makeCase("Gather class token " + str(x),
+        cases.push_back(makeCase("Gather class token " + dimsLabel(x),
                                  {makeNode("Relu", {"X"}, {"r"}),
                                   makeNode("Gather", {"r", "zero"}, {"g"}, {{"axis", Attribute::ofInt(1)}}),
                                   makeNode("MatMul", {"g", "W"}, {"Y"})},
                                  {{"X", x}}, {"Y"}, init, rng));
         for (int64_t axis = -3; axis < 3; ++axis)
-            cases.push_back(makeCase("Gather indices axis=" + std::to_string(axis) + " " + str(x),
+            cases.push_back(makeCase("Gather indices axis=" + std::to_string(axis) + " " + dimsLabel(x),
                                      {makeNode("Gather", {"X", "some"}, {"Y"}, {{"axis", Attribute::ofInt(axis)}})},
                                      {{"X", x}}, {"Y"}, init, rng));
         // A causal mask over attention scores, then Softmax; and a mask choosing between two values.
@@ -210,18 +202,18 @@ void addGatherWhereCases(std::vector<Case>& cases, std::mt19937& rng) {
         init.emplace("ninf", scalar(-std::numeric_limits<float>::infinity()));
         init.emplace("big", scalar(-1e4f));
         const Shape scores{b, 3, t, t};
-        cases.push_back(makeCase("Where causal mask, Softmax " + str(scores),
+        cases.push_back(makeCase("Where causal mask, Softmax " + dimsLabel(scores),
                                  {makeNode("Where", {"mask", "X", "ninf"}, {"w"}),
                                   makeNode("Softmax", {"w"}, {"Y"}, {{"axis", Attribute::ofInt(-1)}})},
                                  {{"X", scores}}, {"Y"}, init, rng));
-        cases.push_back(makeCase("Where mask, scalar first " + str(scores),
+        cases.push_back(makeCase("Where mask, scalar first " + dimsLabel(scores),
                                  {makeNode("Where", {"mask", "big", "X"}, {"Y"})}, {{"X", scores}}, {"Y"}, init, rng));
-        cases.push_back(makeCase("Where mask, two values " + str(scores),
+        cases.push_back(makeCase("Where mask, two values " + dimsLabel(scores),
                                  {makeNode("Where", {"mask", "X", "Z"}, {"Y"})}, {{"X", scores}, {"Z", scores}}, {"Y"},
                                  init, rng));
         // Transposes that move only dims of size 1 around a MatMul (ViT's [T,1,C] <-> [1,T,C]).
         init.emplace("Wc", randomTensor({c, c}, rng));
-        cases.push_back(makeCase("Transpose of size-1 dims around a MatMul " + str({1, t, c}),
+        cases.push_back(makeCase("Transpose of size-1 dims around a MatMul " + dimsLabel({1, t, c}),
                                  {makeNode("Transpose", {"X"}, {"t"}, {{"perm", Attribute::ofInts({1, 0, 2})}}),
                                   makeNode("MatMul", {"t", "Wc"}, {"m"}),
                                   makeNode("Transpose", {"m"}, {"Y"}, {{"perm", Attribute::ofInts({1, 0, 2})}})},
@@ -243,11 +235,11 @@ void addConv1dStridedSliceCases(std::vector<Case>& cases, std::mt19937& rng) {
         for (const Node& n : gelu(0, "c1", "g1", "a")) nodes.push_back(n);
         nodes.push_back(makeNode("Conv", {"g1", "W2"}, {"Y"},
                                  {{"pads", Attribute::ofInts({1, 1})}, {"strides", Attribute::ofInts({stride})}}));
-        cases.push_back(makeCase("Conv1d GELU Conv1d stride " + std::to_string(stride) + " " + str(x), nodes,
+        cases.push_back(makeCase("Conv1d GELU Conv1d stride " + std::to_string(stride) + " " + dimsLabel(x), nodes,
                                  {{"X", x}}, {"Y"}, init, rng));
         const int64_t g = 1 + round;
         init.emplace("Wg", randomTensor({2 * g, 2, 5}, rng));
-        cases.push_back(makeCase("Conv1d group " + std::to_string(g) + " dilation 2 " + str({1, 2 * g, l + 8}),
+        cases.push_back(makeCase("Conv1d group " + std::to_string(g) + " dilation 2 " + dimsLabel({1, 2 * g, l + 8}),
                                  {makeNode("Conv", {"X", "Wg"}, {"Y"},
                                            {{"group", Attribute::ofInt(g)}, {"dilations", Attribute::ofInts({2})},
                                             {"pads", Attribute::ofInts({4, 0})}})},
@@ -266,14 +258,14 @@ void addConv1dStridedSliceCases(std::vector<Case>& cases, std::mt19937& rng) {
             parts.push_back(part);
         }
         merge.push_back(makeNode("Concat", parts, {"Y"}, {{"axis", Attribute::ofInt(-1)}}));
-        cases.push_back(makeCase("Slice steps 2 patch merging " + str({1, h, w, ch}), merge, {{"X", {1, h, w, ch}}},
+        cases.push_back(makeCase("Slice steps 2 patch merging " + dimsLabel({1, h, w, ch}), merge, {{"X", {1, h, w, ch}}},
                                  {"Y"}, init, rng));
         // A step of 3 on one axis past the end, and after a Relu (a value made inside the segment).
         init.emplace("from1", Tensor::fromVector<int64_t>({1}, {1}));
         init.emplace("e3", Tensor::fromVector<int64_t>({1}, {1000}));
         init.emplace("a3", Tensor::fromVector<int64_t>({1}, {-1}));
         init.emplace("st3", Tensor::fromVector<int64_t>({1}, {3}));
-        cases.push_back(makeCase("Slice step 3 last axis after Relu " + str({2, h, w + 3}),
+        cases.push_back(makeCase("Slice step 3 last axis after Relu " + dimsLabel({2, h, w + 3}),
                                  {makeNode("Relu", {"X"}, {"r"}),
                                   makeNode("Slice", {"r", "from1", "e3", "a3", "st3"}, {"Y"})},
                                  {{"X", {2, h, w + 3}}}, {"Y"}, init, rng));
@@ -289,17 +281,17 @@ void addMiddleBroadcastCases(std::vector<Case>& cases, std::mt19937& rng) {
         const Shape y{1, windows, heads, t, t}, b{1, windows, 1, t, t};
         std::map<std::string, Tensor> init{{"M", randomTensor(b, rng, 0.5f, 1.5f)}};
         for (const char* op : ops) {
-            cases.push_back(makeCase(std::string(op) + " middle broadcast " + str(y) + " by " + str(b),
+            cases.push_back(makeCase(std::string(op) + " middle broadcast " + dimsLabel(y) + " by " + dimsLabel(b),
                                      {makeNode(op, {"X", "Z"}, {"Y"})}, {{"X", y}, {"Z", b}}, {"Y"}, {}, rng));
-            cases.push_back(makeCase(std::string(op) + " middle broadcast constant " + str(y),
+            cases.push_back(makeCase(std::string(op) + " middle broadcast constant " + dimsLabel(y),
                                      {makeNode(op, {"X", "M"}, {"Y"})}, {{"X", y}}, {"Y"}, init, rng));
         }
         // One value per row over the last axes ([B, C, 1, 1] into [B, C, H, W] after a lower rank), and a b of rank 3.
         const Shape z{2, heads, 1, t};
-        cases.push_back(makeCase("Mul rows broadcast " + str({2, heads, windows, t}) + " by " + str(z),
+        cases.push_back(makeCase("Mul rows broadcast " + dimsLabel({2, heads, windows, t}) + " by " + dimsLabel(z),
                                  {makeNode("Mul", {"X", "Z"}, {"Y"})}, {{"X", {2, heads, windows, t}}, {"Z", z}},
                                  {"Y"}, {}, rng));
-        cases.push_back(makeCase("Add rank-3 b " + str({2, heads, windows, t}) + " by " + str({heads, 1, 1}),
+        cases.push_back(makeCase("Add rank-3 b " + dimsLabel({2, heads, windows, t}) + " by " + dimsLabel({heads, 1, 1}),
                                  {makeNode("Add", {"X", "Z"}, {"Y"})},
                                  {{"X", {2, heads, windows, t}}, {"Z", {heads, 1, 1}}}, {"Y"}, {}, rng));
     }
@@ -331,7 +323,7 @@ void addTokenInputCases(std::vector<Case>& cases, std::mt19937& rng) {
         // Word and position embeddings (BERT, GPT-2): Gather of the ids from a table, plus a second table.
         std::map<std::string, Tensor> init{{"words", randomTensor({vocab, d}, rng)},
                                            {"types", randomTensor({2, d}, rng)}};
-        Case words = makeCase("embedding Gather " + std::string(dtypeName(idType)) + " ids " + str({b, t}),
+        Case words = makeCase("embedding Gather " + std::string(dtypeName(idType)) + " ids " + dimsLabel({b, t}),
                               {makeNode("Gather", {"words", "ids"}, {"w"}),
                                makeNode("Gather", {"types", "kinds"}, {"k"}), makeNode("Add", {"w", "k"}, {"Y"})},
                               {{"ids", {b, t}}, {"kinds", {b, t}}}, {"Y"}, init, rng);
@@ -343,7 +335,7 @@ void addTokenInputCases(std::vector<Case>& cases, std::mt19937& rng) {
                                            {"big", scalar(-10000.f)},
                                            {"a1", Tensor::fromVector<int64_t>({1}, {1})},
                                            {"a2", Tensor::fromVector<int64_t>({1}, {2})}};
-        Case masked = makeCase("attention mask from " + std::string(dtypeName(idType)) + " " + str({b, t}),
+        Case masked = makeCase("attention mask from " + std::string(dtypeName(idType)) + " " + dimsLabel({b, t}),
                                {makeNode("Unsqueeze", {"mask", "a1"}, {"u1"}),
                                 makeNode("Unsqueeze", {"u1", "a2"}, {"u2"}),
                                 makeNode("Cast", {"u2"}, {"m"}, {{"to", Attribute::ofInt(1)}}),
@@ -364,13 +356,13 @@ void addHalfRoundTripCases(std::vector<Case>& cases, std::mt19937& rng) {
         // near the top of fp16's range and below its normal range on the way.
         std::map<std::string, Tensor> init{{"gamma", randomTensor({d}, rng)}, {"beta", randomTensor({d}, rng)},
                                            {"huge", scalar(round == 0 ? 60000.f : 1e-6f)}};
-        cases.push_back(makeCase("fp16 round trip before LayerNorm " + str({1, t, d}),
+        cases.push_back(makeCase("fp16 round trip before LayerNorm " + dimsLabel({1, t, d}),
                                  {makeNode("Cast", {"X"}, {"h"}, {{"to", Attribute::ofInt(10)}}),
                                   makeNode("Cast", {"h"}, {"f"}, {{"to", Attribute::ofInt(1)}}),
                                   makeNode("LayerNormalization", {"f", "gamma", "beta"}, {"Y"},
                                            {{"axis", Attribute::ofInt(-1)}})},
                                  {{"X", {1, t, d}}}, {"Y"}, init, rng));
-        cases.push_back(makeCase("fp16 round trip of scaled values, then Softmax " + str({2, t, d}),
+        cases.push_back(makeCase("fp16 round trip of scaled values, then Softmax " + dimsLabel({2, t, d}),
                                  {makeNode("Mul", {"X", "huge"}, {"s"}),
                                   makeNode("Cast", {"s"}, {"h"}, {{"to", Attribute::ofInt(10)}}),
                                   makeNode("Cast", {"h"}, {"f"}, {{"to", Attribute::ofInt(1)}}),
@@ -386,12 +378,12 @@ void addScaledScoreCases(std::vector<Case>& cases, std::mt19937& rng) {
         const int64_t heads = 1 + round, t = dim(rng), d = dim(rng);
         // Attention scores: Q [1,h,t,d] x K^T [1,h,d,t], divided by sqrt(d), then Softmax (whisper, BERT).
         std::map<std::string, Tensor> init{{"scale", scalar(std::sqrt(float(d)))}, {"W", randomTensor({d, 7}, rng)}};
-        cases.push_back(makeCase("scores Div " + str({1, heads, t, t}),
+        cases.push_back(makeCase("scores Div " + dimsLabel({1, heads, t, t}),
                                  {makeNode("MatMul", {"Q", "K"}, {"s"}), makeNode("Div", {"s", "scale"}, {"sd"}),
                                   makeNode("Softmax", {"sd"}, {"Y"}, {{"axis", Attribute::ofInt(-1)}})},
                                  {{"Q", {1, heads, t, d}}, {"K", {1, heads, d, t}}}, {"Y"}, init, rng));
         // A weight MatMul then Div then Relu: the division comes before the activation.
-        cases.push_back(makeCase("MatMul weight Div Relu " + str({2, t, d}),
+        cases.push_back(makeCase("MatMul weight Div Relu " + dimsLabel({2, t, d}),
                                  {makeNode("MatMul", {"X", "W"}, {"m"}), makeNode("Div", {"m", "scale"}, {"md"}),
                                   makeNode("Relu", {"md"}, {"Y"})},
                                  {{"X", {2, t, d}}}, {"Y"}, init, rng));
