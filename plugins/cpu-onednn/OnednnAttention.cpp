@@ -183,8 +183,12 @@ void Builder::buildAttention(const std::vector<size_t>& chain) {
         return source;
     };
     auto qa = byteOperand(first.inputs[0]), qb = byteOperand(first.inputs[1]), qv = byteOperand(last.inputs[1]);
-    kernel->int8Scores = qa && qb;
-    kernel->int8Values = qv && core.probabilities.back().kind == ScoreStep::Kind::QuantizeDequantize;
+    // oneDNN's u8 x s8 GEMM packs both operands on every call: below a depth (scores) or width (values) of 64 the
+    // packing costs more than the narrower arithmetic saves. Measured per model, 2 threads, bytes / float time of
+    // the attention cores: head size 16-24 (MobileViT) 1.17, 32 (Swin) 1.21, 64 (DeiT, BERT, whisper) 0.67-0.98.
+    constexpr int64_t kByteGemmMinDepth = 64;
+    kernel->int8Scores = qa && qb && kernel->k >= kByteGemmMinDepth;
+    kernel->int8Values = kernel->d >= kByteGemmMinDepth && qv && core.probabilities.back().kind == ScoreStep::Kind::QuantizeDequantize;
     auto pick = [&](const std::string& name, const Shape& shape, bool bytes,
                     const std::optional<std::pair<std::string, QuantInfo>>& source) {
         if (!bytes) return operand(name, shape, dt::f32);

@@ -95,7 +95,12 @@ void Builder::buildInt8Matmul(const std::vector<size_t>& chain) {
         std::tie(source, x) = *dequantizedInput(n.inputs[0]);
         w = *int8Weights(n);
         if (last.opType == "QuantizeLinear") y = quantParamsOf(q, last);
-        bias = accumulatorBias(q, n.inputs.size() > 2 ? n.inputs[2] : std::string(), x.scale, w.scales);
+        std::string biasValue = n.inputs.size() > 2 ? n.inputs[2] : std::string();
+        if (chain.size() > 1 && node(chain[1]).opType == "Add") {  // MatMul's bias, planned by biasAddAfter
+            const Node& add = node(chain[1]);
+            biasValue = add.inputs[0] == n.outputs[0] ? add.inputs[1] : add.inputs[0];
+        }
+        bias = accumulatorBias(q, biasValue, x.scale, w.scales);
     }
     const size_t channels = w.scales.size();
     // SiLU is not linear: it sees the real value (output scale x_scale * w_scale), then a linear step goes to y's

@@ -2,6 +2,9 @@
 //   DQ(x_q) -> Conv/Gemm(W = folded DQ(w_s8), B = folded DQ(b_s32)) -> [Relu|Clip|SiLU] -> [Q]  one int8
 //                                                                                          primitive (SiLU:
 //                                                                                          x * Sigmoid(x))
+//   DQ(x_q) -> MatMul(W = folded DQ(w_s8)) -> [Add(constant bias of N)] -> [Relu|Clip|SiLU] -> [Q]
+//                                                                                          the same (Linear as
+//                                                                                          exporters write it)
 //   DQ(a_q), DQ(b_q) -> Add|Mul -> [Relu|Clip] -> Q                                         one int8 elementwise kernel
 //                                                                                          (b may be per channel:
 //                                                                                          [N|1, C, 1, 1], SE blocks)
@@ -61,6 +64,19 @@ const Node* Builder::mulWithInput(const Node& op) const {
     return m;
 }
 
+const Node* Builder::biasAddAfter(const Node& matmul) const {
+    const std::string& out = matmul.outputs[0];
+    const Node* add = soleConsumer(out);
+    if (!add || add->opType != "Add" || !add->domain.empty() || add->inputs.size() != 2) return nullptr;
+    const std::string& bias = add->inputs[0] == out ? add->inputs[1] : add->inputs[0];
+    const ValueDesc* b = q.value(bias);
+    const Shape& y = desc(out).shape;
+    if (bias == out || !b || !b->constant || b->shape.empty() || y.empty() || b->shape.back() != y.back() ||
+        shapeNumel(b->shape) != y.back() || desc(add->outputs[0]).shape != y)
+        return nullptr;
+    return add;
+}
+
 std::optional<std::pair<size_t, size_t>> Builder::siluAt(const std::string& x) const {
     auto c = consumers.find(x);
     if (c == consumers.end() || c->second != 2 || segmentOutputs.count(x)) return std::nullopt;
@@ -114,6 +130,8 @@ void Builder::planInt8(const std::vector<size_t>& nodes) {
             matched = true;  // already quantized in and out: the node alone
         } else if ((n.opType == "Conv" || n.opType == "Gemm" || n.opType == "MatMul") && dequantizedInput(n.inputs[0])) {
             matched = int8Weights(n).has_value();
+            if (matched && n.opType == "MatMul")
+                if (const Node* add = biasAddAfter(n)) chain.push_back(indexOf(*add));
             if (matched) extendWithActivationAndQuantize(chain, false);
         } else if (isTableOp(n)) {
             const Node* next = soleConsumer(n.outputs[0]);

@@ -326,6 +326,9 @@ struct Builder {
     /// Mul(x, op(x)) right after unary node `op` of `x` (SiLU as exporters write it, with op = Sigmoid), the only reader
     /// of op's output: still a function of x alone. Nullptr otherwise.
     const Node* mulWithInput(const Node& op) const;
+    /// The Add of a constant per-output-column bias that alone reads `matmul`'s output (a Linear layer as
+    /// exporters write it for inputs of rank 3 and more), else null.
+    const Node* biasAddAfter(const Node& matmul) const;
     /// SiLU starting at value `x`: Sigmoid(x) and Mul(x, Sigmoid(x)) in this segment, x read by nothing else; the two
     /// node indices, or nothing.
     std::optional<std::pair<size_t, size_t>> siluAt(const std::string& x) const;

@@ -26,7 +26,8 @@ std::vector<Node> quantDequant(const std::string& x, const std::string& y, float
 }  // namespace
 
 void addAttentionCoreCases(std::vector<Case>& cases, std::mt19937& rng) {
-    std::uniform_int_distribution<int64_t> length(20, 300), depth(4, 40);
+    // Head sizes of 64 and more: below that the kernel multiplies the dequantized floats (faster there).
+    std::uniform_int_distribution<int64_t> length(20, 300), depth(64, 96);
     for (int round = 0; round < 2; ++round) {
         const int64_t batch = 1 + round, heads = 2 + round, t = length(rng), d = depth(rng);
         // Heads split off [B, T, H, d], scores / sqrt(d) plus a padding mask [B, 1, 1, T], heads put back.
@@ -62,7 +63,8 @@ void addAttentionCoreCases(std::vector<Case>& cases, std::mt19937& rng) {
 }
 
 void addQuantizedAttentionCases(std::vector<Case>& cases, std::mt19937& rng) {
-    std::uniform_int_distribution<int64_t> length(20, 300), depth(4, 40);
+    // Head sizes of 64 and more: below that the kernel multiplies the dequantized floats (faster there).
+    std::uniform_int_distribution<int64_t> length(20, 300), depth(64, 96);
     for (int round = 0; round < 2; ++round) {
         // The quantizer's form: Q, K, V and the probabilities through QDQ (u8, or s8 in the second round), the scores
         // with fp16 marks around the division.

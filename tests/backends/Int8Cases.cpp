@@ -508,12 +508,21 @@ void addBatchedMatMulCases(std::vector<Int8Case>& out, std::mt19937& rng) {
         std::vector<float> ws;
         std::string y = g.add("MatMul", {in, g.weights({k, nOut}, 1, true, ws)});
         const std::string anchor = y;
-        if (i % 2) y = g.add("Relu", {y});
         const float sigma = 0.17f * std::sqrt(static_cast<float>(k));
+        const bool biased = i > 0;  // a Linear as exporters write it: MatMul, then Add of a float bias (either order)
+        if (biased) {
+            std::uniform_real_distribution<float> u(-0.3f * sigma, 0.3f * sigma);
+            std::vector<float> b(static_cast<size_t>(nOut));
+            for (auto& v : b) v = u(rng);
+            const std::string bn = "bias" + std::to_string(i);
+            g.init[bn] = Tensor::fromVector<float>(i == 2 ? Shape{1, nOut} : Shape{nOut}, b);
+            y = i % 2 ? g.add("Add", {bn, y}) : g.add("Add", {y, bn});
+        }
+        if (i % 2) y = g.add("Relu", {y});
         QParams yp = g.params(pickType(int(i) + 1), i % 2 ? 0.f : -3 * sigma, 3 * sigma);
         std::string q = g.quantize(y, yp);
         std::string label = "QDQ batched MatMul " + std::to_string(x.size()) + "-D k=" + std::to_string(k) +
-                            " n=" + std::to_string(nOut);
+                            " n=" + std::to_string(nOut) + (biased ? " + bias" : "");
         out.push_back(finish(label, g, {{"X", x}}, {q}, rng, {{anchor, q}}));
     }
 }
