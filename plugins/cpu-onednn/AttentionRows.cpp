@@ -10,30 +10,6 @@
 
 namespace npuwb::onednn {
 
-namespace {
-
-/// exp(x) for x <= 0: x = n*ln2 + r with |r| <= ln2/2 (Cody-Waite split of ln2), e^r from Cephes' expf polynomial,
-/// 2^n from the exponent bits. Below -87.3 (where e^x leaves the normal floats) it returns 2^-126, which the
-/// softmax's sum of at least 1 makes vanish like the reference's 0.
-inline float expNonPositive(float x) {
-    x = std::max(x, -87.33654f);
-    const float n = (x * 1.44269504f + 12582912.f) - 12582912.f;  // round to nearest through the float mantissa
-    const float r = (x - n * 0.693359375f) + n * 2.12194440e-4f;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * r * r + r + 1.f;
-    const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
-    float scale;
-    std::memcpy(&scale, &bits, sizeof scale);
-    return p * scale;
-}
-
-}  // namespace
-
 NPUWB_ROW_CLONES void multiplyRow(float* x, int64_t count, float factor) {
     for (int64_t i = 0; i < count; ++i) x[i] *= factor;
 }

@@ -231,6 +231,13 @@ void Builder::planTransformerFusion(const std::vector<size_t>& nodes,
         addChain(norm->first);
     }
     for (size_t idx : nodes) {
+        if (node(idx).opType != "LayerNormalization" || !free(idx)) continue;
+        auto rows = layerNormRows(idx);
+        if (!rows || !allFree(rows->first)) continue;
+        normRowsAt[rows->first.front()] = rows->second;
+        addChain(rows->first);
+    }
+    for (size_t idx : nodes) {
         const Node& mm = node(idx);
         if (mm.opType != "MatMul" || !free(idx) || !isFloat(mm.inputs[0]) || !isFloat(mm.inputs[1])) continue;
         std::vector<size_t> chain{idx};
@@ -275,13 +282,19 @@ void Builder::planTransformerFusion(const std::vector<size_t>& nodes,
         }
         addChain(chain);
     }
-    // GELUs no MatMul or Conv took: one eltwise pass.
+    // GELUs no MatMul or Conv took: one eltwise pass (one row pass with the quantizer's marks around it).
     for (size_t idx : nodes) {
         if (!free(idx)) continue;
         for (const auto& x : node(idx).inputs) {
             if (!isFloat(x) || desc(x).constant) continue;
             auto gelu = decomposedGelu(x, users, true);
             if (!gelu || !allFree(gelu->first)) continue;
+            const bool tanhForm = std::get<0>(gelu->second) == dnnl::algorithm::eltwise_gelu_tanh;
+            if (auto rows = geluRows(x, gelu->first, tanhForm); rows && allFree(rows->first)) {
+                geluRowsAt[rows->first.front()] = rows->second;
+                addChain(rows->first);
+                break;
+            }
             standaloneActivationAt[gelu->first.front()] = gelu->second;
             addChain(gelu->first);
             break;

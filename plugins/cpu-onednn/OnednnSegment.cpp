@@ -59,6 +59,8 @@ void Builder::build(size_t idx) {
         if (int8Chains.count(chain->second)) return buildInt8Chain(c);
         if (attentionAt.count(c[0])) return buildAttention(c);
         if (normAt.count(c[0])) return buildDecomposedLayerNorm(c);
+        if (normRowsAt.count(c[0])) return buildLayerNormRows(c);
+        if (geluRowsAt.count(c[0])) return buildGeluRows(c);
         if (standaloneActivationAt.count(c[0])) return buildStandaloneActivation(c);
         if (node(c[0]).opType == "MatMul") return buildMatMulChain(c);
         if (node(c[0]).opType == "BatchNormalization") return buildBatchNorm(node(c[0]), &node(c[1]));

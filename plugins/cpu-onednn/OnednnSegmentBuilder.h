@@ -10,6 +10,7 @@
 //                            write them below opset 17 (matching and kernels)
 //   OnednnAttention.cpp      the attention core (MatMul, scale, mask, Softmax, MatMul) per block of score rows
 //                            (row kernels: AttentionRows.cpp)
+//   OnednnKeptOpRows.cpp     LayerNorm and GELU with the quantizer's fp16 marks and QuantizeLinear, one pass
 //   OnednnElementwise.cpp    binary, unary, Softmax, Resize, BatchNormalization and reductions (broadcasts
 //                            oneDNN has no kernel for: OnednnBroadcastBinary.cpp)
 //   OnednnDataMovement.cpp   Concat, Transpose, Slice, Split, Pad, and reshapes as views
@@ -125,6 +126,22 @@ struct Builder {
         std::vector<ScoreStep> scores, probabilities;  // probabilities starts with the Softmax
     };
     std::map<size_t, AttentionCore> attentionAt{};
+    /// LayerNormalization with an fp16 round trip before it and/or a QuantizeLinear after it, one pass over the rows
+    /// (OnednnKeptOpRows.cpp). First node -> its terms.
+    struct NormRows {
+        std::string input;  // read by the first Cast, or by the LayerNormalization
+        size_t norm = 0;    // the LayerNormalization node
+        bool halfInput = false;
+        std::optional<QuantInfo> quantize;
+    };
+    std::map<size_t, NormRows> normRowsAt{};
+    /// GELU (erf or tanh form, as nodes) with the same marks around it, one pass. First node -> its terms.
+    struct GeluRows {
+        std::string input;  // read by the first Cast, or by the GELU's nodes
+        bool tanhForm = false, halfInput = false;
+        std::optional<QuantInfo> quantize;
+    };
+    std::map<size_t, GeluRows> geluRowsAt{};
 
     // Activation buffers live in one arena per segment: created without storage, each gets an offset planned from
     // the first and last kernel that touches it (directly or through a zero-copy view), so buffers whose lifetimes
@@ -239,6 +256,15 @@ struct Builder {
     std::optional<std::pair<std::vector<size_t>, EltwiseStep>> decomposedGelu(
         const std::string& x, const std::map<std::string, std::vector<size_t>>& users, bool alone) const;
     /// LayerNorm in its opset < 17 form starting at value `x`: its nodes in segment order and terms, or nothing.
+    std::optional<std::pair<std::vector<size_t>, NormRows>> layerNormRows(size_t norm) const;
+    std::optional<std::pair<std::vector<size_t>, GeluRows>> geluRows(const std::string& x,
+                                                                     const std::vector<size_t>& gelu,
+                                                                     bool tanhForm) const;
+    /// The quantizer's fp16 round trip (Cast to fp16, Cast back) that makes `value`, which `uses` reads consume and
+    /// nothing else: (first Cast, second Cast).
+    std::optional<std::pair<size_t, size_t>> halfMarksBefore(const std::string& value, int uses) const;
+    /// The QuantizeLinear to 8 bits that alone reads `value`, else null.
+    const Node* byteQuantizeAfter(const std::string& value) const;
     std::optional<std::pair<std::vector<size_t>, DecomposedNorm>> decomposedLayerNorm(
         const std::string& x, const std::map<std::string, std::vector<size_t>>& users) const;
     /// MatMul chains (bias Add, activations, scalar affine steps as post-ops), decomposed LayerNorms and GELUs.
@@ -269,6 +295,8 @@ struct Builder {
     /// MatMul (+ bias Add) (+ activations): a constant or broadcast 2-D B makes one GEMM over A's rows.
     void buildMatMulChain(const std::vector<size_t>& chain);
     void buildDecomposedLayerNorm(const std::vector<size_t>& chain);
+    void buildLayerNormRows(const std::vector<size_t>& chain);
+    void buildGeluRows(const std::vector<size_t>& chain);
     /// The attention core per block of score rows (OnednnAttention.cpp).
     void buildAttention(const std::vector<size_t>& chain);
     /// The perm of Transpose `t` with negative axes normalized (nothing for another op or an invalid perm).

@@ -58,6 +58,11 @@ void addConcatIntoConvCases(std::vector<Case>& cases, std::mt19937& rng);
 /// broadcast 2-D B and a batched one.
 void addMatMulWeightCases(std::vector<Case>& cases, std::mt19937& rng);
 /// GELU in four exporter orders after MatMul+bias, alone, and where it must not fuse; Erf.
+/// GELU of `x` into `y` as nodes, in one of the four orders exporters write (0, 1: erf; 2, 3: tanh). Node outputs
+/// get `p` as a prefix; the constants they read are geluConstants().
+std::vector<Node> geluNodes(int form, const std::string& x, const std::string& y, const std::string& p);
+std::map<std::string, Tensor> geluConstants();
+const char* geluFormName(int form);
 void addGeluCases(std::vector<Case>& cases, std::mt19937& rng);
 /// LayerNorm in its opset < 17 form (one or two axes, axes as an input, d*d, no affine) and unfused.
 void addDecomposedLayerNormCases(std::vector<Case>& cases, std::mt19937& rng);

@@ -527,6 +527,60 @@ void addBatchedMatMulCases(std::vector<Int8Case>& out, std::mt19937& rng) {
     }
 }
 
+void addLayerNormQuantizeCases(std::vector<Int8Case>& out, std::mt19937& rng) {
+    const std::vector<Shape> shapes = {{1, 7, 24}, {2, 5, 64}, {1, 197, 192}};
+    for (size_t i = 0; i < shapes.size(); ++i) {
+        const Shape& x = shapes[i];
+        const int64_t d = x.back();
+        QdqGraph g(rng);
+        std::uniform_real_distribution<float> scale(0.5f, 1.5f), shift(-0.5f, 0.5f);
+        std::vector<float> gamma(static_cast<size_t>(d)), beta(static_cast<size_t>(d));
+        for (auto& v : gamma) v = scale(rng);
+        for (auto& v : beta) v = shift(rng);
+        const std::string gn = "gamma" + std::to_string(i), bn = "beta" + std::to_string(i);
+        g.init[gn] = Tensor::fromVector<float>({d}, gamma);
+        g.init[bn] = Tensor::fromVector<float>({d}, beta);
+        // The quantizer's form: fp16 marks before the kept LayerNorm, then the QuantizeLinear of the next int8 op
+        // (the second shape without the marks).
+        const bool marks = i != 1;
+        std::string in = "X";
+        if (marks) {
+            in = g.add("Cast", {in}, {{"to", Attribute::ofInt(10)}});
+            in = g.add("Cast", {in}, {{"to", Attribute::ofInt(1)}});
+        }
+        const std::string y = g.add("LayerNormalization", {in, gn, bn}, {{"axis", Attribute::ofInt(-1)}});
+        const std::string anchor = marks ? g.nodes.front().outputs[0] : y;
+        QParams yp = g.params(pickType(int(i)), -3.f, 3.f);
+        std::string q = g.quantize(y, yp);
+        std::string label = std::string("QDQ LayerNorm ") + (marks ? "fp16 marks " : "") + "d=" + std::to_string(d);
+        out.push_back(finish(label, g, {{"X", x}}, {q}, rng, {{anchor, q}}));
+    }
+}
+
+void addGeluQuantizeCases(std::vector<Int8Case>& out, std::mt19937& rng) {
+    // An MLP's middle as the quantizer leaves it: fp16 marks before the kept GELU (every exporter order), then the
+    // QuantizeLinear of the next layer (the second form without the marks). Inputs scaled by 3: GELU's bend.
+    for (int form = 0; form < 4; ++form) {
+        QdqGraph g(rng);
+        for (auto& [name, value] : difftest::geluConstants()) g.init[name] = value;
+        g.init["three_x"] = Tensor::scalar<float>(3.f);
+        const bool marks = form != 1;
+        std::string in = g.add("Mul", {"X", "three_x"});
+        if (marks) {
+            in = g.add("Cast", {in}, {{"to", Attribute::ofInt(10)}});
+            in = g.add("Cast", {in}, {{"to", Attribute::ofInt(1)}});
+        }
+        const size_t first = g.nodes.size() - (marks ? 2 : 0);
+        for (Node& n : difftest::geluNodes(form, in, "gelu", "g")) g.nodes.push_back(std::move(n));
+        const std::string anchor = g.nodes[marks ? first : g.nodes.size() - 1].outputs[0];
+        QParams yp = g.params(pickType(form), -0.2f, 3.f);
+        std::string q = g.quantize("gelu", yp);
+        std::string label = std::string("QDQ GELU ") + difftest::geluFormName(form) + (marks ? " fp16 marks" : "");
+        out.push_back(finish(label, g, {{"X", form % 2 ? Shape{1, 9, 40} : Shape{2, 50, 96}}}, {q}, rng,
+                             {{anchor, q}}));
+    }
+}
+
 std::vector<Int8Case> int8Cases(uint32_t seed) {
     std::mt19937 rng(seed);
     std::vector<Int8Case> cases;
@@ -540,6 +594,8 @@ std::vector<Int8Case> int8Cases(uint32_t seed) {
     addActivationTableCases(cases, rng);
     addScalarTableCases(cases, rng);
     addBatchedMatMulCases(cases, rng);
+    addLayerNormQuantizeCases(cases, rng);
+    addGeluQuantizeCases(cases, rng);
     return cases;
 }
 

@@ -13,11 +13,11 @@ namespace npuwb::difftest {
 
 namespace {
 
-
 Tensor scalar(float v) { return Tensor::scalar<float>(v); }
 
-/// GELU of `x` into `y` as nodes, in one of the orders exporters write. Names get `p` as a prefix.
-std::vector<Node> gelu(int form, const std::string& x, const std::string& y, const std::string& p) {
+}  // namespace
+
+std::vector<Node> geluNodes(int form, const std::string& x, const std::string& y, const std::string& p) {
     switch (form) {
         case 0:  // torch: x * (1 + erf(x / sqrt2)) * 0.5
             return {makeNode("Div", {x, "sqrt2"}, {p + "d"}), makeNode("Erf", {p + "d"}, {p + "e"}),
@@ -47,12 +47,10 @@ std::map<std::string, Tensor> geluConstants() {
             {"sqrt2pi", scalar(0.7978846f)}};
 }
 
-const char* formName(int form) {
+const char* geluFormName(int form) {
     static const char* names[] = {"erf torch order", "erf half first", "tanh Pow 3", "tanh x*x*x"};
     return names[form];
 }
-
-}  // namespace
 
 void addMatMulWeightCases(std::vector<Case>& cases, std::mt19937& rng) {
     std::uniform_int_distribution<int64_t> dim(1, 40), batch(2, 4);
@@ -110,24 +108,24 @@ void addGeluCases(std::vector<Case>& cases, std::mt19937& rng) {
         const Shape a = form % 2 == 0 ? Shape{1, t, k} : Shape{3, t, k};
         // After a MatMul and its bias (an MLP's first layer): a post-op.
         std::vector<Node> mlp{makeNode("MatMul", {"A", "W"}, {"m"}), makeNode("Add", {"bias", "m"}, {"x"})};
-        for (Node& g : gelu(form, "x", "Y", "g")) mlp.push_back(std::move(g));
-        cases.push_back(makeCase(std::string("MatMul+bias+GELU ") + formName(form) + " " + dimsLabel(a) + " n=" +
+        for (Node& g : geluNodes(form, "x", "Y", "g")) mlp.push_back(std::move(g));
+        cases.push_back(makeCase(std::string("MatMul+bias+GELU ") + geluFormName(form) + " " + dimsLabel(a) + " n=" +
                                      std::to_string(n), mlp, {{"A", a}}, {"Y"}, init, rng));
         // On a graph input also read elsewhere: one eltwise pass.
-        std::vector<Node> alone = gelu(form, "X", "g", "g");
+        std::vector<Node> alone = geluNodes(form, "X", "g", "g");
         alone.push_back(makeNode("Add", {"g", "X"}, {"Y"}));
-        cases.push_back(makeCase(std::string("GELU alone ") + formName(form), alone, {{"X", {2, 3, t, 5}}}, {"Y"},
+        cases.push_back(makeCase(std::string("GELU alone ") + geluFormName(form), alone, {{"X", {2, 3, t, 5}}}, {"Y"},
                                  init, rng));
         // A value inside read again, and another constant: separate ops (Erf or Tanh on their own).
         std::vector<Node> readAgain = mlp;
         readAgain.back().outputs[0] = "z";
         readAgain.push_back(makeNode("Add", {"z", "ga"}, {"Y"}));
-        cases.push_back(makeCase(std::string("MatMul+bias, GELU read inside ") + formName(form), readAgain,
+        cases.push_back(makeCase(std::string("MatMul+bias, GELU read inside ") + geluFormName(form), readAgain,
                                  {{"A", a}}, {"Y"}, init, rng));
         init["sqrt2"] = scalar(1.5f);
         init["rsqrt2"] = scalar(0.6f);
         init["k"] = scalar(0.05f);
-        cases.push_back(makeCase(std::string("MatMul+bias, not GELU ") + formName(form), mlp, {{"A", a}}, {"Y"},
+        cases.push_back(makeCase(std::string("MatMul+bias, not GELU ") + geluFormName(form), mlp, {{"A", a}}, {"Y"},
                                  init, rng));
     }
     cases.push_back(makeCase("Erf", {makeNode("Erf", {"X"}, {"Y"})}, {{"X", {3, 17, 5}}}, {"Y"}, {}, rng));
@@ -232,7 +230,7 @@ void addConv1dStridedSliceCases(std::vector<Case>& cases, std::mt19937& rng) {
         init.emplace("B1", randomTensor({o}, rng));
         init.emplace("W2", randomTensor({o, o, 3}, rng));
         std::vector<Node> nodes = {makeNode("Conv", {"X", "W1", "B1"}, {"c1"}, {{"pads", Attribute::ofInts({1, 1})}})};
-        for (const Node& n : gelu(0, "c1", "g1", "a")) nodes.push_back(n);
+        for (const Node& n : geluNodes(0, "c1", "g1", "a")) nodes.push_back(n);
         nodes.push_back(makeNode("Conv", {"g1", "W2"}, {"Y"},
                                  {{"pads", Attribute::ofInts({1, 1})}, {"strides", Attribute::ofInts({stride})}}));
         cases.push_back(makeCase("Conv1d GELU Conv1d stride " + std::to_string(stride) + " " + dimsLabel(x), nodes,

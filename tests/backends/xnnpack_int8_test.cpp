@@ -47,7 +47,9 @@ TEST(XnnpackInt8, SharedQdqCasesWithinOneStep) {
         {"QDQ shuffle", "Transpose and Slice have no cpu-xnnpack kernel (reference fallback)"},
         {"QDQ table+Mul", "int8 tables and products are cpu-onednn's; cpu-xnnpack runs them in float"},
         {"QDQ Conv+SiLU", "cpu-xnnpack's int8 convolution takes no SiLU: the SiLU runs in float before the Q"},
-        {"QDQ batched", "cpu-xnnpack's int8 MatMul takes a 2-D A only: a 3-D or 4-D one runs in float"}};
+        {"QDQ batched", "cpu-xnnpack's int8 MatMul takes a 2-D A only: a 3-D or 4-D one runs in float"},
+        {"QDQ LayerNorm", "LayerNormalization and Cast have no cpu-xnnpack kernel (reference fallback)"},
+        {"QDQ GELU", "Erf, Tanh and Cast have no cpu-xnnpack kernel (reference fallback)"}};
     Int8Tally tally;
     for (const auto& k : cases) {
         const Int8Outcome o = runInt8Case(k, kBackend);
