@@ -4,6 +4,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 #include <stdexcept>
 
 #include "AttentionRows.h"
@@ -22,6 +24,13 @@ void flip(const dnnl::memory& m, std::vector<uint8_t>& to) {
 }
 
 bool isSigned(const QuantInfo& q) { return q.type == DType::I8; }
+
+/// The values an 8-bit type holds, as floats.
+std::optional<std::pair<float, float>> byteRange(DType t) {
+    if (t == DType::U8) return std::make_pair(0.f, 255.f);
+    if (t == DType::I8) return std::make_pair(-128.f, 127.f);
+    return std::nullopt;
+}
 
 /// An 8-bit operand's bytes: its flipped copy when it has one.
 const uint8_t* bytesOf(const AttentionOperand& o, const std::vector<uint8_t>& flipped) {
@@ -55,8 +64,13 @@ void AttentionKernel::applySteps(std::span<const ScoreStep> steps, float* row, i
         }
         case ScoreStep::Kind::Softmax: softmaxRow(row, n); break;
         case ScoreStep::Kind::QuantizeDequantize:
-            quantizeBuffer(row, bytes, size_t(n), s.quantize);
-            dequantizeBuffer(bytes, row, size_t(n), s.dequantize);
+            if (auto range = byteRange(s.quantize.type)) {
+                quantizeDequantizeRow(row, n, s.quantize.scale, float(s.quantize.zero), range->first, range->second,
+                                      s.dequantize.scale, float(s.dequantize.zero));
+            } else {
+                quantizeBuffer(row, bytes, size_t(n), s.quantize);
+                dequantizeBuffer(bytes, row, size_t(n), s.dequantize);
+            }
             break;
         }
     }

@@ -27,6 +27,19 @@ NPUWB_ROW_CLONES void addRow(float* x, int64_t count, const float* addend, int64
     for (int64_t i = 0; i < count; ++i) x[i] += addend[i];
 }
 
+NPUWB_ROW_CLONES void quantizeDequantizeRow(float* x, int64_t count, float qScale, float qZero, float lo, float hi,
+                                            float dScale, float dZero) {
+    // Clamped before rounding so the round-through-the-mantissa trick (exact below 2^22) applies; a value beyond
+    // the range saturates the same either way.
+    constexpr float kRound = 12582912.f;  // 1.5 * 2^23
+    const float below = lo - qZero - 1.f, above = hi - qZero + 1.f;
+    for (int64_t i = 0; i < count; ++i) {
+        const float v = std::min(std::max(x[i] / qScale, below), above);
+        const float q = std::min(std::max(((v + kRound) - kRound) + qZero, lo), hi);
+        x[i] = (q - dZero) * dScale;
+    }
+}
+
 NPUWB_ROW_CLONES void softmaxRow(float* x, int64_t count) {
     // A NaN anywhere makes the row NaN, as in the reference: the sum takes exp(NaN - max).
     // The maximum in 16 lanes of GCC's vector type (its simd reduction of a float max wants -ffinite-math-only).

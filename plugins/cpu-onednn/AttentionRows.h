@@ -34,6 +34,10 @@ void multiplyRow(float* x, int64_t count, float factor);
 void divideRow(float* x, int64_t count, float divisor);
 /// x[i] += addend[i * stride] (stride 1, or 0 for one value broadcast over the row).
 void addRow(float* x, int64_t count, const float* addend, int64_t stride);
+/// A QuantizeLinear then a DequantizeLinear in place, in float: x = (clamp(round_even(x / qScale) + qZero, lo, hi)
+/// - dZero) * dScale. The integers are exact in float, so this is the reference's result without the bytes.
+void quantizeDequantizeRow(float* x, int64_t count, float qScale, float qZero, float lo, float hi, float dScale,
+                           float dZero);
 /// Softmax of the row in place: exp(x - max) / sum, the exponential from a polynomial accurate to about 1 ulp (and
 /// the division a product with 1/sum).
 void softmaxRow(float* x, int64_t count);

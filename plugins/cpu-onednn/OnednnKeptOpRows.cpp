@@ -26,25 +26,23 @@ namespace npuwb::onednn {
 namespace {
 
 constexpr int64_t kCastToFloat = 1, kCastToHalf = 10;  // ONNX TensorProto data types
-constexpr int64_t kGeluBlock = 4096;                    // elements per task: in L1 between the steps
+constexpr int64_t kRowBlock = 4096;  // values per task: in L1 between the steps
 
 bool isByte(DType t) { return t == DType::U8 || t == DType::I8; }
 
-/// y = (x - mean) / sqrt(variance + epsilon) * gamma + beta over one row, x rounded to fp16 first when asked. Mean
-/// and variance in two passes (the reference's order; one pass of sums and squares loses digits on offset rows).
+/// y = (x - mean) / sqrt(variance + epsilon) * gamma + beta over one row (y may be x). Mean and variance in two
+/// passes (the reference's order; one pass of sums and squares loses digits on offset rows).
 NPUWB_ROW_CLONES void normalizeRow(const float* x, float* y, int64_t count, const float* gamma, const float* beta,
-                                   float epsilon, bool halfInput) {
-    if (halfInput) roundToHalf(x, y, count);
-    else std::memcpy(y, x, size_t(count) * sizeof(float));
+                                   float epsilon) {
     float sum = 0.f;
 #pragma omp simd reduction(+ : sum)
-    for (int64_t i = 0; i < count; ++i) sum += y[i];
+    for (int64_t i = 0; i < count; ++i) sum += x[i];
     const float mean = sum / float(count);
     float squares = 0.f;
 #pragma omp simd reduction(+ : squares)
-    for (int64_t i = 0; i < count; ++i) squares += (y[i] - mean) * (y[i] - mean);
+    for (int64_t i = 0; i < count; ++i) squares += (x[i] - mean) * (x[i] - mean);
     const float inverse = 1.f / std::sqrt(squares / float(count) + epsilon);
-    for (int64_t i = 0; i < count; ++i) y[i] = (y[i] - mean) * inverse * gamma[i] + beta[i];
+    for (int64_t i = 0; i < count; ++i) y[i] = (x[i] - mean) * inverse * gamma[i] + beta[i];
 }
 
 /// erf(x) as a rational function of x on [-4, 4] (outside it erf is +-1 in float): the minimax fit Eigen and XLA
@@ -188,17 +186,27 @@ void Builder::buildLayerNormRows(const std::vector<size_t>& chain) {
     const bool halfInput = r.halfInput;
     const std::optional<QuantInfo> quantize = r.quantize;
     const bool serial = shapeNumel(x) * int64_t(sizeof(float)) < int64_t(kSerialKernelBytes);
-    addKernel([src, dst, gamma, beta, epsilon, halfInput, quantize, rows, cols, serial](dnnl::stream&) {
+    // Blocks of whole rows of about kRowBlock values: the fp16 rounding and the quantization run once per block
+    // (per row they cost more than the normalization on rows of 64).
+    const int64_t perBlock = std::max<int64_t>(1, kRowBlock / std::max<int64_t>(cols, 1));
+    addKernel([src, dst, gamma, beta, epsilon, halfInput, quantize, rows, cols, perBlock, serial](dnnl::stream&) {
         const auto* in = static_cast<const float*>(src.get_data_handle());
         auto* out = static_cast<uint8_t*>(dst.get_data_handle());
 #pragma omp parallel if (!serial)
         {
-            std::vector<float> row(static_cast<size_t>(cols));
+            std::vector<float> block(static_cast<size_t>(perBlock * cols));
 #pragma omp for schedule(static)
-            for (int64_t k = 0; k < rows; ++k) {
-                float* y = quantize ? row.data() : reinterpret_cast<float*>(out) + k * cols;
-                normalizeRow(in + k * cols, y, cols, gamma.data(), beta.data(), epsilon, halfInput);
-                if (quantize) quantizeBuffer(y, out + k * cols, size_t(cols), *quantize);
+            for (int64_t k0 = 0; k0 < rows; k0 += perBlock) {
+                const int64_t n = std::min(perBlock, rows - k0) * cols;
+                const float* x = in + k0 * cols;
+                if (halfInput) {
+                    roundToHalf(x, block.data(), n);
+                    x = block.data();
+                }
+                float* y = quantize ? block.data() : reinterpret_cast<float*>(out) + k0 * cols;
+                for (int64_t r = 0; r < n; r += cols)
+                    normalizeRow(x + r, y + r, cols, gamma.data(), beta.data(), epsilon);
+                if (quantize) quantizeBuffer(y, out + k0 * cols, size_t(n), *quantize);
             }
         }
     }, names, {src, dst});
@@ -221,10 +229,10 @@ void Builder::buildGeluRows(const std::vector<size_t>& chain) {
         auto* out = static_cast<uint8_t*>(dst.get_data_handle());
 #pragma omp parallel if (!serial)
         {
-            std::vector<float> block(static_cast<size_t>(kGeluBlock));
+            std::vector<float> block(static_cast<size_t>(kRowBlock));
 #pragma omp for schedule(static)
-            for (int64_t b = 0; b < count; b += kGeluBlock) {
-                const int64_t n = std::min(kGeluBlock, count - b);
+            for (int64_t b = 0; b < count; b += kRowBlock) {
+                const int64_t n = std::min(kRowBlock, count - b);
                 float* y = quantize ? block.data() : reinterpret_cast<float*>(out) + b;
                 geluBlock(in + b, y, n, tanhForm, halfInput);
                 if (quantize) quantizeBuffer(y, out + b, size_t(n), *quantize);

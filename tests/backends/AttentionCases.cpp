@@ -63,13 +63,14 @@ void addAttentionCoreCases(std::vector<Case>& cases, std::mt19937& rng) {
 }
 
 void addQuantizedAttentionCases(std::vector<Case>& cases, std::mt19937& rng) {
-    // Head sizes of 64 and more: below that the kernel multiplies the dequantized floats (faster there).
-    std::uniform_int_distribution<int64_t> length(20, 300), depth(64, 96);
-    for (int round = 0; round < 2; ++round) {
+    // Head sizes of 64 and more (the GEMMs on the bytes), then one below (the kernel multiplies the dequantized
+    // floats and quantizes the probabilities in float there).
+    std::uniform_int_distribution<int64_t> length(20, 300), depth(64, 96), small(8, 40);
+    for (int round = 0; round < 3; ++round) {
         // The quantizer's form: Q, K, V and the probabilities through QDQ (u8, or s8 in the second round), the scores
         // with fp16 marks around the division.
         const bool isSigned = round == 1;
-        const int64_t heads = 2 + round, t = length(rng), d = depth(rng);
+        const int64_t heads = 2 + round, t = length(rng), d = round < 2 ? depth(rng) : small(rng);
         const int zero = isSigned ? 3 : 131;
         std::map<std::string, Tensor> init{{"scale", Tensor::scalar<float>(8.f)}};
         std::vector<Node> nodes;

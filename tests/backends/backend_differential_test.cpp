@@ -272,16 +272,17 @@ TEST(OnednnCoverage, FusesTheAttentionCore) {
         }
 }
 
-// The quantizer's attention (QDQ on Q, K, V and the probabilities, fp16 marks): the GEMMs take the 8-bit values with
-// exact int32 sums. A probability one step away from the reference's (its float arithmetic near a .5 boundary) would
-// move an output by scale * |V|; these seeds have none (errors of 4e-8 here), so the tolerance catches a zero point
-// one off (1e-2) or a scale 1% off.
-TEST(OnednnCoverage, RunsTheQuantizedAttentionCoreOnBytes) {
+// The quantizer's attention (QDQ on Q, K, V and the probabilities, fp16 marks): at head sizes of 64 and more the
+// GEMMs take the 8-bit values with exact int32 sums; below, float GEMMs and a float QDQ of the probabilities. A
+// probability one step away from the reference's (its float arithmetic near a .5 boundary) would move an output by
+// scale * |V|; these seeds have none (errors of 4e-8 here), so the tolerance catches a zero point one off (1e-2) or
+// a scale 1% off.
+TEST(OnednnCoverage, RunsTheQuantizedAttentionCoreExactly) {
     if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
     std::mt19937 rng(20261207);
     std::vector<difftest::Case> cases;
     difftest::addQuantizedAttentionCases(cases, rng);
-    ASSERT_EQ(cases.size(), 2u);
+    ASSERT_EQ(cases.size(), 3u);
     for (const auto& c : cases) {
         const difftest::Outcome o = difftest::runCase(c, "cpu-onednn", 1e-3);
         EXPECT_TRUE(o.claimed) << c.label << ": " << o.message;
