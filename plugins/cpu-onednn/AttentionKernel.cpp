@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <optional>
-#include <utility>
 #include <stdexcept>
+#include <utility>
 
 #include "AttentionRows.h"
 #include "MatmulConvert.h"

@@ -188,7 +188,8 @@ void Builder::buildAttention(const std::vector<size_t>& chain) {
     // the attention cores: head size 16-24 (MobileViT) 1.17, 32 (Swin) 1.21, 64 (DeiT, BERT, whisper) 0.67-0.98.
     constexpr int64_t kByteGemmMinDepth = 64;
     kernel->int8Scores = qa && qb && kernel->k >= kByteGemmMinDepth;
-    kernel->int8Values = kernel->d >= kByteGemmMinDepth && qv && core.probabilities.back().kind == ScoreStep::Kind::QuantizeDequantize;
+    kernel->int8Values = kernel->d >= kByteGemmMinDepth && qv &&
+                         core.probabilities.back().kind == ScoreStep::Kind::QuantizeDequantize;
     auto pick = [&](const std::string& name, const Shape& shape, bool bytes,
                     const std::optional<std::pair<std::string, QuantInfo>>& source) {
         if (!bytes) return operand(name, shape, dt::f32);

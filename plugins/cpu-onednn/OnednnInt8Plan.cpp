@@ -22,10 +22,6 @@
 
 namespace npuwb::onednn {
 
-namespace {
-bool isByte(DType t) { return t == DType::U8 || t == DType::I8; }
-}  // namespace
-
 bool Builder::byteDequantized(const std::string& value) const {
     auto d = dequantizedInput(value);
     return d && isByte(d->second.type);

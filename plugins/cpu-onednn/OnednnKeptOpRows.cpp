@@ -28,7 +28,6 @@ namespace {
 constexpr int64_t kCastToFloat = 1, kCastToHalf = 10;  // ONNX TensorProto data types
 constexpr int64_t kRowBlock = 4096;  // values per task: in L1 between the steps
 
-bool isByte(DType t) { return t == DType::U8 || t == DType::I8; }
 
 /// y = (x - mean) / sqrt(variance + epsilon) * gamma + beta over one row (y may be x). Mean and variance in two
 /// passes (the reference's order; one pass of sums and squares loses digits on offset rows).

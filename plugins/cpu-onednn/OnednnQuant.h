@@ -41,6 +41,8 @@ std::optional<QLinearParams> qlinearParams(const GraphQuery& q, const Node& node
 bool isQLinearOp(const std::string& opType);
 Capability supportsQLinearNode(const NodeQuery& q);
 
+/// Whether values of `t` are 8-bit integers (u8 or s8), the types the int8 kernels read and write.
+inline bool isByte(DType t) { return t == DType::U8 || t == DType::I8; }
 dnnl::memory::data_type dnnlType(DType t);
 /// `d` with its layout kept and its element type replaced.
 dnnl::memory::desc withType(const dnnl::memory::desc& d, dnnl::memory::data_type t);

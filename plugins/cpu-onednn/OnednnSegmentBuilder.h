@@ -255,8 +255,9 @@ struct Builder {
     /// of the same terms matches. `alone`: x may have readers outside the pattern.
     std::optional<std::pair<std::vector<size_t>, EltwiseStep>> decomposedGelu(
         const std::string& x, const std::map<std::string, std::vector<size_t>>& users, bool alone) const;
-    /// LayerNorm in its opset < 17 form starting at value `x`: its nodes in segment order and terms, or nothing.
+    /// LayerNormalization node `norm` with the marks around it, or nothing when it has none (OnednnKeptOpRows.cpp).
     std::optional<std::pair<std::vector<size_t>, NormRows>> layerNormRows(size_t norm) const;
+    /// The GELU nodes `gelu` of value `x` with the marks around them, or nothing when they have none.
     std::optional<std::pair<std::vector<size_t>, GeluRows>> geluRows(const std::string& x,
                                                                      const std::vector<size_t>& gelu,
                                                                      bool tanhForm) const;
@@ -265,6 +266,7 @@ struct Builder {
     std::optional<std::pair<size_t, size_t>> halfMarksBefore(const std::string& value, int uses) const;
     /// The QuantizeLinear to 8 bits that alone reads `value`, else null.
     const Node* byteQuantizeAfter(const std::string& value) const;
+    /// LayerNorm in its opset < 17 form starting at value `x`: its nodes in segment order and terms, or nothing.
     std::optional<std::pair<std::vector<size_t>, DecomposedNorm>> decomposedLayerNorm(
         const std::string& x, const std::map<std::string, std::vector<size_t>>& users) const;
     /// MatMul chains (bias Add, activations, scalar affine steps as post-ops), decomposed LayerNorms and GELUs.
