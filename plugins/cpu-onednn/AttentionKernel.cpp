@@ -48,6 +48,19 @@ int64_t AttentionKernel::offset(const AttentionOperand& o, int64_t batch) const 
     return at;
 }
 
+std::pair<const float*, int64_t> AttentionKernel::floatOperand(const AttentionOperand& o, int64_t batch,
+                                                                int64_t row0, int64_t rows, int64_t cols,
+                                                                std::vector<float>& to) const {
+    const int64_t first = offset(o, batch) + row0 * (o.trans == 'N' ? o.ld : 1);
+    if (!o.bytes) return {static_cast<const float*>(o.m.get_data_handle()) + first, o.ld};
+    // 'N': rows of `cols` values o.ld apart; 'T': columns of `rows` values o.ld apart. Each line is contiguous.
+    const int64_t lines = o.trans == 'N' ? rows : cols, length = o.trans == 'N' ? cols : rows;
+    to.resize(size_t(lines * length));
+    const auto* from = static_cast<const uint8_t*>(o.m.get_data_handle()) + first;
+    for (int64_t i = 0; i < lines; ++i) dequantizeBuffer(from + i * o.ld, to.data() + i * length, size_t(length), o.quant);
+    return {to.data(), std::max<int64_t>(length, 1)};
+}
+
 void AttentionKernel::applySteps(std::span<const ScoreStep> steps, float* row, int64_t batch, int64_t rowIndex,
                                  uint8_t* bytes) const {
     size_t addend = 0;
@@ -94,9 +107,9 @@ void AttentionKernel::runTask(int64_t task, Scratch& scratch) {
         const float scale = a.quant.scale * b.quant.scale * alpha;
         for (int64_t i = 0; i < rows * n; ++i) s[i] = float(sums[i]) * scale;
     } else {
-        const auto* pa = static_cast<const float*>(a.m.get_data_handle()) + offset(a, batch) + aRow;
-        const auto* pb = static_cast<const float*>(b.m.get_data_handle()) + offset(b, batch);
-        check(dnnl_sgemm(a.trans, b.trans, rows, n, k, alpha, pa, a.ld, pb, b.ld, 0.f, s, n));
+        const auto [pa, lda] = floatOperand(a, batch, row0, rows, k, scratch.a);
+        const auto [pb, ldb] = floatOperand(b, batch, 0, k, n, scratch.b);
+        check(dnnl_sgemm(a.trans, b.trans, rows, n, k, alpha, pa, lda, pb, ldb, 0.f, s, n));
     }
     // With 8-bit values the last step's quantized row is the second GEMM's operand: its dequantize is skipped.
     const std::span<const ScoreStep> floatSteps(probabilities.data(), probabilities.size() - (int8Values ? 1 : 0));
@@ -125,8 +138,8 @@ void AttentionKernel::runTask(int64_t task, Scratch& scratch) {
             for (int64_t j = 0; j < d; ++j) py[r * y.ld + j] = float(sums[r * d + j]) * scale;
         return;
     }
-    const auto* pv = static_cast<const float*>(v.m.get_data_handle()) + offset(v, batch);
-    check(dnnl_sgemm('N', v.trans, rows, d, n, 1.f, s, n, pv, v.ld, 0.f, py, y.ld));
+    const auto [pv, ldv] = floatOperand(v, batch, 0, n, d, scratch.v);
+    check(dnnl_sgemm('N', v.trans, rows, d, n, 1.f, s, n, pv, ldv, 0.f, py, y.ld));
 }
 
 void AttentionKernel::check(dnnl_status_t status) {

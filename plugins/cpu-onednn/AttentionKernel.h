@@ -2,7 +2,8 @@
 // The run-time kernel of the fused attention core (built by OnednnAttention.cpp): per (batch, block of score rows),
 // the first GEMM into a block that stays in cache, the steps row by row, the second GEMM. Either GEMM runs on 8-bit
 // values with exact int32 sums when both its operands are dequantized 8-bit values (a QDQ model's Q, K, V and
-// quantized probabilities), else in float.
+// quantized probabilities), else in float; an 8-bit operand of a float GEMM is dequantized per task into the thread's
+// scratch (the same loop as a DequantizeLinear kernel), so no float copy of Q, K or V is ever made.
 #include <atomic>
 #include <cstdint>
 #include <span>
@@ -30,7 +31,8 @@ struct AttentionOperand {
     int64_t ld = 0;
     std::vector<int64_t> batchStrides{};   // per output batch dim, in elements; 0 where the operand broadcasts
     int64_t rowStride = 0, colStride = 0;  // addends: per score row and column (0: broadcast)
-    QuantInfo quant{};                     // 8-bit GEMM operands: the value's parameters
+    QuantInfo quant{};                     // 8-bit operands: the value's parameters
+    bool bytes = false;                    // stored as 8-bit values (dequantized per task for a float GEMM)
 };
 
 class AttentionKernel {
@@ -52,6 +54,7 @@ private:
         std::vector<float> scores;
         std::vector<int32_t> sums;
         std::vector<uint8_t> bytes;
+        std::vector<float> a{}, b{}, v{};  // 8-bit operands of float GEMMs, dequantized
     };
     std::vector<Scratch> scratch_;
     // 8-bit operands stored with the other signedness than oneDNN's u8 x s8 GEMM takes: flipped (x ^ 0x80) per run.
@@ -60,6 +63,10 @@ private:
     std::atomic<bool> failed_{false};  // a GEMM returned an error in this run
 
     void runTask(int64_t task, Scratch& scratch);
+    /// The float GEMM's view of operand `o` of batch `batch` (`rows` x `cols` from row `row0`): its own storage when
+    /// float, else those values dequantized into `to` in the same order. Returns the data and its leading dimension.
+    std::pair<const float*, int64_t> floatOperand(const AttentionOperand& o, int64_t batch, int64_t row0, int64_t rows,
+                                                  int64_t cols, std::vector<float>& to) const;
     void check(dnnl_status_t status);
     void applySteps(std::span<const ScoreStep> steps, float* row, int64_t batch, int64_t rowIndex,
                     uint8_t* bytes) const;

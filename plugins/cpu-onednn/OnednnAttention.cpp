@@ -190,16 +190,19 @@ void Builder::buildAttention(const std::vector<size_t>& chain) {
     kernel->int8Scores = qa && qb && kernel->k >= kByteGemmMinDepth;
     kernel->int8Values = kernel->d >= kByteGemmMinDepth && qv &&
                          core.probabilities.back().kind == ScoreStep::Kind::QuantizeDequantize;
-    auto pick = [&](const std::string& name, const Shape& shape, bool bytes,
+    // An 8-bit operand is read as bytes either way (a float GEMM gets it dequantized per task): its float image is
+    // never made.
+    auto pick = [&](const std::string& name, const Shape& shape,
                     const std::optional<std::pair<std::string, QuantInfo>>& source) {
-        if (!bytes) return operand(name, shape, dt::f32);
+        if (!source) return operand(name, shape, dt::f32);
         AttentionOperand o = operand(source->first, shape, dnnlType(source->second.type));
         o.quant = source->second;
+        o.bytes = true;
         return o;
     };
-    kernel->a = pick(first.inputs[0], qs, kernel->int8Scores, qa);
-    kernel->b = pick(first.inputs[1], ks, kernel->int8Scores, qb);
-    kernel->v = pick(last.inputs[1], vs, kernel->int8Values, qv);
+    kernel->a = pick(first.inputs[0], qs, qa);
+    kernel->b = pick(first.inputs[1], ks, qb);
+    kernel->v = pick(last.inputs[1], vs, qv);
     std::vector<memory> uses{kernel->a.m, kernel->b.m, kernel->v.m};
     for (const ScoreStep& s : core.scores) {
         if (s.kind != ScoreStep::Kind::Add) continue;

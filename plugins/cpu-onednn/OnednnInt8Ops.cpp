@@ -95,6 +95,8 @@ void Builder::buildInt8Matmul(const std::vector<size_t>& chain) {
         std::tie(source, x) = *dequantizedInput(n.inputs[0]);
         w = *int8Weights(n);
         if (last.opType == "QuantizeLinear") y = quantParamsOf(q, last);
+        if (auto moved = quantizedThroughMovement.find(chain[0]); moved != quantizedThroughMovement.end())
+            y = quantParamsOf(q, node(moved->second));
         std::string biasValue = n.inputs.size() > 2 ? n.inputs[2] : std::string();
         if (chain.size() > 1 && node(chain[1]).opType == "Add") {  // MatMul's bias, planned by biasAddAfter
             const Node& add = node(chain[1]);
@@ -214,7 +216,13 @@ void Builder::buildInt8Matmul(const std::vector<size_t>& chain) {
     args.insert(zeroArgs.begin(), zeroArgs.end());
     addPrimitive(pd, args, names);
     if (std::getenv("NPUWB_ONEDNN_VERBOSE")) std::fprintf(stderr, "cpu-onednn int8 %s: %s\n", names[0].c_str(), implInfo.c_str());
-    mem[last.outputs[0]] = collapsed ? view(dst, yShape, dstType) : dst;
+    memory out = collapsed ? view(dst, yShape, dstType) : dst;
+    if (quantizedThroughMovement.count(chain[0])) {  // bytes under their own name; the float value is their image
+        mem[int8Name(last.outputs[0])] = out;
+        lazyDequantize(last.outputs[0], int8Name(last.outputs[0]), *y, names.back());
+        return;
+    }
+    mem[last.outputs[0]] = out;
 }
 
 std::pair<float, float> Builder::chainActivationBounds(const std::vector<size_t>& chain) const {

@@ -5,6 +5,8 @@
 //   DQ(x_q) -> MatMul(W = folded DQ(w_s8)) -> [Add(constant bias of N)] -> [Relu|Clip|SiLU] -> [Q]
 //                                                                                          the same (Linear as
 //                                                                                          exporters write it)
+//   ... -> Conv/Gemm/MatMul chain -> Reshape|Transpose|... -> Q                            the chain writes Q's bytes,
+//                                                                                          the movement moves bytes
 //   DQ(a_q), DQ(b_q) -> Add|Mul -> [Relu|Clip] -> Q                                         one int8 elementwise kernel
 //                                                                                          (b may be per channel:
 //                                                                                          [N|1, C, 1, 1], SE blocks)
@@ -85,6 +87,20 @@ std::optional<std::pair<size_t, size_t>> Builder::siluAt(const std::string& x) c
     return std::nullopt;
 }
 
+const Node* Builder::quantizeAfterMovement(const std::string& value) const {
+    std::string v = value;
+    for (const Node* n = soleConsumer(v); n && n->domain.empty() && !n->inputs.empty() && n->inputs[0] == v;
+         n = soleConsumer(v)) {
+        if (n->opType == "QuantizeLinear") {
+            auto info = quantParamsOf(q, *n);
+            return v != value && info && isByte(info->type) ? n : nullptr;
+        }
+        if (!kInt8Movements.count(n->opType) || n->outputs.size() != 1) return nullptr;
+        v = n->outputs[0];
+    }
+    return nullptr;
+}
+
 bool Builder::extendWithActivationAndQuantize(std::vector<size_t>& chain, bool requireQuantize) {
     std::string out = node(chain.back()).outputs[0];
     const Node* next = soleConsumer(out);
@@ -128,7 +144,16 @@ void Builder::planInt8(const std::vector<size_t>& nodes) {
             matched = int8Weights(n).has_value();
             if (matched && n.opType == "MatMul")
                 if (const Node* add = biasAddAfter(n)) chain.push_back(indexOf(*add));
-            if (matched) extendWithActivationAndQuantize(chain, false);
+            if (matched && !extendWithActivationAndQuantize(chain, false)) {
+                // The output read through data movement then quantized: written as bytes, moved as bytes.
+                if (const Node* q8 = quantizeAfterMovement(node(chain.back()).outputs[0])) {
+                    quantizedThroughMovement[idx] = indexOf(*q8);
+                    for (std::string v = node(chain.back()).outputs[0]; soleConsumer(v) != q8;
+                         v = soleConsumer(v)->outputs[0])
+                        int8Nodes.insert(indexOf(*soleConsumer(v)));
+                    int8Nodes.insert(indexOf(*q8));
+                }
+            }
         } else if (isTableOp(n)) {
             const Node* next = soleConsumer(n.outputs[0]);
             const Node* m = kInt8TableOps.count(n.opType) ? mulWithInput(n) : nullptr;

@@ -213,14 +213,30 @@ void Builder::planTransformerFusion(const std::vector<size_t>& nodes,
         // Its matrix operands made by a Transpose that keeps the last axis and feeds nothing else (the heads split
         // off [B, T, H, d]): views the GEMMs read through strides. A moved last axis stays a copy: oneDNN's GEMM
         // reads a transposed operand 10-40% slower than the copy costs.
+        // In a QDQ model the same Transpose moves the bytes its producer wrote (quantizedThroughMovement), before a
+        // QuantizeLinear that costs nothing and a DequantizeLinear the kernel does itself.
+        auto readOnce = [&](const std::string& value) {
+            return producerInSegment.count(value) && consumers.count(value) && consumers.at(value) == 1 &&
+                   !segmentOutputs.count(value);
+        };
+        auto elidedQuantize = [&](size_t k) {
+            return std::any_of(quantizedThroughMovement.begin(), quantizedThroughMovement.end(),
+                               [&](const auto& entry) { return entry.second == k; });
+        };
         const std::string& v = node(core->first.back()).inputs[1];
         for (const std::string& operand : {node(idx).inputs[0], node(idx).inputs[1], v}) {
-            auto p = producerInSegment.find(operand);
-            if (p == producerInSegment.end() || !consumers.count(operand) || consumers.at(operand) != 1 ||
-                segmentOutputs.count(operand))
-                continue;
-            auto perm = transposePerm(node(p->second));
-            if (perm && perm->back() == int64_t(perm->size()) - 1) stridedViewOutputs.insert(operand);
+            if (!readOnce(operand)) continue;
+            const Node* made = &node(producerInSegment.at(operand));
+            std::string viewed = operand;
+            if (made->opType == "DequantizeLinear" && readOnce(made->inputs[0]) &&
+                elidedQuantize(producerInSegment.at(made->inputs[0]))) {
+                const Node& quantize = node(producerInSegment.at(made->inputs[0]));
+                if (!readOnce(quantize.inputs[0])) continue;
+                made = &node(producerInSegment.at(quantize.inputs[0]));
+                viewed = int8Name(quantize.inputs[0]);
+            }
+            auto perm = transposePerm(*made);
+            if (perm && perm->back() == int64_t(perm->size()) - 1) stridedViewOutputs.insert(viewed);
         }
     }
     for (size_t idx : nodes) {

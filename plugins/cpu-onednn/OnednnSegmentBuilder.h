@@ -105,6 +105,9 @@ struct Builder {
     std::map<size_t, size_t> segmentPosition{};  // node -> its place in segmentNodes (planFusion)
     std::map<std::string, size_t> producerInSegment{}, consumerInSegment{};
     std::map<std::string, std::pair<std::string, QuantInfo>> dequantizedFrom{};  // DQ output -> (int8 source, params)
+    /// int8 chains that end in float read only through data movement and a QuantizeLinear (the heads' Reshape and
+    /// Transpose before an attention core): first node -> that QuantizeLinear, whose parameters the chain writes in.
+    std::map<size_t, size_t> quantizedThroughMovement{};
     std::map<std::string, std::function<void()>> lazy{};                         // builds a value on first use
     /// Activations written as several nodes and taken into a Conv chain as one post-op: first node -> the post-op
     /// and how many nodes it covers (HardSwish: Add, Clip, Div, Mul; SiLU: Sigmoid, Mul).
@@ -362,6 +365,10 @@ struct Builder {
     /// SiLU starting at value `x`: Sigmoid(x) and Mul(x, Sigmoid(x)) in this segment, x read by nothing else; the two
     /// node indices, or nothing.
     std::optional<std::pair<size_t, size_t>> siluAt(const std::string& x) const;
+    /// The QuantizeLinear to 8 bits of one scale that reads `value` through data movement alone (kInt8Movements, each
+    /// value read once): Q(Move(x)) = Move(Q(x)), so a kernel writing `value` can write the bytes and the movement
+    /// move bytes. Null when there is none.
+    const Node* quantizeAfterMovement(const std::string& value) const;
     /// Extends `chain` (ending in value `out`) by an optional Relu/Clip/SiLU and then a QuantizeLinear; true when it ends
     /// in Q. SiLU only right before a Q (its result has to be requantized; a float one is not worth the pattern).
     bool extendWithActivationAndQuantize(std::vector<size_t>& chain, bool requireQuantize);

@@ -93,4 +93,46 @@ void addQuantizedAttentionCases(std::vector<Case>& cases, std::mt19937& rng) {
     }
 }
 
+void addLinearFedAttentionCases(std::vector<Case>& cases, std::mt19937& rng) {
+    // The quantizer's whole attention: X quantized, Q, K and V as int8 Linears (MatMul of per-channel s8 weights,
+    // then a float bias), heads split by Reshape and Transpose, each quantized after its Transpose; the core as in
+    // addQuantizedAttentionCases. Head sizes below 64 (float GEMMs of dequantized bytes) and above (byte GEMMs).
+    std::uniform_int_distribution<int64_t> length(20, 120), small(8, 24), large(64, 72);
+    std::uniform_int_distribution<int> weight(-127, 127);
+    for (int round = 0; round < 2; ++round) {
+        const int64_t heads = 2 + round, t = length(rng), d = round == 0 ? small(rng) : large(rng), c = heads * d;
+        std::map<std::string, Tensor> init{{"scale", Tensor::scalar<float>(std::sqrt(float(d)))},
+                                           {"heads", Tensor::fromVector<int64_t>({4}, {1, t, heads, d})}};
+        std::vector<Node> nodes = quantDequant("X", "x", 1.f / 60.f, 128, false, init);
+        const float sigma = 0.5f * std::sqrt(float(c)) / 127.f;  // |X| <= 2: about N(0, 0.5) per output
+        for (const char* h : {"q", "k", "v"}) {
+            const std::string w = std::string(h) + "_w", b = std::string(h) + "_b";
+            Tensor weights(DType::I8, {c, c});
+            for (auto& x : weights.values<int8_t>()) x = static_cast<int8_t>(weight(rng));
+            init[w] = weights;
+            init[w + "_s"] = Tensor::fromVector<float>({c}, std::vector<float>(size_t(c), 1.f / (127.f * sigma * 4.f)));
+            init[w + "_z"] = Tensor::fromVector<int8_t>({c}, std::vector<int8_t>(size_t(c), 0));
+            init[b] = randomTensor({c}, rng, -0.2f, 0.2f);
+            nodes.push_back(makeNode("DequantizeLinear", {w, w + "_s", w + "_z"}, {w + "f"}, {{"axis", Attribute::ofInt(1)}}));
+            nodes.push_back(makeNode("MatMul", {"x", w + "f"}, {std::string(h) + "_mm"}));
+            nodes.push_back(makeNode("Add", {std::string(h) + "_mm", b}, {std::string(h) + "_lin"}));
+            nodes.push_back(makeNode("Reshape", {std::string(h) + "_lin", "heads"}, {std::string(h) + "_split"}));
+            const std::vector<int64_t> perm = *h == 'k' ? std::vector<int64_t>{0, 2, 3, 1} : std::vector<int64_t>{0, 2, 1, 3};
+            nodes.push_back(transpose(std::string(h) + "_split", std::string(h) + "_heads", perm));
+            auto qdq = quantDequant(std::string(h) + "_heads", std::string(h) + "_dq", 1.f / 40.f, 3, true, init);
+            nodes.insert(nodes.end(), qdq.begin(), qdq.end());
+        }
+        nodes.push_back(makeNode("MatMul", {"q_dq", "k_dq"}, {"s"}));
+        nodes.push_back(makeNode("Cast", {"s"}, {"h"}, {{"to", Attribute::ofInt(10)}}));
+        nodes.push_back(makeNode("Cast", {"h"}, {"f"}, {{"to", Attribute::ofInt(1)}}));
+        nodes.push_back(makeNode("Div", {"f", "scale"}, {"sd"}));
+        nodes.push_back(makeNode("Softmax", {"sd"}, {"p"}, {{"axis", Attribute::ofInt(-1)}}));
+        auto qdq = quantDequant("p", "pdq", 1.f / 255.f, 0, false, init);
+        nodes.insert(nodes.end(), qdq.begin(), qdq.end());
+        nodes.push_back(makeNode("MatMul", {"pdq", "v_dq"}, {"Y"}));
+        cases.push_back(makeCase("quantized attention from Linears " + dimsLabel({1, heads, t, d}), nodes,
+                                 {{"X", {1, t, c}}}, {"Y"}, init, rng));
+    }
+}
+
 }  // namespace npuwb::difftest

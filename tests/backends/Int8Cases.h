@@ -19,6 +19,9 @@ struct Int8Case {
     difftest::Case c;
     std::vector<std::pair<std::string, std::string>> fused;
     std::map<std::string, float> outputScale;  // float outputs (after a final DequantizeLinear): their step
+    /// Nodes (by output) whose work a kernel before them does, so none runs them (a QuantizeLinear after data
+    /// movement that the producing kernel already wrote).
+    std::vector<std::string> elided{};
 };
 
 std::vector<Int8Case> int8Cases(uint32_t seed);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "DifferentialHarness.h"
@@ -68,6 +69,27 @@ size_t widestKernel(const difftest::Case& c) {
     control.observer = &watch;
     session.runTensors(c.inputs, control);
     return watch.widest;
+}
+
+/// The names of the nodes the timed kernels of a cpu-onednn run of `c` cover (data-movement views run in none).
+std::set<std::string> nodesInKernels(const difftest::Case& c) {
+    struct Covered : ExecutionObserver {
+        std::vector<std::vector<size_t>> kernels;
+        bool wantsKernelTimes() const override { return true; }
+        void kernelTimed(const std::vector<size_t>& steps, double) override { kernels.push_back(steps); }
+    } watch;
+    SessionOptions opts;
+    opts.executor.backend = "cpu-onednn";
+    opts.profileKernels = true;
+    Session session(c.model, opts);
+    session.prepare(c.inputs);
+    RunControl control;
+    control.observer = &watch;
+    session.runTensors(c.inputs, control);
+    std::set<std::string> names;
+    for (const auto& kernel : watch.kernels)
+        for (size_t pos : kernel) names.insert(session.model().graph.nodes[session.executionOrder()[pos]].name);
+    return names;
 }
 
 /// Each case of `families` whose label starts with one of `fused`'s prefixes runs with one kernel covering at least
@@ -288,6 +310,32 @@ TEST(OnednnCoverage, RunsTheQuantizedAttentionCoreExactly) {
         EXPECT_TRUE(o.claimed) << c.label << ": " << o.message;
         EXPECT_TRUE(o.passed) << c.label << ": " << o.message;
         EXPECT_GE(widestKernel(c), 8u) << c.label;  // MatMul, Cast, Cast, Div, Softmax, Q, DQ, MatMul
+    }
+}
+
+// Q, K and V from int8 Linears, their heads split before the QuantizeLinear: each Linear writes its bytes, the
+// Transposes that keep the last axis are views of them, and the core reads the bytes (dequantizing them itself for
+// float GEMMs). No QuantizeLinear or DequantizeLinear of Q, K, V runs, nor a Transpose of Q or V.
+TEST(OnednnCoverage, FeedsTheQuantizedAttentionCoreBytesFromItsLinears) {
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
+    std::mt19937 rng(20261208);
+    std::vector<difftest::Case> cases;
+    difftest::addLinearFedAttentionCases(cases, rng);
+    ASSERT_EQ(cases.size(), 2u);
+    for (const auto& c : cases) {
+        const difftest::Outcome o = difftest::runCase(c, "cpu-onednn", 1e-3);
+        EXPECT_TRUE(o.claimed) << c.label << ": " << o.message;
+        EXPECT_TRUE(o.passed) << c.label << ": " << o.message;
+        const std::set<std::string> ran = nodesInKernels(c);
+        for (const auto& n : c.model->graph.nodes) {
+            const std::string& out = n.outputs[0];
+            const bool head = out.rfind("q_", 0) == 0 || out.rfind("k_", 0) == 0 || out.rfind("v_", 0) == 0;
+            const bool moved = n.opType == "Transpose" && out != "k_heads";
+            const bool quant = n.opType == "QuantizeLinear" || n.opType == "DequantizeLinear";
+            if (head && (moved || (quant && out.find("_w") == std::string::npos))) {
+                EXPECT_FALSE(ran.count(n.name)) << c.label << ": " << n.name << " ran as a kernel";
+            }
+        }
     }
 }
 

@@ -49,7 +49,8 @@ TEST(XnnpackInt8, SharedQdqCasesWithinOneStep) {
         {"QDQ Conv+SiLU", "cpu-xnnpack's int8 convolution takes no SiLU: the SiLU runs in float before the Q"},
         {"QDQ batched", "cpu-xnnpack's int8 MatMul takes a 2-D A only: a 3-D or 4-D one runs in float"},
         {"QDQ LayerNorm", "LayerNormalization and Cast have no cpu-xnnpack kernel (reference fallback)"},
-        {"QDQ GELU", "Erf, Tanh and Cast have no cpu-xnnpack kernel (reference fallback)"}};
+        {"QDQ GELU", "Erf, Tanh and Cast have no cpu-xnnpack kernel (reference fallback)"},
+        {"QDQ heads", "cpu-xnnpack's int8 MatMul takes a 2-D A only, and Transpose has no cpu-xnnpack kernel"}};
     Int8Tally tally;
     for (const auto& k : cases) {
         const Int8Outcome o = runInt8Case(k, kBackend);
