@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "AttentionRows.h"
+#include "OnednnQuantAvx512.h"
 #include "MatmulConvert.h"
 
 namespace npuwb::onednn {
@@ -89,6 +90,40 @@ void AttentionKernel::applySteps(std::span<const ScoreStep> steps, float* row, i
     }
 }
 
+void AttentionKernel::planRows() {
+    rowsPlanned_ = true;
+    fusedRows_ = false;
+    if (!avx512::available()) return;
+    size_t at = 0;
+    auto next = [&](ScoreStep::Kind kind) { return at < scores.size() && scores[at].kind == kind; };
+    ScorePrologue pre;
+    if (next(ScoreStep::Kind::RoundToHalf)) pre.roundToHalf = true, ++at;
+    if (next(ScoreStep::Kind::Multiply) || next(ScoreStep::Kind::Divide)) {
+        pre.scale = scores[at].kind == ScoreStep::Kind::Multiply ? ScorePrologue::Scale::Multiply
+                                                                 : ScorePrologue::Scale::Divide;
+        pre.scaleValue = scores[at++].value;
+    }
+    const bool add = next(ScoreStep::Kind::Add);
+    at += add ? 1 : 0;
+    if (at != scores.size()) return;
+    // The probability steps the float path runs: the Softmax, then a QDQ unless the GEMM takes its bytes.
+    const size_t floatSteps = probabilities.size() - (int8Values ? 1 : 0);
+    if (floatSteps == 0 || probabilities[0].kind != ScoreStep::Kind::Softmax || floatSteps > 2) return;
+    ProbabilityEpilogue post;
+    if (floatSteps == 2) {
+        const ScoreStep& s = probabilities[1];
+        auto range = s.kind == ScoreStep::Kind::QuantizeDequantize ? byteRange(s.quantize.type) : std::nullopt;
+        if (!range) return;
+        post = {.quantizeDequantize = true, .qScale = s.quantize.scale, .qZero = float(s.quantize.zero),
+                .lo = range->first, .hi = range->second, .dScale = s.dequantize.scale,
+                .dZero = float(s.dequantize.zero)};
+    }
+    prologue_ = pre;
+    addsToRows_ = add;
+    epilogue_ = post;
+    fusedRows_ = true;
+}
+
 void AttentionKernel::runTask(int64_t task, Scratch& scratch) {
     const int64_t blocksPerBatch = (m + rowsPerTask - 1) / rowsPerTask;
     const int64_t batch = task / blocksPerBatch, row0 = (task % blocksPerBatch) * rowsPerTask;
@@ -115,8 +150,19 @@ void AttentionKernel::runTask(int64_t task, Scratch& scratch) {
     const std::span<const ScoreStep> floatSteps(probabilities.data(), probabilities.size() - (int8Values ? 1 : 0));
     for (int64_t r = 0; r < rows; ++r) {
         float* row = s + r * n;
-        applySteps(scores, row, batch, row0 + r, scratch.bytes.data());
-        applySteps(floatSteps, row, batch, row0 + r, scratch.bytes.data());
+        if (fusedRows_) {
+            ScorePrologue pre = prologue_;
+            if (addsToRows_) {
+                const AttentionOperand& o = addends[0];
+                pre.addend = static_cast<const float*>(o.m.get_data_handle()) + offset(o, batch) +
+                             (row0 + r) * o.rowStride;
+                pre.addendStride = o.colStride;
+            }
+            avx512::scoreRowSoftmax(row, n, pre, epilogue_);
+        } else {
+            applySteps(scores, row, batch, row0 + r, scratch.bytes.data());
+            applySteps(floatSteps, row, batch, row0 + r, scratch.bytes.data());
+        }
         if (int8Values) {
             const QuantInfo& q = probabilities.back().quantize;
             uint8_t* quantized = scratch.bytes.data() + r * n;
@@ -154,6 +200,7 @@ void AttentionKernel::run() {
                                                  .sums = std::vector<int32_t>(size_t(rowsPerTask * std::max(n, d))),
                                                  .bytes = std::vector<uint8_t>(block)});
     }
+    if (!rowsPlanned_) planRows();
     if (int8Scores && isSigned(a.quant)) flip(a.m, flippedA_);
     if (int8Scores && !isSigned(b.quant)) flip(b.m, flippedB_);
     if (int8Values && !isSigned(v.quant)) flip(v.m, flippedV_);

@@ -12,6 +12,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "AttentionRowsAvx512.h"
 #include "OnednnQuant.h"
 
 namespace npuwb::onednn {
@@ -61,7 +62,13 @@ private:
     std::vector<uint8_t> flippedA_, flippedB_, flippedV_;
 
     std::atomic<bool> failed_{false};  // a GEMM returned an error in this run
+    // The steps in the form avx512::scoreRowSoftmax takes (planned on the first run): three passes per row.
+    bool rowsPlanned_ = false, fusedRows_ = false, addsToRows_ = false;
+    ScorePrologue prologue_{};
+    ProbabilityEpilogue epilogue_{};
 
+    /// Whether the steps are [fp16 round] [Multiply|Divide] [Add], Softmax, [8-bit QDQ] (the fused row's form).
+    void planRows();
     void runTask(int64_t task, Scratch& scratch);
     /// The float GEMM's view of operand `o` of batch `batch` (`rows` x `cols` from row `row0`): its own storage when
     /// float, else those values dequantized into `to` in the same order. Returns the data and its leading dimension.
