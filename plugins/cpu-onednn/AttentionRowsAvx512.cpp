@@ -66,14 +66,15 @@ template <bool Round> float prologueAndMax(float* x, int64_t count, const ScoreP
     }
 }
 
-/// quantizeDequantizeRow's arithmetic on 16 lanes (min/max with the bound first keep a NaN, as std::min/max do).
+/// quantizeDequantizeRow's result in fewer steps: with integer bounds L = lo - zero and H = hi - zero, clamping the
+/// rounded value to [L, H] is rounding the value clamped to [L, H] (rounding is monotonic and keeps integers), and the
+/// integers stay exact in float. min/max with the bound first keep a NaN, as std::min/max do there.
 __m512 quantizeDequantize16(__m512 x, const ProbabilityEpilogue& q) {
     const __m512 magic = _mm512_set1_ps(12582912.f);
     __m512 v = _mm512_div_ps(x, _mm512_set1_ps(q.qScale));
-    v = _mm512_min_ps(_mm512_set1_ps(q.hi - q.qZero + 1.f), _mm512_max_ps(_mm512_set1_ps(q.lo - q.qZero - 1.f), v));
-    v = _mm512_add_ps(_mm512_sub_ps(_mm512_add_ps(v, magic), magic), _mm512_set1_ps(q.qZero));
-    v = _mm512_min_ps(_mm512_set1_ps(q.hi), _mm512_max_ps(_mm512_set1_ps(q.lo), v));
-    return _mm512_mul_ps(_mm512_sub_ps(v, _mm512_set1_ps(q.dZero)), _mm512_set1_ps(q.dScale));
+    v = _mm512_min_ps(_mm512_set1_ps(q.hi - q.qZero), _mm512_max_ps(_mm512_set1_ps(q.lo - q.qZero), v));
+    v = _mm512_sub_ps(_mm512_add_ps(v, magic), magic);
+    return _mm512_mul_ps(_mm512_add_ps(v, _mm512_set1_ps(q.qZero - q.dZero)), _mm512_set1_ps(q.dScale));
 }
 
 }  // namespace
@@ -94,6 +95,13 @@ void scoreRowSoftmax(float* x, int64_t count, const ScorePrologue& pre, const Pr
         __m512 p = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x + i), inverse);
         if (post.quantizeDequantize) p = quantizeDequantize16(p, post);
         _mm512_mask_storeu_ps(x + i, m, p);
+    }
+}
+
+void quantizeDequantizeRow(float* x, int64_t count, const ProbabilityEpilogue& q) {
+    for (int64_t i = 0; i < count; i += 16) {
+        const __mmask16 m = lanes(i, count);
+        _mm512_mask_storeu_ps(x + i, m, quantizeDequantize16(_mm512_maskz_loadu_ps(m, x + i), q));
     }
 }
 

@@ -27,6 +27,8 @@ namespace avx512 {
 
 /// The prologue's steps, Softmax over the row, then the epilogue, in place.
 void scoreRowSoftmax(float* x, int64_t count, const ScorePrologue& pre, const ProbabilityEpilogue& post);
+/// The epilogue alone, in place (bit for bit the portable quantizeDequantizeRow).
+void quantizeDequantizeRow(float* x, int64_t count, const ProbabilityEpilogue& q);
 
 }  // namespace avx512
 }  // namespace npuwb::onednn

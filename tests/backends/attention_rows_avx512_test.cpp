@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <vector>
@@ -83,6 +84,42 @@ TEST_F(AttentionRowsAvx512, MatchesTheStepsOneByOne) {
     }
     EXPECT_EQ(values, 24 * (1 + 7 + 16 + 17 + 50 + 197 + 256 + 1500));
     EXPECT_LE(stepsOff * 1000, quantized) << "more than 0.1% of probabilities a step apart";
+}
+
+// The epilogue's shorter arithmetic is the portable loop's, bit for bit: exact half steps and their neighbours, values
+// beyond either bound, infinities and NaN, u8 and s8 parameters with zero points.
+TEST_F(AttentionRowsAvx512, QuantizeDequantizeIsThePortableRowBitForBit) {
+    std::uniform_int_distribution<int> step(-300, 300);
+    std::normal_distribution<float> normal(0.f, 100.f);
+    const float inf = std::numeric_limits<float>::infinity();
+    struct Params {
+        float scale, zero, lo, hi, dScale, dZero;
+    };
+    const Params params[] = {{1.f / 255.f, 0.f, 0.f, 255.f, 1.f / 255.f, 0.f},
+                             {0.0178f, 131.f, 0.f, 255.f, 0.0178f, 131.f},
+                             {0.0625f, -3.f, -128.f, 127.f, 0.0625f, -3.f},
+                             {3.1f, 7.f, -128.f, 127.f, 0.5f, 2.f}};
+    for (const Params& p : params) {
+        std::vector<float> x(16 * 40 + 5);
+        for (size_t i = 0; i < x.size(); ++i) {
+            const float half = (float(step(rng)) + 0.5f) * p.scale;
+            x[i] = i % 3 == 0 ? half : i % 3 == 1 ? std::nextafter(half, i % 2 ? inf : -inf) : normal(rng) * p.scale;
+        }
+        const float extremes[] = {inf, -inf, std::numeric_limits<float>::quiet_NaN(), 1e30f, -1e30f, 0.f, -0.f};
+        for (size_t i = 0; i < std::size(extremes); ++i) x[i * 13] = extremes[i];
+        std::vector<float> want = x;
+        quantizeDequantizeRow(want.data(), int64_t(want.size()), p.scale, p.zero, p.lo, p.hi, p.dScale, p.dZero);
+        avx512::quantizeDequantizeRow(x.data(), int64_t(x.size()),
+                                      {.quantizeDequantize = true, .qScale = p.scale, .qZero = p.zero, .lo = p.lo,
+                                       .hi = p.hi, .dScale = p.dScale, .dZero = p.dZero});
+        for (size_t i = 0; i < x.size(); ++i) {
+            if (std::isnan(want[i])) {
+                EXPECT_TRUE(std::isnan(x[i])) << i;
+                continue;
+            }
+            EXPECT_EQ(want[i], x[i]) << "scale " << p.scale << " [" << i << "]";
+        }
+    }
 }
 
 TEST_F(AttentionRowsAvx512, ARowWithANanIsNanAndMaskedOutEntriesVanish) {
