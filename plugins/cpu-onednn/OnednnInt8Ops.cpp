@@ -239,6 +239,19 @@ void Builder::buildInt8Binary(const std::vector<size_t>& chain) {
     const Node& n = node(chain[0]);
     auto [sourceA, a] = *dequantizedInput(n.inputs[0]);
     auto [sourceB, b] = *dequantizedInput(n.inputs[1]);
+    const QuantizedBinary op = n.opType == "Mul" ? QuantizedBinary::Multiply : QuantizedBinary::Add;
+    if (node(chain.back()).opType != "QuantizeLinear") {  // the float result, from the bytes
+        memory ma = get(sourceA);
+        memory mb = getAs(sourceB, withType(ma.get_desc(), dnnlType(b.type)), nodeName(n));
+        memory dst = activation(withType(ma.get_desc(), dt::f32));
+        const size_t count = ma.get_desc().get_size() / memory::data_type_size(ma.get_desc().data_type());
+        addKernel([op, ma, mb, dst, count, a, b](dnnl::stream&) {
+            binaryDequantizedBuffers(op, ma.get_data_handle(), mb.get_data_handle(),
+                                     static_cast<float*>(dst.get_data_handle()), count, a, b);
+        }, namesOf(chain), {ma, mb, dst});
+        mem[n.outputs[0]] = dst;
+        return;
+    }
     QuantInfo y = *quantParamsOf(q, node(chain.back()));
     const std::pair<float, float> bounds = chainActivationBounds(chain);
     const float lo = bounds.first, hi = bounds.second;
@@ -247,7 +260,6 @@ void Builder::buildInt8Binary(const std::vector<size_t>& chain) {
     memory mb = getAs(sourceB, withType(ma.get_desc(), dnnlType(b.type)), names[0]);
     memory dst = activation(withType(ma.get_desc(), dnnlType(y.type)));
     const size_t count = ma.get_desc().get_size() / memory::data_type_size(ma.get_desc().data_type());
-    const QuantizedBinary op = n.opType == "Mul" ? QuantizedBinary::Multiply : QuantizedBinary::Add;
     addKernel([op, ma, mb, dst, count, a, b, y, lo, hi](dnnl::stream&) {
         binaryQuantizedBuffers(op, ma.get_data_handle(), mb.get_data_handle(), dst.get_data_handle(), count, a, b, y,
                                lo, hi);

@@ -7,9 +7,10 @@
 //                                                                                          exporters write it)
 //   ... -> Conv/Gemm/MatMul chain -> Reshape|Transpose|... -> Q                            the chain writes Q's bytes,
 //                                                                                          the movement moves bytes
-//   DQ(a_q), DQ(b_q) -> Add|Mul -> [Relu|Clip] -> Q                                         one int8 elementwise kernel
+//   DQ(a_q), DQ(b_q) -> Add|Mul -> [Relu|Clip] -> [Q]                                       one int8 elementwise kernel
 //                                                                                          (b may be per channel:
-//                                                                                          [N|1, C, 1, 1], SE blocks)
+//                                                                                          [N|1, C, 1, 1], SE blocks;
+//                                                                                          without Q: a float sum)
 //   DQ(x_q) -> Sigmoid|Tanh|HardSigmoid|HardSwish|... -> Q                                  a 256-entry table
 //   DQ(x_q) -> Add|Sub|Mul|Div with a single-element constant -> Q                          a 256-entry table
 //   DQ(x_q) -> MaxPool -> Q (same scale and zero point)                                     int8 pooling
@@ -169,6 +170,9 @@ void Builder::planInt8(const std::vector<size_t>& nodes) {
                    dequantizedInput(n.inputs[1]) && desc(n.inputs[0]).shape == desc(n.outputs[0]).shape &&
                    desc(n.inputs[1]).shape == desc(n.outputs[0]).shape) {
             matched = extendWithActivationAndQuantize(chain, true);
+            // No Q after it (a residual sum read by a LayerNorm): the float sum straight from the bytes, so neither
+            // input's float image is made.
+            if (!matched) matched = byteDequantized(n.inputs[0]) && byteDequantized(n.inputs[1]);
         } else if ((n.opType == "Add" || n.opType == "Mul") && channelBroadcastInput(n)) {
             matched = extendWithActivationAndQuantize(chain, true);
         } else if (n.opType == "Concat" && std::all_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& in) {

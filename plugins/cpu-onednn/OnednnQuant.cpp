@@ -156,6 +156,16 @@ NPUWB_VECTOR_CLONES void binaryRange(const A* __restrict a, const B* __restrict 
     }
 }
 
+template <bool Multiply, class A, class B>
+NPUWB_VECTOR_CLONES void binaryFloatRange(const A* __restrict a, const B* __restrict b, float* __restrict o,
+                                          size_t begin, size_t end, int32_t za, float sa, int32_t zb, float sb) {
+    for (size_t i = begin; i < end; ++i) {
+        const float va = static_cast<float>(static_cast<int32_t>(a[i]) - za) * sa;
+        const float vb = static_cast<float>(static_cast<int32_t>(b[i]) - zb) * sb;
+        o[i] = Multiply ? va * vb : va + vb;
+    }
+}
+
 void quantizeBuffer(const float* src, void* dst, size_t count, const QuantInfo& out) {
     visitQ(out.type, [&]<typename Q>() {
         Q* d = static_cast<Q*>(dst);
@@ -347,6 +357,22 @@ void binaryQuantizedBuffers(QuantizedBinary op, const void* a, const void* b, vo
                     if (op == QuantizedBinary::Multiply) binaryRange<true, A, B, Y>(pa, pb, d, begin, end, ia, ib, iy, lo, hi);
                     else binaryRange<false, A, B, Y>(pa, pb, d, begin, end, ia, ib, iy, lo, hi);
                 });
+            });
+        });
+    });
+}
+
+void binaryDequantizedBuffers(QuantizedBinary op, const void* a, const void* b, float* dst, size_t count,
+                              const QuantInfo& qa, const QuantInfo& qb) {
+    visitQ(qa.type, [&]<typename A>() {
+        visitQ(qb.type, [&]<typename B>() {
+            const A* pa = static_cast<const A*>(a);
+            const B* pb = static_cast<const B*>(b);
+            const int32_t za = qa.zero, zb = qb.zero;
+            const float sa = qa.scale, sb = qb.scale;
+            parallelChunks(count, [=](size_t begin, size_t end) {
+                if (op == QuantizedBinary::Multiply) binaryFloatRange<true, A, B>(pa, pb, dst, begin, end, za, sa, zb, sb);
+                else binaryFloatRange<false, A, B>(pa, pb, dst, begin, end, za, sa, zb, sb);
             });
         });
     });

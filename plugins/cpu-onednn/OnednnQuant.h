@@ -83,6 +83,10 @@ void channelBroadcastQuantized(QuantizedBinary op, const void* x, const void* s,
 /// DQ -> Add|Mul -> [Relu|Clip] -> Q.
 void binaryQuantizedBuffers(QuantizedBinary op, const void* a, const void* b, void* dst, size_t count,
                             const QuantInfo& qa, const QuantInfo& qb, const QuantInfo& qy, float lo, float hi);
+/// dst = DQ(a) + DQ(b) (or the product) per element in float, as the reference computes DQ -> Add|Mul without a Q
+/// after it (a transformer's residual sum before its LayerNorm).
+void binaryDequantizedBuffers(QuantizedBinary op, const void* a, const void* b, float* dst, size_t count,
+                              const QuantInfo& qa, const QuantInfo& qb);
 /// dst[i] = table[src[i]] over 8-bit values (an int8 or uint8 value's bytes index the table the same way).
 void lookUpBuffer(const std::array<uint8_t, 256>& table, const void* src, void* dst, size_t count);
 

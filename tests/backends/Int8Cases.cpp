@@ -614,6 +614,22 @@ void addHeadSplitCases(std::vector<Int8Case>& out, std::mt19937& rng) {
     }
 }
 
+/// A residual sum as the quantizer leaves it in a transformer: Add of two dequantized values, read in float (by a
+/// LayerNorm, here the graph output). Exact: the float sum of the two dequantized values, no DequantizeLinear run.
+void addFloatSumCases(std::vector<Int8Case>& out, std::mt19937& rng) {
+    const std::vector<Shape> shapes = {{1, 7, 24}, {4, 33, 64}, {2, 3, 5, 9}};
+    for (size_t i = 0; i < shapes.size(); ++i) {
+        QdqGraph g(rng);
+        QParams ap = g.params(pickType(int(i)), -2.f, 2.f), bp = g.params(pickType(int(i) + 1), -1.f, 3.f);
+        const std::string a = g.dequantize(g.quantize("A", ap), ap), b = g.dequantize(g.quantize("B", bp), bp);
+        const std::string y = g.add(i == 2 ? "Mul" : "Add", {a, b});
+        Int8Case c = finish(std::string("QDQ float ") + (i == 2 ? "product " : "sum ") + difftest::dimsLabel(shapes[i]),
+                            g, {{"A", shapes[i]}, {"B", shapes[i]}}, {y}, rng, {{y, y}}, {{y, 1e-30f}});
+        c.elided = {g.nodeNameOf(a), g.nodeNameOf(b)};
+        out.push_back(std::move(c));
+    }
+}
+
 std::vector<Int8Case> int8Cases(uint32_t seed) {
     std::mt19937 rng(seed);
     std::vector<Int8Case> cases;
@@ -630,6 +646,7 @@ std::vector<Int8Case> int8Cases(uint32_t seed) {
     addLayerNormQuantizeCases(cases, rng);
     addGeluQuantizeCases(cases, rng);
     addHeadSplitCases(cases, rng);
+    addFloatSumCases(cases, rng);
     return cases;
 }
 

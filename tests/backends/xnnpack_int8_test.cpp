@@ -50,7 +50,8 @@ TEST(XnnpackInt8, SharedQdqCasesWithinOneStep) {
         {"QDQ batched", "cpu-xnnpack's int8 MatMul takes a 2-D A only: a 3-D or 4-D one runs in float"},
         {"QDQ LayerNorm", "LayerNormalization and Cast have no cpu-xnnpack kernel (reference fallback)"},
         {"QDQ GELU", "Erf, Tanh and Cast have no cpu-xnnpack kernel (reference fallback)"},
-        {"QDQ heads", "cpu-xnnpack's int8 MatMul takes a 2-D A only, and Transpose has no cpu-xnnpack kernel"}};
+        {"QDQ heads", "cpu-xnnpack's int8 MatMul takes a 2-D A only, and Transpose has no cpu-xnnpack kernel"},
+        {"QDQ float", "cpu-xnnpack dequantizes each input of a sum read in float, then adds (the same values)"}};
     Int8Tally tally;
     for (const auto& k : cases) {
         const Int8Outcome o = runInt8Case(k, kBackend);
