@@ -171,7 +171,11 @@ void AttentionKernel::runTask(int64_t task, Scratch& scratch) {
                 for (int64_t i = 0; i < n; ++i) quantized[i] ^= 0x80;
         }
     }
-    float* py = static_cast<float*>(y.m.get_data_handle()) + offset(y, batch) + row0 * y.ld;
+    // The output rows: y's own (float), or a block quantized into y's bytes afterwards.
+    const int64_t yAt = offset(y, batch) + row0 * y.ld;
+    if (yQuant) scratch.y.resize(size_t(rows * d));
+    float* py = yQuant ? scratch.y.data() : static_cast<float*>(y.m.get_data_handle()) + yAt;
+    const int64_t ldy = yQuant ? d : y.ld;
     if (int8Values) {
         const QuantInfo& p = probabilities.back().dequantize;
         const auto* pv = reinterpret_cast<const int8_t*>(bytesOf(v, flippedV_)) + offset(v, batch);
@@ -181,11 +185,15 @@ void AttentionKernel::runTask(int64_t task, Scratch& scratch) {
                                 0.f, sums, d, &noOffset));
         const float scale = p.scale * v.quant.scale;
         for (int64_t r = 0; r < rows; ++r)
-            for (int64_t j = 0; j < d; ++j) py[r * y.ld + j] = float(sums[r * d + j]) * scale;
-        return;
+            for (int64_t j = 0; j < d; ++j) py[r * ldy + j] = float(sums[r * d + j]) * scale;
+    } else {
+        const auto [pv, ldv] = floatOperand(v, batch, 0, n, d, scratch.v);
+        check(dnnl_sgemm('N', v.trans, rows, d, n, 1.f, s, n, pv, ldv, 0.f, py, ldy));
     }
-    const auto [pv, ldv] = floatOperand(v, batch, 0, n, d, scratch.v);
-    check(dnnl_sgemm('N', v.trans, rows, d, n, 1.f, s, n, pv, ldv, 0.f, py, y.ld));
+    if (yQuant) {
+        auto* bytes = static_cast<uint8_t*>(y.m.get_data_handle()) + yAt;
+        for (int64_t r = 0; r < rows; ++r) quantizeBuffer(py + r * d, bytes + r * y.ld, size_t(d), *yQuant);
+    }
 }
 
 void AttentionKernel::check(dnnl_status_t status) {

@@ -6,6 +6,7 @@
 // scratch (the same loop as a DequantizeLinear kernel), so no float copy of Q, K or V is ever made.
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -46,6 +47,7 @@ public:
     float alpha = 1.f;           // a leading Multiply step, folded into the first GEMM
     bool int8Scores = false;     // a and b are 8-bit
     bool int8Values = false;     // the last probability step is a QDQ and v is 8-bit
+    std::optional<QuantInfo> yQuant{};  // y holds the output quantized with these parameters (bytes)
 
     /// Runs on the calling thread's OpenMP team (one run at a time: the segment's mutex).
     void run();
@@ -56,6 +58,7 @@ private:
         std::vector<int32_t> sums;
         std::vector<uint8_t> bytes;
         std::vector<float> a{}, b{}, v{};  // 8-bit operands of float GEMMs, dequantized
+        std::vector<float> y{};            // the output block in float, before it is quantized into y
     };
     std::vector<Scratch> scratch_;
     // 8-bit operands stored with the other signedness than oneDNN's u8 x s8 GEMM takes: flipped (x ^ 0x80) per run.

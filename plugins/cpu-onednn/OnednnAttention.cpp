@@ -238,7 +238,10 @@ void Builder::buildAttention(const std::vector<size_t>& chain) {
         const Dims dense = *unblockedStrides(plainDesc(transposed));
         for (size_t i = 0; i < rank; ++i) outStrides[size_t((*reader)[i])] = dense[i];
     }
-    memory out = activation(memory::desc(toDims(y), dt::f32, outStrides));
+    // Quantized for the next Linear after the heads are merged: the output's bytes, moved as bytes.
+    if (core.quantizedOutput) kernel->yQuant = quantParamsOf(q, node(*core.quantizedOutput));
+    const dt outType = kernel->yQuant ? dnnlType(kernel->yQuant->type) : dt::f32;
+    memory out = activation(memory::desc(toDims(y), outType, outStrides));
     kernel->y = AttentionOperand{.m = out, .trans = 'N', .ld = outStrides[rank - 2]};
     kernel->y.batchStrides.assign(outStrides.begin(), outStrides.end() - 2);
     uses.push_back(out);
@@ -254,6 +257,11 @@ void Builder::buildAttention(const std::vector<size_t>& chain) {
     const bool serial = batches * kernel->m * kernel->n * int64_t(sizeof(float)) < int64_t(kSerialKernelBytes);
     addKernel([kernel](dnnl::stream&) { kernel->run(); }, names, uses);
     seg.kernels.back().serial = serial;
+    if (kernel->yQuant) {
+        mem[int8Name(last.outputs[0])] = out;
+        lazyDequantize(last.outputs[0], int8Name(last.outputs[0]), *kernel->yQuant, names.back());
+        return;
+    }
     mem[last.outputs[0]] = out;
 }
 

@@ -210,6 +210,14 @@ void Builder::planTransformerFusion(const std::vector<size_t>& nodes,
         if (!core || !allFree(core->first)) continue;
         attentionAt[idx] = core->second;
         addChain(core->first);
+        // Heads merged (Transpose, Reshape) then quantized: the kernel writes the bytes, the movement moves bytes.
+        const std::string& out = node(core->first.back()).outputs[0];
+        if (const Node* q8 = quantizeAfterMovement(out)) {
+            attentionAt[idx].quantizedOutput = indexOf(*q8);
+            for (std::string v = out; soleConsumer(v) != q8; v = soleConsumer(v)->outputs[0])
+                claimed.insert(indexOf(*soleConsumer(v)));
+            claimed.insert(indexOf(*q8));
+        }
         // Its matrix operands made by a Transpose that keeps the last axis and feeds nothing else (the heads split
         // off [B, T, H, d]): views the GEMMs read through strides. A moved last axis stays a copy: oneDNN's GEMM
         // reads a transposed operand 10-40% slower than the copy costs.

@@ -127,6 +127,9 @@ struct Builder {
     /// (OnednnAttention.cpp). First node -> its steps.
     struct AttentionCore {
         std::vector<ScoreStep> scores, probabilities;  // probabilities starts with the Softmax
+        /// The QuantizeLinear that reads the output through data movement (the heads merged, then quantized for the
+        /// next Linear): the kernel writes its bytes.
+        std::optional<size_t> quantizedOutput{};
     };
     std::map<size_t, AttentionCore> attentionAt{};
     /// LayerNormalization with an fp16 round trip before it and/or a QuantizeLinear after it, one pass over the rows

@@ -93,7 +93,7 @@ void addQuantizedAttentionCases(std::vector<Case>& cases, std::mt19937& rng) {
     }
 }
 
-void addLinearFedAttentionCases(std::vector<Case>& cases, std::mt19937& rng) {
+void addLinearFedAttentionCases(std::vector<Case>& cases, std::mt19937& rng, bool quantizedOutput) {
     // The quantizer's whole attention: X quantized, Q, K and V as int8 Linears (MatMul of per-channel s8 weights,
     // then a float bias), heads split by Reshape and Transpose, each quantized after its Transpose; the core as in
     // addQuantizedAttentionCases. Head sizes below 64 (float GEMMs of dequantized bytes) and above (byte GEMMs).
@@ -129,9 +129,24 @@ void addLinearFedAttentionCases(std::vector<Case>& cases, std::mt19937& rng) {
         nodes.push_back(makeNode("Softmax", {"sd"}, {"p"}, {{"axis", Attribute::ofInt(-1)}}));
         auto qdq = quantDequant("p", "pdq", 1.f / 255.f, 0, false, init);
         nodes.insert(nodes.end(), qdq.begin(), qdq.end());
-        nodes.push_back(makeNode("MatMul", {"pdq", "v_dq"}, {"Y"}));
-        cases.push_back(makeCase("quantized attention from Linears " + dimsLabel({1, heads, t, d}), nodes,
-                                 {{"X", {1, t, c}}}, {"Y"}, init, rng));
+        if (!quantizedOutput) {
+            nodes.push_back(makeNode("MatMul", {"pdq", "v_dq"}, {"Y"}));
+            cases.push_back(makeCase("quantized attention from Linears " + dimsLabel({1, heads, t, d}), nodes,
+                                     {{"X", {1, t, c}}}, {"Y"}, init, rng));
+            continue;
+        }
+        // The heads merged back ([B, T, H*d]) and quantized for the output Linear: Y is that Linear's u8 input.
+        init["merged"] = Tensor::fromVector<int64_t>({3}, {1, t, c});
+        init["o_s"] = Tensor::scalar<float>(1.f / 100.f);
+        init["o_z"] = Tensor::scalar<uint8_t>(uint8_t(128));
+        nodes.push_back(makeNode("MatMul", {"pdq", "v_dq"}, {"o"}));
+        nodes.push_back(transpose("o", "o_heads", {0, 2, 1, 3}));
+        nodes.push_back(makeNode("Reshape", {"o_heads", "merged"}, {"o_flat"}));
+        nodes.push_back(makeNode("QuantizeLinear", {"o_flat", "o_s", "o_z"}, {"Y"}));
+        Case k = makeCase("quantized attention, heads merged and quantized " + dimsLabel({1, heads, t, d}), nodes,
+                          {{"X", {1, t, c}}}, {"Y"}, init, rng);
+        k.model->graph.outputs[0].type.dtype = DType::U8;
+        cases.push_back(std::move(k));
     }
 }
 

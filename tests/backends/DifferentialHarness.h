@@ -84,8 +84,9 @@ void addScaledScoreCases(std::vector<Case>& cases, std::mt19937& rng);
 void addAttentionCoreCases(std::vector<Case>& cases, std::mt19937& rng);
 /// The attention core as the quantizer writes it: Q, K, V and the probabilities through QDQ (u8 and s8), fp16 marks.
 void addQuantizedAttentionCases(std::vector<Case>& cases, std::mt19937& rng);
-/// The same core fed by int8 Linears whose heads are split (Reshape, Transpose) before they are quantized.
-void addLinearFedAttentionCases(std::vector<Case>& cases, std::mt19937& rng);
+/// The same core fed by int8 Linears whose heads are split (Reshape, Transpose) before they are quantized; with
+/// `quantizedOutput` the heads are merged back and quantized, and the u8 result is the output.
+void addLinearFedAttentionCases(std::vector<Case>& cases, std::mt19937& rng, bool quantizedOutput = false);
 
 struct Outcome {
     std::string label;

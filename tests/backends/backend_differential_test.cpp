@@ -339,6 +339,50 @@ TEST(OnednnCoverage, FeedsTheQuantizedAttentionCoreBytesFromItsLinears) {
     }
 }
 
+// The core's output merged back by Transpose and Reshape and quantized for the next Linear: the kernel writes the
+// bytes (the QuantizeLinear and the Transpose run in no kernel), the same bytes as a QuantizeLinear kernel makes of
+// the float output when that output is kept (so nothing fuses). Against the reference: a probability one step away
+// (float GEMMs round differently) moves an output by up to |V| / 255, two output steps here; rare.
+TEST(OnednnCoverage, QuantizesTheAttentionCoresOutputInTheKernel) {
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
+    std::mt19937 rng(20261209);
+    std::vector<difftest::Case> cases;
+    difftest::addLinearFedAttentionCases(cases, rng, true);
+    ASSERT_EQ(cases.size(), 2u);
+    auto run = [](const std::shared_ptr<Model>& model, const std::map<std::string, Tensor>& inputs) {
+        SessionOptions opts;
+        opts.executor.backend = "cpu-onednn";
+        Session fast(model, opts);
+        fast.prepare(inputs);
+        EXPECT_TRUE(fast.fallbacks().empty());
+        return fast.runTensors(inputs).at("Y");
+    };
+    for (const auto& c : cases) {
+        const Tensor fused = run(c.model, c.inputs);
+        auto kept = std::make_shared<Model>(*c.model);
+        kept->graph.outputs.push_back(kept->graph.outputs[0]);
+        kept->graph.outputs.back().name = "o_flat";
+        kept->graph.outputs.back().type.dtype = DType::F32;
+        const Tensor apart = run(kept, c.inputs);
+        ASSERT_EQ(fused.dtype(), DType::U8);
+        ASSERT_EQ(fused.shape(), apart.shape());
+        EXPECT_EQ(std::memcmp(fused.raw(), apart.raw(), size_t(fused.numel())), 0) << c.label;
+        const Tensor want = difftest::referenceSession(c.model).runTensors(c.inputs).at("Y");
+        const auto a = want.values<uint8_t>(), b = fused.values<uint8_t>();
+        int64_t off = 0;
+        for (size_t i = 0; i < a.size(); ++i) {
+            ASSERT_LE(std::abs(int(a[i]) - int(b[i])), 2) << c.label << " [" << i << "]";
+            off += a[i] != b[i];
+        }
+        EXPECT_LE(off * 50, int64_t(a.size())) << c.label << ": " << off << " of " << a.size() << " apart";
+        const std::set<std::string> ran = nodesInKernels(c);
+        for (const auto& n : c.model->graph.nodes)
+            if (n.outputs[0] == "Y" || n.outputs[0] == "o_heads") {
+                EXPECT_FALSE(ran.count(n.name)) << c.label << ": " << n.name << " ran as a kernel";
+            }
+    }
+}
+
 // fp16 round trips (the quantizer's kept ops) run in the segment, held as float rounded to fp16; an fp16 value
 // that leaves the segment is the reference's bits.
 TEST(OnednnCoverage, ClaimsHalfRoundTripsAndHandsOutHalfBits) {
