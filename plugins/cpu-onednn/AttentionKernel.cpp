@@ -9,8 +9,8 @@
 #include <utility>
 
 #include "AttentionRows.h"
-#include "OnednnQuantAvx512.h"
 #include "MatmulConvert.h"
+#include "OnednnQuantAvx512.h"
 
 namespace npuwb::onednn {
 
@@ -57,8 +57,7 @@ std::pair<const float*, int64_t> AttentionKernel::floatOperand(const AttentionOp
     // 'N': rows of `cols` values o.ld apart; 'T': columns of `rows` values o.ld apart. Each line is contiguous.
     const int64_t lines = o.trans == 'N' ? rows : cols, length = o.trans == 'N' ? cols : rows;
     to.resize(size_t(lines * length));
-    const auto* from = static_cast<const uint8_t*>(o.m.get_data_handle()) + first;
-    for (int64_t i = 0; i < lines; ++i) dequantizeBuffer(from + i * o.ld, to.data() + i * length, size_t(length), o.quant);
+    dequantizeRows(static_cast<const uint8_t*>(o.m.get_data_handle()) + first, o.ld, to.data(), lines, length, o.quant);
     return {to.data(), std::max<int64_t>(length, 1)};
 }
 

@@ -189,6 +189,19 @@ void dequantizeBuffer(const void* src, float* dst, size_t count, const QuantInfo
     });
 }
 
+void dequantizeRows(const void* src, int64_t srcStride, float* dst, int64_t rows, int64_t cols, const QuantInfo& in) {
+    visitQ(in.type, [&]<typename Q>() {
+        const auto length = static_cast<size_t>(cols);
+        for (int64_t r = 0; r < rows; ++r) {
+            const Q* s = static_cast<const Q*>(src) + r * srcStride;
+            float* d = dst + r * cols;
+            size_t begin = 0;
+            if (avx512::available()) begin = avx512::dequantize<Q>(s, d, begin, length, in.zero, in.scale);
+            dequantizeRange<Q>(s, d, begin, length, in.zero, in.scale);
+        }
+    });
+}
+
 void requantizeBuffer(const void* src, void* dst, size_t count, const QuantInfo& in, const QuantInfo& out) {
     visitQ(in.type, [&]<typename I>() {
         visitQ(out.type, [&]<typename O>() {

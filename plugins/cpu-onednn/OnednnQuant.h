@@ -50,6 +50,9 @@ dnnl::memory::desc withType(const dnnl::memory::desc& d, dnnl::memory::data_type
 /// Elementwise kernels over `count` elements in any layout (the caller passes buffers of the same layout).
 void quantizeBuffer(const float* src, void* dst, size_t count, const QuantInfo& out);
 void dequantizeBuffer(const void* src, float* dst, size_t count, const QuantInfo& in);
+/// `rows` rows of `cols` 8-bit values `srcStride` elements apart to dense float rows, on the calling thread (a kernel's
+/// task: the attention core's operands of float GEMMs).
+void dequantizeRows(const void* src, int64_t srcStride, float* dst, int64_t rows, int64_t cols, const QuantInfo& in);
 /// q_out = Q(DQ(q_in)) with two parameter sets, as the reference computes it.
 void requantizeBuffer(const void* src, void* dst, size_t count, const QuantInfo& in, const QuantInfo& out);
 /// The average of each of `planes` runs of `pixels` int8 values, requantized as ONNX Runtime's
