@@ -1,8 +1,8 @@
 // The attention core's fused score row (plugins/cpu-onednn/AttentionRowsAvx512.h) against the step-by-step row
 // kernels it replaces (AttentionRows.h, fp16 rounding from npuwb/ir/Half.h): every prologue form, with and without the
 // probabilities' QDQ, row lengths off the 16-lane steps, masks per element and per row, -inf (masked out) and NaN.
-// Softmax values may differ by the order of the sum's terms (a few ulp); quantized probabilities by at most one step,
-// and rarely.
+// Softmax values may differ by the order of the sum's terms (a few ulp, more for long rows); quantized probabilities by
+// at most one step, and rarely.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -76,7 +76,8 @@ TEST_F(AttentionRowsAvx512, MatchesTheStepsOneByOne) {
                     stepsOff += steps > 0.5;
                     ++quantized;
                 } else {
-                    ASSERT_NEAR(a, b, 4e-7f * std::max(std::abs(a), 1e-30f) + 1e-38f)
+                    // The sum of n exponentials in another order: its rounding grows with n.
+                    ASSERT_NEAR(a, b, (2e-7f + 4e-9f * float(n)) * std::max(std::abs(a), 1e-30f) + 1e-38f)
                         << "n " << n << " form " << form << " [" << i << "]";
                 }
             }
