@@ -245,10 +245,23 @@ void Builder::buildInt8Binary(const std::vector<size_t>& chain) {
         memory mb = getAs(sourceB, withType(ma.get_desc(), dnnlType(b.type)), nodeName(n));
         memory dst = activation(withType(ma.get_desc(), dt::f32));
         const size_t count = ma.get_desc().get_size() / memory::data_type_size(ma.get_desc().data_type());
-        addKernel([op, ma, mb, dst, count, a, b](dnnl::stream&) {
-            binaryDequantizedBuffers(op, ma.get_data_handle(), mb.get_data_handle(),
-                                     static_cast<float*>(dst.get_data_handle()), count, a, b);
-        }, namesOf(chain), {ma, mb, dst});
+        auto alongside = quantizedAlongside.find(chain[0]);
+        if (alongside == quantizedAlongside.end()) {
+            addKernel([op, ma, mb, dst, count, a, b](dnnl::stream&) {
+                binaryDequantizedBuffers(op, ma.get_data_handle(), mb.get_data_handle(),
+                                         static_cast<float*>(dst.get_data_handle()), count, a, b);
+            }, namesOf(chain), {ma, mb, dst});
+        } else {  // and its QuantizeLinear's bytes (that node then builds nothing)
+            const Node& quantize = node(alongside->second);
+            const QuantInfo y = *quantParamsOf(q, quantize);
+            memory bytes = activation(withType(ma.get_desc(), dnnlType(y.type)));
+            addKernel([op, ma, mb, dst, bytes, count, a, b, y](dnnl::stream&) {
+                binaryDequantizedBuffers(op, ma.get_data_handle(), mb.get_data_handle(),
+                                         static_cast<float*>(dst.get_data_handle()), count, a, b, y,
+                                         bytes.get_data_handle());
+            }, {nodeName(n), nodeName(quantize)}, {ma, mb, dst, bytes});
+            mem[quantize.outputs[0]] = bytes;
+        }
         mem[n.outputs[0]] = dst;
         return;
     }
@@ -423,6 +436,7 @@ void Builder::lazyDequantize(const std::string& out, const std::string& source, 
 }
 
 void Builder::buildQuantize(const Node& n) {
+    if (mem.count(n.outputs[0])) return;  // written by its input's kernel (quantizedAlongside)
     const QuantInfo out = *quantParamsOf(q, n);
     const std::string& in = n.inputs[0];
     const std::string name = nodeName(n);

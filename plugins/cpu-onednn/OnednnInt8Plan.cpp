@@ -172,7 +172,18 @@ void Builder::planInt8(const std::vector<size_t>& nodes) {
             matched = extendWithActivationAndQuantize(chain, true);
             // No Q after it (a residual sum read by a LayerNorm): the float sum straight from the bytes, so neither
             // input's float image is made.
-            if (!matched) matched = byteDequantized(n.inputs[0]) && byteDequantized(n.inputs[1]);
+            if (!matched && byteDequantized(n.inputs[0]) && byteDequantized(n.inputs[1])) {
+                matched = true;
+                for (size_t k : nodes) {  // a QuantizeLinear among its readers: its bytes in the same pass
+                    const Node& r = node(k);
+                    auto p = r.opType == "QuantizeLinear" && r.inputs[0] == n.outputs[0] ? quantParamsOf(q, r)
+                                                                                          : std::nullopt;
+                    if (!p || !isByte(p->type) || int8Nodes.count(k)) continue;
+                    quantizedAlongside[idx] = k;
+                    int8Nodes.insert(k);
+                    break;
+                }
+            }
         } else if ((n.opType == "Add" || n.opType == "Mul") && channelBroadcastInput(n)) {
             matched = extendWithActivationAndQuantize(chain, true);
         } else if (n.opType == "Concat" && std::all_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& in) {

@@ -166,6 +166,19 @@ NPUWB_VECTOR_CLONES void binaryFloatRange(const A* __restrict a, const B* __rest
     }
 }
 
+template <bool Multiply, class A, class B, class Y>
+NPUWB_VECTOR_CLONES void binaryFloatQuantizedRange(const A* __restrict a, const B* __restrict b, float* __restrict o,
+                                                   Y* __restrict q, size_t begin, size_t end, int32_t za, float sa,
+                                                   int32_t zb, float sb, float sy, float zy) {
+    for (size_t i = begin; i < end; ++i) {
+        const float va = static_cast<float>(static_cast<int32_t>(a[i]) - za) * sa;
+        const float vb = static_cast<float>(static_cast<int32_t>(b[i]) - zb) * sb;
+        const float v = Multiply ? va * vb : va + vb;
+        o[i] = v;
+        q[i] = saturate<Y>(roundEven(v / sy) + zy);
+    }
+}
+
 void quantizeBuffer(const float* src, void* dst, size_t count, const QuantInfo& out) {
     visitQ(out.type, [&]<typename Q>() {
         Q* d = static_cast<Q*>(dst);
@@ -386,6 +399,27 @@ void binaryDequantizedBuffers(QuantizedBinary op, const void* a, const void* b, 
             parallelChunks(count, [=](size_t begin, size_t end) {
                 if (op == QuantizedBinary::Multiply) binaryFloatRange<true, A, B>(pa, pb, dst, begin, end, za, sa, zb, sb);
                 else binaryFloatRange<false, A, B>(pa, pb, dst, begin, end, za, sa, zb, sb);
+            });
+        });
+    });
+}
+
+void binaryDequantizedBuffers(QuantizedBinary op, const void* a, const void* b, float* dst, size_t count,
+                              const QuantInfo& qa, const QuantInfo& qb, const QuantInfo& qy, void* quantized) {
+    visitQ(qa.type, [&]<typename A>() {
+        visitQ(qb.type, [&]<typename B>() {
+            visitQ(qy.type, [&]<typename Y>() {
+                const A* pa = static_cast<const A*>(a);
+                const B* pb = static_cast<const B*>(b);
+                Y* pq = static_cast<Y*>(quantized);
+                const int32_t za = qa.zero, zb = qb.zero;
+                const float sa = qa.scale, sb = qb.scale, sy = qy.scale, zy = static_cast<float>(qy.zero);
+                parallelChunks(count, [=](size_t begin, size_t end) {
+                    if (op == QuantizedBinary::Multiply)
+                        binaryFloatQuantizedRange<true, A, B, Y>(pa, pb, dst, pq, begin, end, za, sa, zb, sb, sy, zy);
+                    else
+                        binaryFloatQuantizedRange<false, A, B, Y>(pa, pb, dst, pq, begin, end, za, sa, zb, sb, sy, zy);
+                });
             });
         });
     });

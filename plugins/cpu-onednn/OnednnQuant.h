@@ -90,6 +90,10 @@ void binaryQuantizedBuffers(QuantizedBinary op, const void* a, const void* b, vo
 /// after it (a transformer's residual sum before its LayerNorm).
 void binaryDequantizedBuffers(QuantizedBinary op, const void* a, const void* b, float* dst, size_t count,
                               const QuantInfo& qa, const QuantInfo& qb);
+/// The same, and the result quantized with `qy` into `quantized` in the same pass (the sum is also read by a
+/// QuantizeLinear: the next residual's input).
+void binaryDequantizedBuffers(QuantizedBinary op, const void* a, const void* b, float* dst, size_t count,
+                              const QuantInfo& qa, const QuantInfo& qb, const QuantInfo& qy, void* quantized);
 /// dst[i] = table[src[i]] over 8-bit values (an int8 or uint8 value's bytes index the table the same way).
 void lookUpBuffer(const std::array<uint8_t, 256>& table, const void* src, void* dst, size_t count);
 

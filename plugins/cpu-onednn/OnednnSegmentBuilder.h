@@ -108,6 +108,9 @@ struct Builder {
     /// int8 chains that end in float read only through data movement and a QuantizeLinear (the heads' Reshape and
     /// Transpose before an attention core): first node -> that QuantizeLinear, whose parameters the chain writes in.
     std::map<size_t, size_t> quantizedThroughMovement{};
+    /// Sums of two dequantized values read in float and by a QuantizeLinear too: the Add -> that QuantizeLinear, whose
+    /// bytes the sum's kernel writes in the same pass.
+    std::map<size_t, size_t> quantizedAlongside{};
     std::map<std::string, std::function<void()>> lazy{};                         // builds a value on first use
     /// Activations written as several nodes and taken into a Conv chain as one post-op: first node -> the post-op
     /// and how many nodes it covers (HardSwish: Add, Clip, Div, Mul; SiLU: Sigmoid, Mul).

@@ -615,16 +615,22 @@ void addHeadSplitCases(std::vector<Int8Case>& out, std::mt19937& rng) {
 }
 
 /// A residual sum as the quantizer leaves it in a transformer: Add of two dequantized values, read in float (by a
-/// LayerNorm, here the graph output). Exact: the float sum of the two dequantized values, no DequantizeLinear run.
+/// LayerNorm, here the graph output) and, in one case, by the next residual's QuantizeLinear too (one kernel with the
+/// Add). Exact: the float sum of the two dequantized values, no DequantizeLinear run.
 void addFloatSumCases(std::vector<Int8Case>& out, std::mt19937& rng) {
-    const std::vector<Shape> shapes = {{1, 7, 24}, {4, 33, 64}, {2, 3, 5, 9}};
+    const std::vector<Shape> shapes = {{1, 7, 24}, {4, 33, 64}, {2, 3, 5, 9}, {1, 50, 40}};
     for (size_t i = 0; i < shapes.size(); ++i) {
         QdqGraph g(rng);
         QParams ap = g.params(pickType(int(i)), -2.f, 2.f), bp = g.params(pickType(int(i) + 1), -1.f, 3.f);
         const std::string a = g.dequantize(g.quantize("A", ap), ap), b = g.dequantize(g.quantize("B", bp), bp);
         const std::string y = g.add(i == 2 ? "Mul" : "Add", {a, b});
-        Int8Case c = finish(std::string("QDQ float ") + (i == 2 ? "product " : "sum ") + difftest::dimsLabel(shapes[i]),
-                            g, {{"A", shapes[i]}, {"B", shapes[i]}}, {y}, rng, {{y, y}}, {{y, 1e-30f}});
+        std::vector<std::string> outputs{y};
+        if (i == 3)  // also quantized for the next residual: the bytes come from the same pass
+            outputs.push_back(g.quantize(y, g.params(DType::I8, -3.f, 5.f)));
+        Int8Case c = finish(std::string("QDQ float ") + (i == 2 ? "product " : "sum ") +
+                                (i == 3 ? "and its Q " : "") + difftest::dimsLabel(shapes[i]),
+                            g, {{"A", shapes[i]}, {"B", shapes[i]}}, outputs, rng, {{y, outputs.back()}},
+                            {{y, 1e-30f}});
         c.elided = {g.nodeNameOf(a), g.nodeNameOf(b)};
         out.push_back(std::move(c));
     }
