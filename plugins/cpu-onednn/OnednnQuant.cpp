@@ -397,8 +397,10 @@ void binaryDequantizedBuffers(QuantizedBinary op, const void* a, const void* b, 
             const int32_t za = qa.zero, zb = qb.zero;
             const float sa = qa.scale, sb = qb.scale;
             parallelChunks(count, [=](size_t begin, size_t end) {
-                if (op == QuantizedBinary::Multiply) binaryFloatRange<true, A, B>(pa, pb, dst, begin, end, za, sa, zb, sb);
-                else binaryFloatRange<false, A, B>(pa, pb, dst, begin, end, za, sa, zb, sb);
+                if (op == QuantizedBinary::Multiply)
+                    binaryFloatRange<true, A, B>(pa, pb, dst, begin, end, za, sa, zb, sb);
+                else
+                    binaryFloatRange<false, A, B>(pa, pb, dst, begin, end, za, sa, zb, sb);
             });
         });
     });

@@ -394,8 +394,9 @@ struct Builder {
     /// weights with per-channel scales, the bias in accumulator units, then oneDNN's requantization to the Q's type (or
     /// float when no Q follows).
     void buildInt8Matmul(const std::vector<size_t>& chain);
-    /// Add or Mul of two dequantized values, optional Relu/Clip, quantized: the reference's float arithmetic per element
-    /// on the int8 inputs (bit-exact), one pass, no float tensors. Without a Q the float result is written instead.
+    /// Add or Mul of two dequantized values, optional Relu/Clip, quantized: the reference's float arithmetic per
+    /// element on the int8 inputs (bit-exact), one pass, no float tensors. Without a Q the float result is written
+    /// instead.
     void buildInt8Binary(const std::vector<size_t>& chain);
     /// The clamp of an int8 chain's Relu or Clip (op -> activation -> Q); infinite without one.
     std::pair<float, float> chainActivationBounds(const std::vector<size_t>& chain) const;

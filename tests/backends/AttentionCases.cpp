@@ -113,11 +113,13 @@ void addLinearFedAttentionCases(std::vector<Case>& cases, std::mt19937& rng, boo
             init[w + "_s"] = Tensor::fromVector<float>({c}, std::vector<float>(size_t(c), 1.f / (127.f * sigma * 4.f)));
             init[w + "_z"] = Tensor::fromVector<int8_t>({c}, std::vector<int8_t>(size_t(c), 0));
             init[b] = randomTensor({c}, rng, -0.2f, 0.2f);
-            nodes.push_back(makeNode("DequantizeLinear", {w, w + "_s", w + "_z"}, {w + "f"}, {{"axis", Attribute::ofInt(1)}}));
+            nodes.push_back(
+                makeNode("DequantizeLinear", {w, w + "_s", w + "_z"}, {w + "f"}, {{"axis", Attribute::ofInt(1)}}));
             nodes.push_back(makeNode("MatMul", {"x", w + "f"}, {std::string(h) + "_mm"}));
             nodes.push_back(makeNode("Add", {std::string(h) + "_mm", b}, {std::string(h) + "_lin"}));
             nodes.push_back(makeNode("Reshape", {std::string(h) + "_lin", "heads"}, {std::string(h) + "_split"}));
-            const std::vector<int64_t> perm = *h == 'k' ? std::vector<int64_t>{0, 2, 3, 1} : std::vector<int64_t>{0, 2, 1, 3};
+            const std::vector<int64_t> perm =
+                *h == 'k' ? std::vector<int64_t>{0, 2, 3, 1} : std::vector<int64_t>{0, 2, 1, 3};
             nodes.push_back(transpose(std::string(h) + "_split", std::string(h) + "_heads", perm));
             auto qdq = quantDequant(std::string(h) + "_heads", std::string(h) + "_dq", 1.f / 40.f, 3, true, init);
             nodes.insert(nodes.end(), qdq.begin(), qdq.end());
