@@ -16,14 +16,6 @@ namespace npuwb::onednn {
 
 namespace {
 
-/// The bytes of `m` (any unblocked layout) with the sign bit flipped: u8 <-> s8 with the zero point moved by 128.
-void flip(const dnnl::memory& m, std::vector<uint8_t>& to) {
-    const size_t bytes = m.get_desc().get_size();
-    to.resize(bytes);
-    const auto* from = static_cast<const uint8_t*>(m.get_data_handle());
-    for (size_t i = 0; i < bytes; ++i) to[i] = from[i] ^ 0x80;
-}
-
 bool isSigned(const QuantInfo& q) { return q.type == DType::I8; }
 
 /// The values an 8-bit type holds, as floats.
@@ -39,6 +31,18 @@ const uint8_t* bytesOf(const AttentionOperand& o, const std::vector<uint8_t>& fl
 }
 
 }  // namespace
+
+void AttentionKernel::flip(const AttentionOperand& o, int64_t rows, int64_t cols, std::vector<uint8_t>& to) const {
+    // Only the lines the GEMMs address: a strided view (a head's columns of a fused QKV projection) spans more.
+    to.resize(o.m.get_desc().get_size());
+    const auto* from = static_cast<const uint8_t*>(o.m.get_data_handle());
+    const int64_t lines = o.trans == 'N' ? rows : cols, length = o.trans == 'N' ? cols : rows;
+    int64_t batches = 1;
+    for (int64_t dim : batchDims) batches *= dim;
+    for (int64_t batch = 0; batch < batches; ++batch)  // broadcast batches repeat lines: assigned, not toggled
+        for (int64_t line = 0, at = offset(o, batch); line < lines; ++line, at += o.ld)
+            for (int64_t i = at; i < at + length; ++i) to[size_t(i)] = from[i] ^ 0x80;
+}
 
 int64_t AttentionKernel::offset(const AttentionOperand& o, int64_t batch) const {
     int64_t at = 0;
@@ -208,9 +212,9 @@ void AttentionKernel::run() {
                                                  .bytes = std::vector<uint8_t>(block)});
     }
     if (!rowsPlanned_) planRows();
-    if (int8Scores && isSigned(a.quant)) flip(a.m, flippedA_);
-    if (int8Scores && !isSigned(b.quant)) flip(b.m, flippedB_);
-    if (int8Values && !isSigned(v.quant)) flip(v.m, flippedV_);
+    if (int8Scores && isSigned(a.quant)) flip(a, m, k, flippedA_);
+    if (int8Scores && !isSigned(b.quant)) flip(b, k, n, flippedB_);
+    if (int8Values && !isSigned(v.quant)) flip(v, n, d, flippedV_);
     int64_t batches = 1;
     for (int64_t dim : batchDims) batches *= dim;
     const int64_t tasks = batches * ((m + rowsPerTask - 1) / rowsPerTask);

@@ -81,6 +81,9 @@ private:
     void applySteps(std::span<const ScoreStep> steps, float* row, int64_t batch, int64_t rowIndex,
                     uint8_t* bytes) const;
     int64_t offset(const AttentionOperand& o, int64_t batch) const;
+    /// The bytes operand `o` addresses (`rows` x `cols` per batch) with the sign bit flipped into `to`, at the same
+    /// offsets: u8 <-> s8 with the zero point moved by 128.
+    void flip(const AttentionOperand& o, int64_t rows, int64_t cols, std::vector<uint8_t>& to) const;
 };
 
 }  // namespace npuwb::onednn

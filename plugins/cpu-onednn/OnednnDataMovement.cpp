@@ -195,9 +195,22 @@ void Builder::buildSlice(const Node& n, const std::string& in, const std::string
     // patch merging takes every other row and column) multiply the source's strides: a strided view at the first
     // element taken.
     auto [src, strides] = unblocked(in.empty() ? n.inputs[0] : in, x, type, nodeName(n));
+    const std::string& output = out.empty() ? n.outputs[0] : out;
+    if (stridedViewOutputs.count(output)) {  // its reader copies anyway (a Transpose): the window read in place
+        int64_t first = 0;
+        Dims stepped = strides;
+        for (size_t d = 0; d < x.size(); ++d) {
+            stepped[d] *= window->steps[d];
+            first += window->offsets[d] * strides[d];
+        }
+        memory part(memory::desc(toDims(y), type, stepped), eng, nullptr);
+        addAlias(src, part, first * int64_t(memory::data_type_size(type)));
+        mem[output] = part;
+        return;
+    }
     const Dims denseY = denseStrides(y, storageOrder(x, strides));
     memory dst = activation(memory::desc(toDims(y), type, denseY));
-    mem[out.empty() ? n.outputs[0] : out] = dst;
+    mem[output] = dst;
     if (window->unitSteps()) {
         memory part(src.get_desc().submemory_desc(toDims(y), toDims(window->offsets)), eng, nullptr);
         addAlias(src, part);

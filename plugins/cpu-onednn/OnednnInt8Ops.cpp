@@ -51,7 +51,10 @@ PrimitiveDesc int8PrimitiveFor(const Make& make, const Int8LayerSize& size) {
 }  // namespace
 
 void Builder::buildInt8Movement(const Node& n) {
-    const auto [source, info] = dequantizedFrom.at(n.inputs[0]);
+    auto columns = columnSliceQuant.find(indexOf(n));
+    const auto [source, info] = columns != columnSliceQuant.end()
+                                    ? std::make_pair(int8Name(n.inputs[0]), columns->second)
+                                    : dequantizedFrom.at(n.inputs[0]);
     const std::string out = int8Name(n.outputs[0]);
     const dt type = dnnlType(info.type);
     if (n.opType == "Transpose") {
@@ -85,6 +88,7 @@ void Builder::buildInt8Matmul(const std::vector<size_t>& chain) {
     QuantInfo x;
     Int8Weights w;
     std::optional<QuantInfo> y;
+    const std::vector<QuantInfo>* perColumn = nullptr;  // y per output column (Slices quantized apart)
     std::vector<float> bias;
     if (qlinear) {
         std::string why;
@@ -97,6 +101,8 @@ void Builder::buildInt8Matmul(const std::vector<size_t>& chain) {
         if (last.opType == "QuantizeLinear") y = quantParamsOf(q, last);
         if (auto moved = quantizedThroughMovement.find(chain[0]); moved != quantizedThroughMovement.end())
             y = quantParamsOf(q, node(moved->second));
+        if (auto columns = quantizedPerColumn.find(chain[0]); columns != quantizedPerColumn.end())
+            perColumn = &columns->second, y = perColumn->front();
         std::string biasValue = n.inputs.size() > 2 ? n.inputs[2] : std::string();
         if (chain.size() > 1 && node(chain[1]).opType == "Add") {  // MatMul's bias, planned by biasAddAfter
             const Node& add = node(chain[1]);
@@ -109,7 +115,12 @@ void Builder::buildInt8Matmul(const std::vector<size_t>& chain) {
     // units. Relu and Clip see y's units directly.
     const bool silu = std::any_of(chain.begin(), chain.end(), [&](size_t k) { return node(k).opType == "Sigmoid"; });
     std::vector<float> scales(channels);
-    for (size_t c = 0; c < channels; ++c) scales[c] = x.scale * w.scales[c] / (y && !silu ? y->scale : 1.f);
+    for (size_t c = 0; c < channels; ++c)
+        scales[c] = x.scale * w.scales[c] / (perColumn ? (*perColumn)[c].scale : y && !silu ? y->scale : 1.f);
+    if (perColumn && perColumn->size() != channels) throw std::runtime_error("column parameters do not match N");
+    const bool zeroPerColumn = perColumn && std::any_of(perColumn->begin(), perColumn->end(), [&](const QuantInfo& c) {
+                                   return c.zero != perColumn->front().zero;
+                               });
 
     dnnl::primitive_attr attr;
     attr.set_output_scales(1 << 1, scales);  // dim 1 of dst: output channels (Conv) or N (Gemm)
@@ -142,6 +153,11 @@ void Builder::buildInt8Matmul(const std::vector<size_t>& chain) {
     // one more than rint(v) + zero point. One flip in 10^5 at a first layer grew to a 0.9989 output cosine
     // against ORT on PP-OCRv4 det.
     if (y) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_round, 0.f, 0.f);
+    // Zero points per column (oneDNN's destination zero point is one value): the first column's as that value, the
+    // others' differences in the bias, in accumulator units. Adding them before the rounding can move a value within
+    // float precision of .5 by one step (a binary post-op after it would be exact but costs a third of the GEMM).
+    if (zeroPerColumn)
+        for (size_t c = 0; c < channels; ++c) bias[c] += float((*perColumn)[c].zero - y->zero) / scales[c];
     attr.set_post_ops(ops);
     const dt srcType = dnnlType(x.type), dstType = y ? dnnlType(y->type) : dt::f32;
     const Shape& yShape = desc(n.outputs[0]).shape;
@@ -217,6 +233,10 @@ void Builder::buildInt8Matmul(const std::vector<size_t>& chain) {
     addPrimitive(pd, args, names);
     if (std::getenv("NPUWB_ONEDNN_VERBOSE")) std::fprintf(stderr, "cpu-onednn int8 %s: %s\n", names[0].c_str(), implInfo.c_str());
     memory out = collapsed ? view(dst, yShape, dstType) : dst;
+    if (perColumn) {  // bytes under their own name, read only by the Slices (each knows its parameters)
+        mem[int8Name(last.outputs[0])] = out;
+        return;
+    }
     if (quantizedThroughMovement.count(chain[0])) {  // bytes under their own name; the float value is their image
         mem[int8Name(last.outputs[0])] = out;
         lazyDequantize(last.outputs[0], int8Name(last.outputs[0]), *y, names.back());

@@ -7,6 +7,9 @@
 //                                                                                          exporters write it)
 //   ... -> Conv/Gemm/MatMul chain -> Reshape|Transpose|... -> Q                            the chain writes Q's bytes,
 //                                                                                          the movement moves bytes
+//   ... -> MatMul chain -> Slice (columns) -> movement -> [Div|Mul by c > 0] -> Q, per Slice   the GEMM writes each
+//                                                                                          column range in its Q's
+//                                                                                          parameters (fused QKV)
 //   DQ(a_q), DQ(b_q) -> Add|Mul -> [Relu|Clip] -> [Q]                                       one int8 elementwise kernel
 //                                                                                          (b may be per channel:
 //                                                                                          [N|1, C, 1, 1], SE blocks;
@@ -22,6 +25,7 @@
 #include "OnednnSegmentBuilder.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace npuwb::onednn {
 
@@ -102,6 +106,93 @@ const Node* Builder::quantizeAfterMovement(const std::string& value) const {
     return nullptr;
 }
 
+std::optional<float> Builder::positiveScalarDivisor(const Node& n) const {
+    if ((n.opType != "Div" && n.opType != "Mul") || !n.domain.empty() || n.inputs.size() != 2 ||
+        desc(n.inputs[0]).shape != desc(n.outputs[0]).shape)
+        return std::nullopt;
+    const ValueDesc& c = desc(n.inputs[1]);
+    if (!c.constant || c.constant->numel() != 1) return std::nullopt;
+    const auto v = static_cast<float>(c.constant->elementAsDouble(0));
+    if (!std::isfinite(v) || v <= 0.f || !std::isfinite(1.f / v)) return std::nullopt;
+    return n.opType == "Div" ? v : 1.f / v;
+}
+
+bool Builder::planQuantizedColumns(size_t anchor, const std::string& value) {
+    const Shape& y = desc(value).shape;
+    auto readers = consumers.find(value);
+    if (y.empty() || y.back() < 2 || readers == consumers.end() || readers->second < 2 || segmentOutputs.count(value))
+        return false;
+    const size_t last = y.size() - 1;
+    std::vector<std::optional<QuantInfo>> columns(static_cast<size_t>(y.back()));
+    std::map<size_t, QuantInfo> slices, rescaled;
+    std::vector<size_t> taken;
+    int seen = 0;
+    for (size_t k : segmentNodes) {
+        const Node& s = node(k);
+        if (std::find(s.inputs.begin(), s.inputs.end(), value) == s.inputs.end()) continue;
+        ++seen;
+        std::string why;
+        auto window = s.opType == "Slice" && s.domain.empty() && s.inputs[0] == value && s.outputs.size() == 1
+                          ? sliceWindow(makeNodeQuery(q, k), why)
+                          : std::nullopt;
+        const Shape& part = desc(s.outputs[0]).shape;
+        if (!window || !window->unitSteps() || part.size() != y.size()) return false;
+        for (size_t d = 0; d < last; ++d)
+            if (window->offsets[d] != 0 || part[d] != y[d]) return false;
+        // On to the QuantizeLinear: data movement, and at most one Div/Mul by a positive constant (the attention's
+        // 1/sqrt(d) on the queries), whose input then holds the same bytes under the scale times the divisor.
+        std::vector<size_t> steps{k};
+        std::optional<size_t> rescale;
+        float divisor = 1.f;
+        const Node* quantize = nullptr;
+        std::string v = s.outputs[0];
+        for (const Node* n = soleConsumer(v); n && n->domain.empty() && !n->inputs.empty() && n->inputs[0] == v;
+             n = soleConsumer(v)) {
+            if (n->opType == "QuantizeLinear") {
+                quantize = n;
+                break;
+            }
+            auto d = positiveScalarDivisor(*n);
+            if (n->outputs.size() != 1 || (!d && !kInt8Movements.count(n->opType)) || (d && rescale)) return false;
+            if (d) rescale = indexOf(*n), divisor = *d;
+            steps.push_back(indexOf(*n));
+            v = n->outputs[0];
+        }
+        const auto p = quantize ? quantParamsOf(q, *quantize) : std::nullopt;
+        if (!p || !isByte(p->type) || (!slices.empty() && slices.begin()->second.type != p->type)) return false;
+        QuantInfo bytes = *p;
+        bytes.scale = p->scale * divisor;
+        if (!std::isfinite(bytes.scale) || bytes.scale <= 0.f) return false;
+        for (int64_t c = window->offsets[last]; c < window->offsets[last] + part[last]; ++c) {
+            if (columns[static_cast<size_t>(c)]) return false;  // overlapping windows
+            columns[static_cast<size_t>(c)] = bytes;
+        }
+        slices[k] = bytes;
+        // Read only through reshapes by a Transpose, which copies anyway (or is itself a view an attention core
+        // reads): the Slice's window is a strided view, not a copy of its own.
+        for (const Node* n = soleConsumer(s.outputs[0]); n && n->inputs[0] != value; n = soleConsumer(n->outputs[0])) {
+            if (n->opType == "Transpose") {
+                stridedViewOutputs.insert(int8Name(s.outputs[0]));
+                break;
+            }
+            if (n->opType != "Reshape" && n->opType != "Flatten" && n->opType != "Squeeze" && n->opType != "Unsqueeze")
+                break;
+        }
+        if (rescale) rescaled[*rescale] = *p;
+        steps.push_back(indexOf(*quantize));
+        taken.insert(taken.end(), steps.begin(), steps.end());
+    }
+    if (seen != readers->second) return false;  // a reader outside the segment
+    std::vector<QuantInfo>& perColumn = quantizedPerColumn[anchor];
+    for (const auto& c : columns) perColumn.push_back(c.value_or(slices.begin()->second));  // unread columns: any
+    columnSliceQuant.merge(slices);
+    rescaledAt.merge(rescaled);
+    for (size_t k : taken)
+        if (node(k).opType == "QuantizeLinear") quantizedByColumns.insert(k);
+    int8Nodes.insert(taken.begin(), taken.end());
+    return true;
+}
+
 bool Builder::extendWithActivationAndQuantize(std::vector<size_t>& chain, bool requireQuantize) {
     std::string out = node(chain.back()).outputs[0];
     const Node* next = soleConsumer(out);
@@ -153,6 +244,8 @@ void Builder::planInt8(const std::vector<size_t>& nodes) {
                          v = soleConsumer(v)->outputs[0])
                         int8Nodes.insert(indexOf(*soleConsumer(v)));
                     int8Nodes.insert(indexOf(*q8));
+                } else {
+                    planQuantizedColumns(idx, node(chain.back()).outputs[0]);
                 }
             }
         } else if (isTableOp(n)) {

@@ -228,7 +228,8 @@ void Builder::planTransformerFusion(const std::vector<size_t>& nodes,
                    !segmentOutputs.count(value);
         };
         auto elidedQuantize = [&](size_t k) {
-            return std::any_of(quantizedThroughMovement.begin(), quantizedThroughMovement.end(),
+            return quantizedByColumns.count(k) ||
+                   std::any_of(quantizedThroughMovement.begin(), quantizedThroughMovement.end(),
                                [&](const auto& entry) { return entry.second == k; });
         };
         const std::string& v = node(core->first.back()).inputs[1];
@@ -242,6 +243,11 @@ void Builder::planTransformerFusion(const std::vector<size_t>& nodes,
                 if (!readOnce(quantize.inputs[0])) continue;
                 made = &node(producerInSegment.at(quantize.inputs[0]));
                 viewed = int8Name(quantize.inputs[0]);
+                if (rescaledAt.count(indexOf(*made))) {  // the queries' 1/sqrt(d): a new scale, the same bytes
+                    if (!readOnce(made->inputs[0])) continue;
+                    viewed = int8Name(made->inputs[0]);
+                    made = &node(producerInSegment.at(made->inputs[0]));
+                }
             }
             auto perm = transposePerm(*made);
             if (perm && perm->back() == int64_t(perm->size()) - 1) stridedViewOutputs.insert(viewed);

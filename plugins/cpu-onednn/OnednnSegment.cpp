@@ -70,7 +70,10 @@ void Builder::build(size_t idx) {
     const std::string& op = n.opType;
     if (op == "QuantizeLinear") return buildQuantize(n);
     if (op == "DequantizeLinear") return buildDequantize(n);
-    if (kInt8Movements.count(op) && dequantizedFrom.count(n.inputs[0])) return buildInt8Movement(n);
+    if (kInt8Movements.count(op) && (dequantizedFrom.count(n.inputs[0]) || columnSliceQuant.count(idx)))
+        return buildInt8Movement(n);
+    if (auto rescaled = rescaledAt.find(idx); rescaled != rescaledAt.end())  // the same bytes, another scale
+        return lazyDequantize(n.outputs[0], dequantizedFrom.at(n.inputs[0]).first, rescaled->second, nodeName(n));
     if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool") return buildPool(n);
     if (op == "Gemm") return buildGemm(n);
     if (op == "ConvTranspose") return buildDeconv({idx});

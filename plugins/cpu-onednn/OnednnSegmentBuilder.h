@@ -108,6 +108,14 @@ struct Builder {
     /// int8 chains that end in float read only through data movement and a QuantizeLinear (the heads' Reshape and
     /// Transpose before an attention core): first node -> that QuantizeLinear, whose parameters the chain writes in.
     std::map<size_t, size_t> quantizedThroughMovement{};
+    /// int8 chains whose output only Slices of disjoint column ranges read, each reaching its own QuantizeLinear through
+    /// data movement (a fused QKV projection split into Q, K and V): first node -> the parameters per output column,
+    /// in which the GEMM writes its bytes. Those Slices -> the parameters of the bytes they take; a Div or Mul by a
+    /// positive constant on the way -> the parameters of its output (the same bytes under another scale); and the
+    /// QuantizeLinears, which run in no kernel.
+    std::map<size_t, std::vector<QuantInfo>> quantizedPerColumn{};
+    std::map<size_t, QuantInfo> columnSliceQuant{}, rescaledAt{};
+    std::set<size_t> quantizedByColumns{};
     /// Sums of two dequantized values read in float and by a QuantizeLinear too: the Add -> that QuantizeLinear, whose
     /// bytes the sum's kernel writes in the same pass.
     std::map<size_t, size_t> quantizedAlongside{};
@@ -375,6 +383,12 @@ struct Builder {
     /// value read once): Q(Move(x)) = Move(Q(x)), so a kernel writing `value` can write the bytes and the movement
     /// move bytes. Null when there is none.
     const Node* quantizeAfterMovement(const std::string& value) const;
+    /// Plans quantizedPerColumn for the int8 chain starting at `anchor` whose float output is `value`; false (nothing
+    /// planned) unless every reader of `value` is such a Slice.
+    bool planQuantizedColumns(size_t anchor, const std::string& value);
+    /// 1/c for Mul(x, c) and c for Div(x, c) with a single positive constant c, x being input 0: Q(x / c) with scale s
+    /// is x quantized with scale s * c. Nothing for other nodes.
+    std::optional<float> positiveScalarDivisor(const Node& n) const;
     /// Extends `chain` (ending in value `out`) by an optional Relu/Clip/SiLU and then a QuantizeLinear; true when it ends
     /// in Q. SiLU only right before a Q (its result has to be requantized; a float one is not worth the pattern).
     bool extendWithActivationAndQuantize(std::vector<size_t>& chain, bool requireQuantize);

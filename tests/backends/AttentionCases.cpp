@@ -152,4 +152,55 @@ void addLinearFedAttentionCases(std::vector<Case>& cases, std::mt19937& rng, boo
     }
 }
 
+void addFusedProjectionAttentionCases(std::vector<Case>& cases, std::mt19937& rng) {
+    // torchvision's MultiheadAttention as the quantizer leaves it: X [T, 1, C] quantized, one Linear of 3C outputs,
+    // Slices taking Q, K and V apart, heads split ([T, H, d] then Transpose), Q divided by sqrt(d), each quantized
+    // (u8) with its own parameters; the core as in addLinearFedAttentionCases. Head sizes below 64 and above.
+    std::uniform_int_distribution<int64_t> length(20, 120), small(8, 24), large(64, 72);
+    std::uniform_int_distribution<int> weight(-127, 127), zero(110, 150);
+    for (int round = 0; round < 2; ++round) {
+        const int64_t heads = 2 + round, t = length(rng), d = round == 0 ? small(rng) : large(rng), c = heads * d;
+        std::map<std::string, Tensor> init{{"scale", Tensor::scalar<float>(std::sqrt(float(d)))},
+                                           {"heads", Tensor::fromVector<int64_t>({3}, {t, heads, d})},
+                                           {"axis", Tensor::fromVector<int64_t>({1}, {2})}};
+        std::vector<Node> nodes = quantDequant("X", "x", 1.f / 60.f, 128, false, init);
+        const float sigma = 0.5f * std::sqrt(float(c)) / 127.f;
+        Tensor weights(DType::I8, {c, 3 * c});
+        for (auto& x : weights.values<int8_t>()) x = static_cast<int8_t>(weight(rng));
+        init["w"] = weights;
+        init["w_s"] = Tensor::fromVector<float>({3 * c}, std::vector<float>(size_t(3 * c), 1.f / (127.f * sigma * 4.f)));
+        init["w_z"] = Tensor::fromVector<int8_t>({3 * c}, std::vector<int8_t>(size_t(3 * c), 0));
+        init["b"] = randomTensor({3 * c}, rng, -0.2f, 0.2f);
+        nodes.push_back(makeNode("DequantizeLinear", {"w", "w_s", "w_z"}, {"wf"}, {{"axis", Attribute::ofInt(1)}}));
+        nodes.push_back(makeNode("MatMul", {"x", "wf"}, {"qkv_mm"}));
+        nodes.push_back(makeNode("Add", {"b", "qkv_mm"}, {"qkv"}));
+        for (int part = 0; part < 3; ++part) {
+            const std::string h(1, "qkv"[part]), p = std::to_string(part);
+            init["start" + p] = Tensor::fromVector<int64_t>({1}, {part * c});
+            init["end" + p] = Tensor::fromVector<int64_t>({1}, {(part + 1) * c});
+            nodes.push_back(makeNode("Slice", {"qkv", "start" + p, "end" + p, "axis"}, {h + "_part"}));
+            nodes.push_back(makeNode("Reshape", {h + "_part", "heads"}, {h + "_split"}));
+            const std::vector<int64_t> perm = h == "k" ? std::vector<int64_t>{1, 2, 0} : std::vector<int64_t>{1, 0, 2};
+            nodes.push_back(transpose(h + "_split", h + "_heads", perm));
+            std::string quantized = h + "_heads";
+            if (h == "q") {
+                nodes.push_back(makeNode("Div", {h + "_heads", "scale"}, {"q_scaled"}));
+                quantized = "q_scaled";
+            }
+            const float range = h == "q" ? 2.f / std::sqrt(float(d)) : 2.f;
+            auto qdq = quantDequant(quantized, h + "_dq", range / 127.f, zero(rng), false, init);
+            nodes.insert(nodes.end(), qdq.begin(), qdq.end());
+        }
+        nodes.push_back(makeNode("MatMul", {"q_dq", "k_dq"}, {"s"}));
+        nodes.push_back(makeNode("Cast", {"s"}, {"h"}, {{"to", Attribute::ofInt(10)}}));
+        nodes.push_back(makeNode("Cast", {"h"}, {"f"}, {{"to", Attribute::ofInt(1)}}));
+        nodes.push_back(makeNode("Softmax", {"f"}, {"p"}, {{"axis", Attribute::ofInt(-1)}}));
+        auto qdq = quantDequant("p", "pdq", 1.f / 255.f, 0, false, init);
+        nodes.insert(nodes.end(), qdq.begin(), qdq.end());
+        nodes.push_back(makeNode("MatMul", {"pdq", "v_dq"}, {"Y"}));
+        cases.push_back(makeCase("quantized attention from a fused QKV Linear " + dimsLabel({heads, t, d}), nodes,
+                                 {{"X", {t, 1, c}}}, {"Y"}, init, rng));
+    }
+}
+
 }  // namespace npuwb::difftest

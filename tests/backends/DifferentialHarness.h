@@ -87,6 +87,7 @@ void addQuantizedAttentionCases(std::vector<Case>& cases, std::mt19937& rng);
 /// The same core fed by int8 Linears whose heads are split (Reshape, Transpose) before they are quantized; with
 /// `quantizedOutput` the heads are merged back and quantized, and the u8 result is the output.
 void addLinearFedAttentionCases(std::vector<Case>& cases, std::mt19937& rng, bool quantizedOutput = false);
+void addFusedProjectionAttentionCases(std::vector<Case>& cases, std::mt19937& rng);
 
 struct Outcome {
     std::string label;

@@ -395,6 +395,7 @@ std::vector<Int8Case> int8Cases(uint32_t seed) {
     addGeluQuantizeCases(cases, rng);
     addHeadSplitCases(cases, rng);
     addFloatSumCases(cases, rng);
+    addFusedProjectionSplitCases(cases, rng);
     return cases;
 }
 

@@ -126,6 +126,58 @@ void addHeadSplitCases(std::vector<Int8Case>& out, std::mt19937& rng) {
     }
 }
 
+/// A fused QKV projection (one Linear of N = 3 * H * d) whose output Slices take Q, K and V apart, each split into
+/// heads and quantized with its own parameters, the queries first divided (or multiplied) by a constant: the Linear's
+/// kernel writes every column range in its QuantizeLinear's parameters, the Slices and heads move bytes, and neither
+/// the QuantizeLinears nor the Div run in a kernel. Forms: torchvision's MultiheadAttention ([T, 1, C], Div on Q), two
+/// Slices reading the last two thirds (a Mul on one), one zero point shared by all.
+void addFusedProjectionSplitCases(std::vector<Int8Case>& out, std::mt19937& rng) {
+    std::uniform_int_distribution<int64_t> tokens(5, 40), heads(2, 4), depth(4, 24);
+    for (int form = 0; form < 3; ++form) {
+        const int64_t t = tokens(rng), h = heads(rng), d = depth(rng), k = h * d;
+        QdqGraph g(rng);
+        QParams xp = g.params(pickType(form), -1.f, 1.f);
+        std::string in = g.dequantize(g.quantize("X", xp), xp);
+        std::vector<float> ws;
+        const std::string anchor = g.add("MatMul", {in, g.weights({k, 3 * k}, 1, true, ws)});
+        const float sigma = 0.17f * std::sqrt(static_cast<float>(k));
+        std::uniform_real_distribution<float> u(-0.3f * sigma, 0.3f * sigma);
+        std::vector<float> b(static_cast<size_t>(3 * k));
+        for (auto& v : b) v = u(rng);
+        const std::string f = std::to_string(form);
+        g.init["bias" + f] = Tensor::fromVector<float>({3 * k}, b);
+        const std::string biased = form == 0 ? g.add("Add", {"bias" + f, anchor}) : g.add("Add", {anchor, "bias" + f});
+        g.init["heads" + f] = Tensor::fromVector<int64_t>({3}, {t, h, d});
+        g.init["axis" + f] = Tensor::fromVector<int64_t>({1}, {form == 0 ? 2 : -1});
+        g.init["divisor" + f] = Tensor::scalar<float>(std::sqrt(static_cast<float>(d)));
+        const DType type = pickType(form + 1);
+        const QParams shared = g.params(type, -3 * sigma, 3 * sigma);
+        std::vector<std::string> outputs, elided;
+        for (int part = form == 1 ? 1 : 0; part < 3; ++part) {
+            const std::string p = f + "_" + std::to_string(part);
+            g.init["start" + p] = Tensor::fromVector<int64_t>({1}, {part * k});
+            g.init["end" + p] = Tensor::fromVector<int64_t>({1}, {(part + 1) * k});
+            std::string y = g.add("Slice", {biased, "start" + p, "end" + p, "axis" + f});
+            y = g.add("Reshape", {y, "heads" + f});
+            const std::vector<int64_t> perm = part == 1 ? std::vector<int64_t>{1, 2, 0} : std::vector<int64_t>{1, 0, 2};
+            y = g.add("Transpose", {y}, {{"perm", Attribute::ofInts(perm)}});
+            if ((form == 0 && part == 0) || (form == 1 && part == 1)) {
+                y = g.add(form == 0 ? "Div" : "Mul", {y, "divisor" + f});
+                elided.push_back(g.nodeNameOf(y));
+            }
+            outputs.push_back(g.quantize(y, form == 2 ? shared : g.params(type, -3 * sigma, 3 * sigma)));
+            elided.push_back(g.nodeNameOf(outputs.back()));
+        }
+        const Shape x = form == 0 ? Shape{t, 1, k} : Shape{1, t, k};
+        Int8Case c = finish("QDQ fused QKV split " + std::string(form == 0 ? "[T,1,C] Div" : form == 1 ? "2 of 3 Mul"
+                                                                                                        : "shared zero") +
+                                " t=" + std::to_string(t) + " h=" + std::to_string(h) + " d=" + std::to_string(d),
+                            g, {{"X", x}}, outputs, rng, {{anchor, biased}});
+        c.elided = elided;
+        out.push_back(std::move(c));
+    }
+}
+
 /// A residual sum as the quantizer leaves it in a transformer: Add of two dequantized values, read in float (by a
 /// LayerNorm, here the graph output) and, in one case, by the next residual's QuantizeLinear too (one kernel with the
 /// Add). Exact: the float sum of the two dequantized values, no DequantizeLinear run.

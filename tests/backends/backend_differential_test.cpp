@@ -339,6 +339,32 @@ TEST(OnednnCoverage, FeedsTheQuantizedAttentionCoreBytesFromItsLinears) {
     }
 }
 
+// One Linear making Q, K and V, Slices taking them apart: the Linear writes each third in its own QuantizeLinear's
+// parameters and the core reads the queries and values in place (strided views of those bytes); no Slice, Div,
+// QuantizeLinear or value Transpose runs as a kernel, only the keys' Transpose (it moves the last axis).
+TEST(OnednnCoverage, SplitsAFusedQkvLinearIntoTheAttentionCoresBytes) {
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
+    std::mt19937 rng(20261207);
+    std::vector<difftest::Case> cases;
+    difftest::addFusedProjectionAttentionCases(cases, rng);
+    ASSERT_EQ(cases.size(), 2u);
+    for (const auto& c : cases) {
+        const difftest::Outcome o = difftest::runCase(c, "cpu-onednn", 1e-3);
+        EXPECT_TRUE(o.claimed) << c.label << ": " << o.message;
+        EXPECT_TRUE(o.passed) << c.label << ": " << o.message;
+        const std::set<std::string> ran = nodesInKernels(c);
+        for (const auto& n : c.model->graph.nodes) {
+            const std::string& out = n.outputs[0];
+            const bool split = n.opType == "Slice" || n.opType == "Div" ||
+                               (n.opType == "Transpose" && out != "k_heads") ||
+                               (n.opType == "QuantizeLinear" && out != "X_q" && out != "p_q");
+            if (split) {
+                EXPECT_FALSE(ran.count(n.name)) << c.label << ": " << n.name << " ran as a kernel";
+            }
+        }
+    }
+}
+
 // The core's output merged back by Transpose and Reshape and quantized for the next Linear: the kernel writes the
 // bytes (the QuantizeLinear and the Transpose run in no kernel), the same bytes as a QuantizeLinear kernel makes of
 // the float output when that output is kept (so nothing fuses). Against the reference: a probability one step away

@@ -51,7 +51,8 @@ TEST(XnnpackInt8, SharedQdqCasesWithinOneStep) {
         {"QDQ LayerNorm", "LayerNormalization and Cast have no cpu-xnnpack kernel (reference fallback)"},
         {"QDQ GELU", "Erf, Tanh and Cast have no cpu-xnnpack kernel (reference fallback)"},
         {"QDQ heads", "cpu-xnnpack's int8 MatMul takes a 2-D A only, and Transpose has no cpu-xnnpack kernel"},
-        {"QDQ float", "cpu-xnnpack dequantizes each input of a sum read in float, then adds (the same values)"}};
+        {"QDQ float", "cpu-xnnpack dequantizes each input of a sum read in float, then adds (the same values)"},
+        {"QDQ fused", "cpu-xnnpack's int8 MatMul takes a 2-D A only, and Slice has no cpu-xnnpack kernel"}};
     Int8Tally tally;
     for (const auto& k : cases) {
         const Int8Outcome o = runInt8Case(k, kBackend);
