@@ -138,6 +138,11 @@ std::optional<std::pair<std::vector<size_t>, Builder::NormRows>> Builder::layerN
     if (const Node* q8 = byteQuantizeAfter(ln.outputs[0])) {
         rows.quantize = quantParamsOf(q, *q8);
         chain.push_back(indexOf(*q8));
+    } else if (const Node* moved = quantizeAfterMovement(ln.outputs[0])) {
+        rows.quantize = quantParamsOf(q, *moved);
+        for (std::string v = ln.outputs[0]; soleConsumer(v) != moved; v = soleConsumer(v)->outputs[0])
+            rows.moved.push_back(indexOf(*soleConsumer(v)));
+        rows.moved.push_back(indexOf(*moved));
     }
     if (!rows.halfInput && !rows.quantize) return std::nullopt;  // oneDNN's primitive alone
     return std::make_pair(chain, rows);
@@ -210,6 +215,11 @@ void Builder::buildLayerNormRows(const std::vector<size_t>& chain) {
         }
     }, names, {src, dst});
     seg.kernels.back().serial = serial;
+    if (!r.moved.empty()) {  // bytes under their own name; the float value is their image
+        mem[int8Name(ln.outputs[0])] = dst;
+        lazyDequantize(ln.outputs[0], int8Name(ln.outputs[0]), *quantize, names.back());
+        return;
+    }
     mem[node(chain.back()).outputs[0]] = dst;
 }
 

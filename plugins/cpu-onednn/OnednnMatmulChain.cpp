@@ -264,8 +264,11 @@ void Builder::planTransformerFusion(const std::vector<size_t>& nodes,
         if (node(idx).opType != "LayerNormalization" || !free(idx)) continue;
         auto rows = layerNormRows(idx);
         if (!rows || !allFree(rows->first)) continue;
+        if (!allFree(rows->second.moved)) rows->second.quantize.reset(), rows->second.moved.clear();
+        if (!rows->second.halfInput && !rows->second.quantize) continue;
         normRowsAt[rows->first.front()] = rows->second;
         addChain(rows->first);
+        claimed.insert(rows->second.moved.begin(), rows->second.moved.end());
     }
     for (size_t idx : nodes) {
         const Node& mm = node(idx);

@@ -150,6 +150,9 @@ struct Builder {
         size_t norm = 0;    // the LayerNormalization node
         bool halfInput = false;
         std::optional<QuantInfo> quantize;
+        /// Data movement then the QuantizeLinear whose parameters `quantize` are, when the output reaches it only
+        /// through movement (ViT's LayerNorm -> Transpose -> Q): the pass writes the bytes, the movement moves them.
+        std::vector<size_t> moved{};
     };
     std::map<size_t, NormRows> normRowsAt{};
     /// GELU (erf or tanh form, as nodes) with the same marks around it, one pass. First node -> its terms.

@@ -138,5 +138,6 @@ void addGeluQuantizeCases(std::vector<Int8Case>& out, std::mt19937& rng);
 void addHeadSplitCases(std::vector<Int8Case>& out, std::mt19937& rng);
 void addFloatSumCases(std::vector<Int8Case>& out, std::mt19937& rng);
 void addFusedProjectionSplitCases(std::vector<Int8Case>& out, std::mt19937& rng);
+void addLayerNormMovedQuantizeCases(std::vector<Int8Case>& out, std::mt19937& rng);
 
 }  // namespace npuwb::int8test

@@ -396,6 +396,7 @@ std::vector<Int8Case> int8Cases(uint32_t seed) {
     addHeadSplitCases(cases, rng);
     addFloatSumCases(cases, rng);
     addFusedProjectionSplitCases(cases, rng);
+    addLayerNormMovedQuantizeCases(cases, rng);
     return cases;
 }
 

@@ -178,6 +178,45 @@ void addFusedProjectionSplitCases(std::vector<Int8Case>& out, std::mt19937& rng)
     }
 }
 
+/// A LayerNorm whose output reaches the next QuantizeLinear only through data movement (ViT's ln_1 -> Transpose to
+/// [T, B, C] -> Q before the attention's Linear): the normalizing pass writes the bytes, the movement moves them, the
+/// QuantizeLinear runs in no kernel. With fp16 marks before it, and without (Reshape then Transpose).
+void addLayerNormMovedQuantizeCases(std::vector<Int8Case>& out, std::mt19937& rng) {
+    const std::vector<Shape> shapes = {{1, 13, 24}, {2, 9, 32}};
+    for (size_t i = 0; i < shapes.size(); ++i) {
+        const Shape& x = shapes[i];
+        const int64_t d = x.back();
+        QdqGraph g(rng);
+        std::uniform_real_distribution<float> scale(0.5f, 1.5f), shift(-0.5f, 0.5f);
+        std::vector<float> gamma(static_cast<size_t>(d)), beta(static_cast<size_t>(d));
+        for (auto& v : gamma) v = scale(rng);
+        for (auto& v : beta) v = shift(rng);
+        const std::string gn = "mgamma" + std::to_string(i), bn = "mbeta" + std::to_string(i);
+        g.init[gn] = Tensor::fromVector<float>({d}, gamma);
+        g.init[bn] = Tensor::fromVector<float>({d}, beta);
+        const bool marks = i == 0;
+        std::string in = "X";
+        if (marks) {
+            in = g.add("Cast", {in}, {{"to", Attribute::ofInt(10)}});
+            in = g.add("Cast", {in}, {{"to", Attribute::ofInt(1)}});
+        }
+        const std::string y = g.add("LayerNormalization", {in, gn, bn}, {{"axis", Attribute::ofInt(-1)}});
+        std::string moved = y;
+        if (!marks) {
+            g.init["split" + std::to_string(i)] = Tensor::fromVector<int64_t>({4}, {x[0], x[1], 4, d / 4});
+            moved = g.add("Reshape", {moved, "split" + std::to_string(i)});
+        }
+        const std::vector<int64_t> perm = marks ? std::vector<int64_t>{1, 0, 2} : std::vector<int64_t>{1, 0, 2, 3};
+        moved = g.add("Transpose", {moved}, {{"perm", Attribute::ofInts(perm)}});
+        const std::string anchor = marks ? g.nodes.front().outputs[0] : y;
+        std::string q = g.quantize(moved, g.params(pickType(int(i)), -3.f, 3.f));
+        Int8Case c = finish(std::string("QDQ LayerNorm moved ") + (marks ? "fp16 marks " : "") + "d=" + std::to_string(d),
+                            g, {{"X", x}}, {q}, rng, {{anchor, y}});
+        c.elided = {g.nodeNameOf(q)};
+        out.push_back(std::move(c));
+    }
+}
+
 /// A residual sum as the quantizer leaves it in a transformer: Add of two dequantized values, read in float (by a
 /// LayerNorm, here the graph output) and, in one case, by the next residual's QuantizeLinear too (one kernel with the
 /// Add). Exact: the float sum of the two dequantized values, no DequantizeLinear run.
