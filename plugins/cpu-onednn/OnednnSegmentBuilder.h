@@ -108,11 +108,11 @@ struct Builder {
     /// int8 chains that end in float read only through data movement and a QuantizeLinear (the heads' Reshape and
     /// Transpose before an attention core): first node -> that QuantizeLinear, whose parameters the chain writes in.
     std::map<size_t, size_t> quantizedThroughMovement{};
-    /// int8 chains whose output only Slices of disjoint column ranges read, each reaching its own QuantizeLinear through
-    /// data movement (a fused QKV projection split into Q, K and V): first node -> the parameters per output column,
-    /// in which the GEMM writes its bytes. Those Slices -> the parameters of the bytes they take; a Div or Mul by a
-    /// positive constant on the way -> the parameters of its output (the same bytes under another scale); and the
-    /// QuantizeLinears, which run in no kernel.
+    /// int8 chains whose output only Slices of disjoint column ranges read, each reaching its own QuantizeLinear
+    /// through data movement (a fused QKV projection split into Q, K and V): first node -> the parameters per output
+    /// column, in which the GEMM writes its bytes. Those Slices -> the parameters of the bytes they take; a Div or
+    /// Mul by a positive constant on the way -> the parameters of its output (the same bytes under another scale);
+    /// and the QuantizeLinears, which run in no kernel.
     std::map<size_t, std::vector<QuantInfo>> quantizedPerColumn{};
     std::map<size_t, QuantInfo> columnSliceQuant{}, rescaledAt{};
     std::set<size_t> quantizedByColumns{};

@@ -168,7 +168,8 @@ void addFusedProjectionAttentionCases(std::vector<Case>& cases, std::mt19937& rn
         Tensor weights(DType::I8, {c, 3 * c});
         for (auto& x : weights.values<int8_t>()) x = static_cast<int8_t>(weight(rng));
         init["w"] = weights;
-        init["w_s"] = Tensor::fromVector<float>({3 * c}, std::vector<float>(size_t(3 * c), 1.f / (127.f * sigma * 4.f)));
+        const float weightScale = 1.f / (127.f * sigma * 4.f);
+        init["w_s"] = Tensor::fromVector<float>({3 * c}, std::vector<float>(size_t(3 * c), weightScale));
         init["w_z"] = Tensor::fromVector<int8_t>({3 * c}, std::vector<int8_t>(size_t(3 * c), 0));
         init["b"] = randomTensor({3 * c}, rng, -0.2f, 0.2f);
         nodes.push_back(makeNode("DequantizeLinear", {"w", "w_s", "w_z"}, {"wf"}, {{"axis", Attribute::ofInt(1)}}));

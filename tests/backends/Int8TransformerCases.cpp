@@ -169,9 +169,9 @@ void addFusedProjectionSplitCases(std::vector<Int8Case>& out, std::mt19937& rng)
             elided.push_back(g.nodeNameOf(outputs.back()));
         }
         const Shape x = form == 0 ? Shape{t, 1, k} : Shape{1, t, k};
-        Int8Case c = finish("QDQ fused QKV split " + std::string(form == 0 ? "[T,1,C] Div" : form == 1 ? "2 of 3 Mul"
-                                                                                                        : "shared zero") +
-                                " t=" + std::to_string(t) + " h=" + std::to_string(h) + " d=" + std::to_string(d),
+        const std::string shape = form == 0 ? "[T,1,C] Div" : form == 1 ? "2 of 3 Mul" : "shared zero";
+        Int8Case c = finish("QDQ fused QKV split " + shape + " t=" + std::to_string(t) + " h=" + std::to_string(h) +
+                                " d=" + std::to_string(d),
                             g, {{"X", x}}, outputs, rng, {{anchor, biased}});
         c.elided = elided;
         out.push_back(std::move(c));
@@ -210,8 +210,8 @@ void addLayerNormMovedQuantizeCases(std::vector<Int8Case>& out, std::mt19937& rn
         moved = g.add("Transpose", {moved}, {{"perm", Attribute::ofInts(perm)}});
         const std::string anchor = marks ? g.nodes.front().outputs[0] : y;
         std::string q = g.quantize(moved, g.params(pickType(int(i)), -3.f, 3.f));
-        Int8Case c = finish(std::string("QDQ LayerNorm moved ") + (marks ? "fp16 marks " : "") + "d=" + std::to_string(d),
-                            g, {{"X", x}}, {q}, rng, {{anchor, y}});
+        const std::string label = std::string("QDQ LayerNorm moved ") + (marks ? "fp16 marks " : "") + "d=";
+        Int8Case c = finish(label + std::to_string(d), g, {{"X", x}}, {q}, rng, {{anchor, y}});
         c.elided = {g.nodeNameOf(q)};
         out.push_back(std::move(c));
     }
