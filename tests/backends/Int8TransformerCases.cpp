@@ -6,6 +6,24 @@
 
 namespace npuwb::int8test {
 
+namespace {
+
+/// A LayerNorm's scale (about 1) and shift (about 0) over `d` channels, drawn in that order, as initializers
+/// "gamma<suffix>" and "beta<suffix>"; their names.
+std::pair<std::string, std::string> layerNormParams(QdqGraph& g, int64_t d, const std::string& suffix,
+                                                    std::mt19937& rng) {
+    std::uniform_real_distribution<float> scale(0.5f, 1.5f), shift(-0.5f, 0.5f);
+    std::vector<float> gamma(static_cast<size_t>(d)), beta(static_cast<size_t>(d));
+    for (auto& v : gamma) v = scale(rng);
+    for (auto& v : beta) v = shift(rng);
+    const std::string gn = "gamma" + suffix, bn = "beta" + suffix;
+    g.init[gn] = Tensor::fromVector<float>({d}, gamma);
+    g.init[bn] = Tensor::fromVector<float>({d}, beta);
+    return {gn, bn};
+}
+
+}  // namespace
+
 /// A transformer's linear layers: QDQ MatMul of a 3-D or 4-D activation by a 2-D per-channel weight (one GEMM over the
 /// collapsed rows), with a Relu on some.
 void addBatchedMatMulCases(std::vector<Int8Case>& out, std::mt19937& rng) {
@@ -44,13 +62,7 @@ void addLayerNormQuantizeCases(std::vector<Int8Case>& out, std::mt19937& rng) {
         const Shape& x = shapes[i];
         const int64_t d = x.back();
         QdqGraph g(rng);
-        std::uniform_real_distribution<float> scale(0.5f, 1.5f), shift(-0.5f, 0.5f);
-        std::vector<float> gamma(static_cast<size_t>(d)), beta(static_cast<size_t>(d));
-        for (auto& v : gamma) v = scale(rng);
-        for (auto& v : beta) v = shift(rng);
-        const std::string gn = "gamma" + std::to_string(i), bn = "beta" + std::to_string(i);
-        g.init[gn] = Tensor::fromVector<float>({d}, gamma);
-        g.init[bn] = Tensor::fromVector<float>({d}, beta);
+        const auto [gn, bn] = layerNormParams(g, d, std::to_string(i), rng);
         // The quantizer's form: fp16 marks before the kept LayerNorm, then the QuantizeLinear of the next int8 op
         // (the second shape without the marks).
         const bool marks = i != 1;
@@ -187,13 +199,7 @@ void addLayerNormMovedQuantizeCases(std::vector<Int8Case>& out, std::mt19937& rn
         const Shape& x = shapes[i];
         const int64_t d = x.back();
         QdqGraph g(rng);
-        std::uniform_real_distribution<float> scale(0.5f, 1.5f), shift(-0.5f, 0.5f);
-        std::vector<float> gamma(static_cast<size_t>(d)), beta(static_cast<size_t>(d));
-        for (auto& v : gamma) v = scale(rng);
-        for (auto& v : beta) v = shift(rng);
-        const std::string gn = "mgamma" + std::to_string(i), bn = "mbeta" + std::to_string(i);
-        g.init[gn] = Tensor::fromVector<float>({d}, gamma);
-        g.init[bn] = Tensor::fromVector<float>({d}, beta);
+        const auto [gn, bn] = layerNormParams(g, d, "_moved" + std::to_string(i), rng);
         const bool marks = i == 0;
         std::string in = "X";
         if (marks) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <initializer_list>
 #include <random>
 #include <set>
@@ -313,6 +314,23 @@ TEST(OnednnCoverage, RunsTheQuantizedAttentionCoreExactly) {
     }
 }
 
+/// Runs each case on cpu-onednn against the reference (all claimed, within 1e-3) and expects no node `elided` picks
+/// to run in a kernel.
+void expectClaimedWithoutKernels(const std::vector<difftest::Case>& cases,
+                                 const std::function<bool(const Node&)>& elided) {
+    for (const auto& c : cases) {
+        const difftest::Outcome o = difftest::runCase(c, "cpu-onednn", 1e-3);
+        EXPECT_TRUE(o.claimed) << c.label << ": " << o.message;
+        EXPECT_TRUE(o.passed) << c.label << ": " << o.message;
+        const std::set<std::string> ran = nodesInKernels(c);
+        for (const auto& n : c.model->graph.nodes) {
+            if (elided(n)) {
+                EXPECT_FALSE(ran.count(n.name)) << c.label << ": " << n.name << " ran as a kernel";
+            }
+        }
+    }
+}
+
 // Q, K and V from int8 Linears, their heads split before the QuantizeLinear: each Linear writes its bytes, the
 // Transposes that keep the last axis are views of them, and the core reads the bytes (dequantizing them itself for
 // float GEMMs). No QuantizeLinear or DequantizeLinear of Q, K, V runs, nor a Transpose of Q or V.
@@ -322,21 +340,13 @@ TEST(OnednnCoverage, FeedsTheQuantizedAttentionCoreBytesFromItsLinears) {
     std::vector<difftest::Case> cases;
     difftest::addLinearFedAttentionCases(cases, rng);
     ASSERT_EQ(cases.size(), 2u);
-    for (const auto& c : cases) {
-        const difftest::Outcome o = difftest::runCase(c, "cpu-onednn", 1e-3);
-        EXPECT_TRUE(o.claimed) << c.label << ": " << o.message;
-        EXPECT_TRUE(o.passed) << c.label << ": " << o.message;
-        const std::set<std::string> ran = nodesInKernels(c);
-        for (const auto& n : c.model->graph.nodes) {
-            const std::string& out = n.outputs[0];
-            const bool head = out.rfind("q_", 0) == 0 || out.rfind("k_", 0) == 0 || out.rfind("v_", 0) == 0;
-            const bool moved = n.opType == "Transpose" && out != "k_heads";
-            const bool quant = n.opType == "QuantizeLinear" || n.opType == "DequantizeLinear";
-            if (head && (moved || (quant && out.find("_w") == std::string::npos))) {
-                EXPECT_FALSE(ran.count(n.name)) << c.label << ": " << n.name << " ran as a kernel";
-            }
-        }
-    }
+    expectClaimedWithoutKernels(cases, [](const Node& n) {
+        const std::string& out = n.outputs[0];
+        const bool head = out.rfind("q_", 0) == 0 || out.rfind("k_", 0) == 0 || out.rfind("v_", 0) == 0;
+        const bool moved = n.opType == "Transpose" && out != "k_heads";
+        const bool quant = n.opType == "QuantizeLinear" || n.opType == "DequantizeLinear";
+        return head && (moved || (quant && out.find("_w") == std::string::npos));
+    });
 }
 
 // One Linear making Q, K and V, Slices taking them apart: the Linear writes each third in its own QuantizeLinear's
@@ -348,21 +358,11 @@ TEST(OnednnCoverage, SplitsAFusedQkvLinearIntoTheAttentionCoresBytes) {
     std::vector<difftest::Case> cases;
     difftest::addFusedProjectionAttentionCases(cases, rng);
     ASSERT_EQ(cases.size(), 2u);
-    for (const auto& c : cases) {
-        const difftest::Outcome o = difftest::runCase(c, "cpu-onednn", 1e-3);
-        EXPECT_TRUE(o.claimed) << c.label << ": " << o.message;
-        EXPECT_TRUE(o.passed) << c.label << ": " << o.message;
-        const std::set<std::string> ran = nodesInKernels(c);
-        for (const auto& n : c.model->graph.nodes) {
-            const std::string& out = n.outputs[0];
-            const bool split = n.opType == "Slice" || n.opType == "Div" ||
-                               (n.opType == "Transpose" && out != "k_heads") ||
-                               (n.opType == "QuantizeLinear" && out != "X_q" && out != "p_q");
-            if (split) {
-                EXPECT_FALSE(ran.count(n.name)) << c.label << ": " << n.name << " ran as a kernel";
-            }
-        }
-    }
+    expectClaimedWithoutKernels(cases, [](const Node& n) {
+        const std::string& out = n.outputs[0];
+        return n.opType == "Slice" || n.opType == "Div" || (n.opType == "Transpose" && out != "k_heads") ||
+               (n.opType == "QuantizeLinear" && out != "X_q" && out != "p_q");
+    });
 }
 
 // The core's output merged back by Transpose and Reshape and quantized for the next Linear: the kernel writes the
