@@ -11,12 +11,12 @@
 #                               [-o ROWS.jsonl] [MODEL.onnx[@NAME=D1,D2,...][|FP32.onnx]...]
 #
 # `@NAME=D1,D2,...` (repeatable per model) fixes an input's shape for both engines (ours: --input-shape); other
-# symbolic dims are 1. `|FP32.onnx` (int8 models): our engine also runs that fp32 model in every turn, so our
-# int8/fp32 ratio compares runs of the same minutes. Default models: the torchvision set in tests/data/models
-# (mobilenet_v2, resnet18, resnet50, shufflenet_v2_x0_5, shufflenet_v2_x1_0, squeezenet1_1, efficientnet_b0; missing
-# ones are skipped: export them with scripts/fetch-models.sh --bench) and PP-OCRv4 det at 1x3x480x480 and rec at
-# 1x3x48x320. `-c quick|full`: the fp32 models of the benchmark corpus instead (tests/bench/corpus.py; run
-# `corpus.py make` once).
+# symbolic dims are 1. `|FP32.onnx` (int8 models): both engines also run that fp32 model in every turn, so our
+# int8/fp32 and our int8/ORT's fp32 ratios compare runs of the same minutes. Default models: the torchvision set in
+# tests/data/models (mobilenet_v2, resnet18, resnet50, shufflenet_v2_x0_5, shufflenet_v2_x1_0, squeezenet1_1,
+# efficientnet_b0; missing ones are skipped: export them with scripts/fetch-models.sh --bench) and PP-OCRv4 det at
+# 1x3x480x480 and rec at 1x3x48x320. `-c quick|full`: the fp32 models of the benchmark corpus instead
+# (tests/bench/corpus.py; run `corpus.py make` once).
 # Prints per model and thread count: our median, ORT median, ratio ours/ORT, the ratio of the fastest runs (`fast`:
 # other work on the machine delays some runs, rarely all), peak RSS of each, session creation of each (ours: model
 # load + Session + prepare(), which learns the shapes and compiles the backend plan without an inference; ORT:
@@ -65,7 +65,7 @@ for spec in "$@"; do
   for s in $shapes; do set -- "$@" --input-shape "$s"; done
   for t in $threads; do
     failed=""
-    rm -f "$tmp"/ours.*.json "$tmp"/ort.*.json "$tmp"/fp32.*.json
+    rm -f "$tmp"/ours.*.json "$tmp"/ort.*.json "$tmp"/fp32.*.json "$tmp"/ortfp32.*.json
     # The profiled run: fallbacks, their share of the time, and how many runs fill MIN_MS.
     if ! "$cli" profile "$model" --backend "$backend" --threads "$t" --runs 5 --warmup 2 -q "$@" \
          --json "$tmp/ours.profile.json" >/dev/null 2>"$tmp/ours.err"; then
@@ -99,6 +99,10 @@ PY
            --runs "$n" --warmup "$warm" > "$tmp/ort.$round.json" 2>"$tmp/ort.err"; then
         failed="ORT failed: $(tail -1 "$tmp/ort.err")"; break
       fi
+      if [ -n "$fp32" ] && ! NPUWB_BENCH_SHAPES="$tmp/shapes.json" node "$here/ort_bench.mjs" --model "$fp32" \
+           --threads "$t" --runs "$n" --warmup "$warm" > "$tmp/ortfp32.$round.json" 2>"$tmp/ort.err"; then
+        failed="ORT on $fp32 failed: $(tail -1 "$tmp/ort.err")"; break
+      fi
       round=$((round + 1))
     done
     if [ -n "$failed" ]; then printf '%-28s %3s %s\n' "$name" "$t" "$failed"; continue; fi
@@ -111,6 +115,8 @@ ort = [json.load(open(f"{tmp}/ort.{k}.json")) for k in range(1, rounds + 1)]
 o = statistics.median(s for r in ours for s in r["run"]["samplesUs"]) / 1e3
 x = statistics.median(s for r in ort for s in r["samplesUs"]) / 1e3
 fp32 = [json.load(open(f"{tmp}/fp32.{k}.json")) for k in range(1, rounds + 1) if os.path.exists(f"{tmp}/fp32.{k}.json")]
+ort_fp32 = [json.load(open(f"{tmp}/ortfp32.{k}.json")) for k in range(1, rounds + 1)
+            if os.path.exists(f"{tmp}/ortfp32.{k}.json")]
 # The fastest run of each side: a machine busy with other work delays some runs, rarely all of them.
 om = min(s for r in ours for s in r["run"]["samplesUs"]) / 1e3
 xm = min(s for r in ort for s in r["samplesUs"]) / 1e3
@@ -128,7 +134,9 @@ ref = 100.0 * sum(l["timeUs"] for l in last.get("layers", []) if l.get("fullName
 print(f'{name[:28]:28s} {t:>3s} {o:10.2f} {x:10.2f} {o / x:6.2f} {om / xm:6.2f} {orss / 2**20:8.0f}M '
       f'{xrss / 2**20:8.0f}M {cr:7.0f}ms {xcr:7.0f}ms {fb:5d} {ref:5.1f}', end="")
 of = statistics.median(s for r in fp32 for s in r["run"]["samplesUs"]) / 1e3 if fp32 else None
-print(f'  ours fp32 {of:.2f} ms, int8/fp32 {o / of:.2f}' if fp32 else "")
+xf = statistics.median(s for r in ort_fp32 for s in r["samplesUs"]) / 1e3 if ort_fp32 else None
+print(f'  ours fp32 {of:.2f} ms, int8/fp32 {o / of:.2f}, ORT fp32 {xf:.2f} ms, int8/ORT fp32 {o / xf:.2f}'
+      if fp32 else "")
 with open(ratios, "a") as f:
     f.write(f'{t} {o / x} {orss / xrss} {cr / xcr} {name} {fb} {om / xm}\n')
 if rows_out:
@@ -139,7 +147,8 @@ if rows_out:
                             "macs": last["model"].get("macs", 0), "fallbacks": fb, "fallbackOps": ops,
                             "referencePercent": ref, "runsPerTurn": len(ours[0]["run"]["samplesUs"]),
                             **({"oursFp32Ms": of,
-                                "oursFp32MinMs": min(s for r in fp32 for s in r["run"]["samplesUs"]) / 1e3}
+                                "oursFp32MinMs": min(s for r in fp32 for s in r["run"]["samplesUs"]) / 1e3,
+                                "ortFp32Ms": xf}
                                if fp32 else {})}) + "\n")
 PY
   done

@@ -50,8 +50,10 @@ def main():
                    else i["oursMs"] / f["oursMs"] if f and i else None)
             if i8f is not None and macs > 100e6 and i8f >= 1.0:
                 slow_int8.append(n)
-            # Our int8 against ORT's fp32 of the fp32 run (another process and turn: as noisy as either median).
-            i8o = i["oursMs"] / f["ortMs"] if f and i else None
+            # Our int8 against ORT's fp32 timed in the same turns when the int8 run did, else the fp32 run's (another
+            # window: timings drift between windows on a shared machine).
+            i8o = (i["oursMs"] / i["ortFp32Ms"] if i and "ortFp32Ms" in i
+                   else i["oursMs"] / f["ortMs"] if f and i else None)
             if i8o is not None and macs > 100e6 and i8o > GOAL_INT8_VS_ORT_FP32:
                 above_ort_fp32.append(f"{n} {i8o:.2f}")
             fb = f"{f['fallbacks'] if f else '-'}/{i['fallbacks'] if i else '-'}"
