@@ -140,7 +140,7 @@ void runConvertRknn(const ConvertRknnCliOptions& o) {
     co.scheme = o.scheme;
     co.observer = o.observer;
     co.perChannel = !o.perTensor;
-    co.inputShapes = parseInputShapes(o.inputShapes);
+    co.inputShapes = parseInputShapeSpecs(o.inputShapes);
     if (!o.report.empty()) co.quantization = rknn::loadQuantizationFacts(o.report);
     // The quantization report remembers its data set and preprocessing; the options here win.
     std::string dataset = o.dataset, preprocess = o.preprocess;

@@ -9,7 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "npuwb/ModelIO.h"  // withInputShapes, inputsWithSymbolicDims
+#include "npuwb/ModelIO.h"  // parseInputShapeSpecs, withInputShapes, inputsWithSymbolicDims
 #include "npuwb/ir/Graph.h"
 
 namespace npuwb::cli {
@@ -17,8 +17,6 @@ namespace npuwb::cli {
 /// Adds the repeatable option to `cmd`, collecting the raw specs into `specs`.
 void addInputShapeOption(CLI::App* cmd, std::vector<std::string>& specs);
 
-/// "x=1,3,480,480" -> {"x": [1,3,480,480]}; throws InvalidInput naming the spec at fault.
-std::map<std::string, Shape> parseInputShapes(const std::vector<std::string>& specs);
 
 /// Loads a model for a command, fixes its input shapes from --input-shape specs, and warns on stderr about inputs
 /// whose dims stay symbolic (they are then taken as 1).

@@ -61,7 +61,7 @@ void runOptimize(const OptimizeCliOptions& o) {
     if (opts.config.channelAlign == 0 && !o.target.empty() &&
         std::find(opts.passes.begin(), opts.passes.end(), "pad_channels") != opts.passes.end())
         opts.config.channelAlign = alignFromChip(o.target);
-    opts.proof.inputShapes = parseInputShapes(o.inputShapes);
+    opts.proof.inputShapes = parseInputShapeSpecs(o.inputShapes);
     for (const auto& set : o.calibration) {  // NAME=a.npy[;NAME2=b.npy]: one input set per option
         std::map<std::string, Tensor> feeds;
         std::stringstream ss(set);

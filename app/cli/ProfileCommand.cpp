@@ -137,7 +137,7 @@ bool profileWithRuntime(const ProfileCliOptions& o) {
 void runProfile(const ProfileCliOptions& o) {
     if (profileWithRuntime(o)) return;
     RunOptions run = o.run;
-    run.inputShapes = parseInputShapes(o.inputShapes);
+    run.inputShapes = parseInputShapeSpecs(o.inputShapes);
     Report report;
     if (o.board.board.host.empty()) {
         report = profileLocally(o, std::move(run));

@@ -28,7 +28,7 @@ std::string safeFileName(const std::string& name) {
 
 void runRun(const RunCliOptions& o) {
     auto model = loadModelForCommand(o.model);
-    const auto shapes = parseInputShapes(o.inputShapes);
+    const auto shapes = parseInputShapeSpecs(o.inputShapes);
     Session session(model, SessionOptions{.executor = usableExecutor(o.run.executor)});
     std::map<std::string, Tensor> feeds;
     bool anyGiven = !o.inputFiles.empty();

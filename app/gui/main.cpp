@@ -1,16 +1,24 @@
 // npuwb: the NPU Workbench GUI.
-// `npuwb [MODEL] [--run [--report FILE.json]] [--view NAME] [--target CHIP] [--screenshot FILE.png]
-//        [--quantize-dataset LIST] [--accuracy-json REPORT]`; NAME is any registered view (npuwb --help lists them).
+// `npuwb [MODEL] [--input-shape NAME=D1,D2,...]... [--run [--report FILE.json]] [--view NAME] [--target CHIP]
+//        [--screenshot FILE.png] [--quantize-dataset LIST] [--accuracy-json REPORT]`; NAME is any registered view
+// (npuwb --help lists them). A scripted session (--run, --report, --screenshot, --quantize-dataset) never opens a
+// dialog: input shapes it lacks are an error on stderr and exit status 1.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QSettings>
 #include <QTextStream>
 #include <QTimer>
+
+#include <functional>
 
 #include "core/EventLoopProbe.h"
 #include "core/ViewRegistry.h"
 #include "core/Workbench.h"
 #include "core/WorkbenchView.h"
+#include "models/InputShapes.h"
 #include "npuwb/AtomicFile.h"
+#include "npuwb/Error.h"
+#include "npuwb/ModelIO.h"
 #include "npuwb/ProcessMemory.h"
 #include "npuwb/SchemaWarmUp.h"
 #include "run/RunController.h"
@@ -90,7 +98,13 @@ int main(int argc, char** argv) {
     const QCommandLineOption accuracyOption(
         QStringLiteral("accuracy-json"),
         QStringLiteral("Show an accuracy report (npuwb-cli accuracy --json) in the Accuracy view."), QStringLiteral("REPORT"));
-    parser.addOptions({quantizeOption, accuracyOption, viewOption, targetOption, runOption, reportOption, screenshotOption});
+    const QCommandLineOption inputShapeOption(
+        QStringLiteral("input-shape"),
+        QStringLiteral("Sizes for an input's symbolic dims, as in npuwb-cli (repeatable), e.g. x=1,3,480,480: what "
+                       "every job on the model uses, as if given in Run > Input Shapes."),
+        QStringLiteral("NAME=D1,D2,..."));
+    parser.addOptions({inputShapeOption, quantizeOption, accuracyOption, viewOption, targetOption, runOption,
+                       reportOption, screenshotOption});
     parser.process(app);
     // ONNX's operator schemas build on a second thread while the window comes up: the first model opens sooner.
     npuwb::onnxconv::SchemaRegistryWarmUpScope schemas;
@@ -104,6 +118,17 @@ int main(int argc, char** argv) {
         return fail(QStringLiteral("--%1 needs a MODEL").arg(run ? QStringLiteral("run") : QStringLiteral("quantize-dataset")));
     const QString reportFile = parser.value(reportOption);
     if (!reportFile.isEmpty() && !run) return fail(QStringLiteral("--report needs --run"));
+    npuwb::ui::InputShapeMap givenShapes;
+    try {
+        std::vector<std::string> specs;
+        for (const QString& spec : parser.values(inputShapeOption)) specs.push_back(spec.toStdString());
+        givenShapes = npuwb::parseInputShapeSpecs(specs);
+    } catch (const npuwb::Error& e) {
+        return fail(QString::fromStdString(e.what()));
+    }
+    if (!givenShapes.empty() && model.isEmpty()) return fail(QStringLiteral("--input-shape needs a MODEL"));
+    const QString screenshot = parser.value(screenshotOption);
+    const bool scripted = run || !reportFile.isEmpty() || !screenshot.isEmpty() || !quantizeDataset.isEmpty();
 
     MainWindow window;
     Workbench* workbench = window.workbench();
@@ -122,8 +147,26 @@ int main(int argc, char** argv) {
     const QString accuracyJson = parser.value(accuracyOption);
     if (!accuracyJson.isEmpty() && model.isEmpty() && !accuracy->showAccuracyReport(accuracyJson)) return 1;
 
+    if (scripted)  // no one to answer the Input Shapes dialog: the shapes given, else those last used with the file
+        workbench->setInputShapesAsker([workbench](const std::function<void()>& proceed) {
+            const auto loaded = workbench->loadedModel();
+            const auto inputs = npuwb::ui::declaredInputs(*loaded->model);
+            QSettings settings;
+            const npuwb::ui::InputShapeMap remembered = npuwb::ui::rememberedShapes(settings, loaded->path);
+            QString problem = npuwb::ui::givenShapesProblem(inputs, remembered);
+            if (problem.isEmpty()) problem = npuwb::ui::missingShapesProblem(inputs, remembered);
+            if (!problem.isEmpty()) {
+                QTextStream(stderr) << "npuwb: " << loaded->path << ": " << problem << '\n';
+                QApplication::exit(1);
+                return;
+            }
+            QTextStream(stderr) << "npuwb: " << loaded->path << ": the input shapes last used with it: "
+                                << npuwb::ui::inputShapesText(remembered) << '\n';
+            workbench->setInputShapes(remembered);
+            proceed();
+        });
+
     // Once the model is in: one piece of work, and what --screenshot waits for.
-    const QString screenshot = parser.value(screenshotOption);
     auto shootWhen = [&window, screenshot, phase, probe](auto* sender, auto signal) {
         QObject::connect(sender, signal, &window, [phase] { phase(QStringLiteral("done")); }, Qt::SingleShotConnection);
         if (!screenshot.isEmpty())
@@ -132,6 +175,20 @@ int main(int argc, char** argv) {
                 Qt::SingleShotConnection);
     };
     QObject::connect(workbench, &Workbench::modelLoaded, &window, [&, view, accuracy] {
+        if (!givenShapes.empty()) {
+            const auto loaded = workbench->loadedModel();
+            // Given inputs are checked now; a symbolic input left out is asked for (or refused) by the job needing it.
+            const QString problem =
+                loaded->runtime.isEmpty()
+                    ? npuwb::ui::givenShapesProblem(npuwb::ui::declaredInputs(*loaded->model), givenShapes)
+                    : QStringLiteral("--input-shape is for ONNX models; a compiled model's shapes are fixed");
+            if (!problem.isEmpty()) {
+                QTextStream(stderr) << "npuwb: " << loaded->path << ": " << problem << '\n';
+                QApplication::exit(1);
+                return;
+            }
+            workbench->setInputShapes(givenShapes);
+        }
         phase(run ? QStringLiteral("run") : view ? view->objectName() : QStringLiteral("done"));
         // Loading a model clears the Accuracy view, so a report is shown once the model is in.
         if (!accuracyJson.isEmpty() && !accuracy->showAccuracyReport(accuracyJson)) QApplication::exit(1);

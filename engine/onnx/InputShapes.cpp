@@ -1,9 +1,37 @@
-// Fixing a model's symbolic input dims to concrete sizes (npuwb/ModelIO.h): shared by the CLI's --input-shape and
-// the GUI's Input Shapes dialog, so both estimate the same model.
+// Fixing a model's symbolic input dims to concrete sizes (npuwb/ModelIO.h): shared by the CLI's and the GUI's
+// --input-shape and the GUI's Input Shapes dialog, so all of them estimate the same model.
 #include "npuwb/Error.h"
 #include "npuwb/ModelIO.h"
 
+#include <sstream>
+
 namespace npuwb {
+
+std::map<std::string, Shape> parseInputShapeSpecs(const std::vector<std::string>& specs) {
+    std::map<std::string, Shape> shapes;
+    for (const auto& spec : specs) {
+        auto eq = spec.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+            failInput("--input-shape '" + spec + "' must be NAME=D1,D2,...");
+        Shape shape;
+        std::stringstream ss(spec.substr(eq + 1));
+        for (std::string d; std::getline(ss, d, ',');) {
+            size_t used = 0;
+            long long v = 0;
+            try {
+                v = std::stoll(d, &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (used == 0 || used != d.size() || v < 1)
+                failInput("--input-shape '" + spec + "': '" + d + "' is not a positive number");
+            shape.push_back(v);
+        }
+        if (!shapes.emplace(spec.substr(0, eq), shape).second)
+            failInput("--input-shape: '" + spec.substr(0, eq) + "' given twice");
+    }
+    return shapes;
+}
 
 Model withInputShapes(const Model& model, const std::map<std::string, Shape>& shapes) {
     Model out = model;

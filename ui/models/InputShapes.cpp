@@ -5,6 +5,8 @@
 #include <QObject>
 #include <QSettings>
 
+#include <algorithm>
+
 #include "models/Format.h"
 
 namespace npuwb::ui {
@@ -61,6 +63,38 @@ bool coversSymbolicInputs(const std::vector<DeclaredInput>& inputs, const InputS
         if (it == shapes.end() || !fits(in, it->second)) return false;
     }
     return true;
+}
+
+namespace {
+QString declaredText(const DeclaredInput& in) {
+    QStringList dims;
+    for (int64_t d : in.dims) dims << (d < 0 ? QStringLiteral("?") : QString::number(d));
+    return QStringLiteral("%1 [%2]").arg(QString::fromStdString(in.name), dims.join(QLatin1Char(',')));
+}
+}  // namespace
+
+QString givenShapesProblem(const std::vector<DeclaredInput>& inputs, const InputShapeMap& shapes) {
+    for (const auto& [name, dims] : shapes) {
+        const auto in =
+            std::find_if(inputs.begin(), inputs.end(), [&](const DeclaredInput& i) { return i.name == name; });
+        if (in == inputs.end()) {
+            QStringList names;
+            for (const DeclaredInput& i : inputs) names << QString::fromStdString(i.name);
+            return QObject::tr("the model has no input '%1' (inputs: %2)")
+                .arg(QString::fromStdString(name), names.join(QStringLiteral(", ")));
+        }
+        if (!fits(*in, dims))
+            return QObject::tr("input %1: [%2] does not fit what it declares").arg(declaredText(*in), dimsText(dims));
+    }
+    return {};
+}
+
+QString missingShapesProblem(const std::vector<DeclaredInput>& inputs, const InputShapeMap& shapes) {
+    for (const DeclaredInput& in : inputs)
+        if (in.symbolic() && !shapes.count(in.name))
+            return QObject::tr("input %1 has symbolic dims: give them with --input-shape %2=D1,D2,...")
+                .arg(declaredText(in), QString::fromStdString(in.name));
+    return {};
 }
 
 InputShapeMap shapesFromMetadata(const Model& model) {

@@ -30,6 +30,11 @@ std::vector<DeclaredInput> declaredInputs(const Model& model);
 bool hasSymbolicInputs(const std::vector<DeclaredInput>& inputs);
 /// Whether `shapes` gives every symbolic input a shape of its rank that keeps its fixed dims.
 bool coversSymbolicInputs(const std::vector<DeclaredInput>& inputs, const InputShapeMap& shapes);
+/// What is wrong with shapes given for these inputs (an unknown input, another rank, a fixed dim changed), naming the
+/// input and what it declares; empty when every one fits.
+QString givenShapesProblem(const std::vector<DeclaredInput>& inputs, const InputShapeMap& shapes);
+/// The first input with symbolic dims that `shapes` leaves out, named with what it declares; empty when none is.
+QString missingShapesProblem(const std::vector<DeclaredInput>& inputs, const InputShapeMap& shapes);
 
 /// Shapes from the model's metadata_props, when it carries them: "input_shapes" (or "input_shape") as
 /// "NAME=D1,D2,...;NAME2=..." (the CLI's --input-shape syntax), or bare "D1,D2,..." for a single-input model.

@@ -45,6 +45,10 @@ std::map<std::string, ValueType> inferValueTypes(const Model& model, const std::
 /// Throws InvalidInput for an unknown input name, a rank mismatch or a clash with a fixed dimension.
 Model withInputShapes(const Model& model, const std::map<std::string, Shape>& shapes);
 
+/// `--input-shape` specs as the CLI and the GUI take them: "x=1,3,480,480" -> {"x": [1,3,480,480]}. Throws
+/// InvalidInput naming the spec at fault (no '=', a dim that is not a positive number, a name given twice).
+std::map<std::string, Shape> parseInputShapeSpecs(const std::vector<std::string>& specs);
+
 /// Names of graph inputs (not initializers) that still have symbolic or unknown dims, e.g. "x [?,3,?,?]".
 std::vector<std::string> inputsWithSymbolicDims(const Model& model);
 
