@@ -26,9 +26,44 @@ std::string cyclesText(const LayerRow& l) {
 }
 }  // namespace
 
-void printPerfDetailTable(const Report& r, const PerfTableOptions& options) {
+std::vector<const LayerRow*> layerRowsOf(const Report& report) {
     std::vector<const LayerRow*> rows;
-    for (const auto& l : r.layers) rows.push_back(&l);
+    for (const auto& l : report.layers)
+        if (l.fusedInto.empty()) rows.push_back(&l);
+    return rows;
+}
+
+std::map<std::string, const LayerRow*> rowsByName(const Report& report) {
+    std::map<std::string, const LayerRow*> byName;
+    for (const auto& l : report.layers) byName.emplace(l.fullName, &l);
+    return byName;
+}
+
+int64_t fusedMacs(const LayerRow& row, const std::map<std::string, const LayerRow*>& byName) {
+    int64_t macs = row.macs;
+    for (const auto& name : row.fusedNodes)
+        if (auto it = byName.find(name); it != byName.end()) macs += it->second->macs;
+    return macs;
+}
+
+const std::vector<std::vector<int64_t>>& fusedOutputShapes(const LayerRow& row,
+                                                           const std::map<std::string, const LayerRow*>& byName) {
+    if (row.fusedNodes.empty()) return row.outputShapes;
+    auto last = byName.find(row.fusedNodes.back());
+    return last == byName.end() ? row.outputShapes : last->second->outputShapes;
+}
+
+std::string fusedOpType(const LayerRow& row, const std::map<std::string, const LayerRow*>& byName) {
+    std::string s = row.opType;
+    for (const auto& name : row.fusedNodes)
+        if (auto it = byName.find(name); it != byName.end()) s += "+" + it->second->opType;
+    return s;
+}
+
+void printPerfDetailTable(const Report& r, const PerfTableOptions& options) {
+    const std::map<std::string, const LayerRow*> byName = rowsByName(r);
+    std::vector<const LayerRow*> rows = layerRowsOf(r);
+    const size_t layerRows = rows.size(), folded = r.layers.size() - rows.size();
     if (options.top > 0) {
         std::stable_sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->timeUs > b->timeUs; });
         if (rows.size() > static_cast<size_t>(options.top)) rows.resize(static_cast<size_t>(options.top));
@@ -39,12 +74,15 @@ void printPerfDetailTable(const Report& r, const PerfTableOptions& options) {
         std::string usage = l->macUsagePercent ? std::to_string(*l->macUsagePercent).substr(0, 5) : "-";
         std::string in = l->inputShapes.empty() ? "" : shapeToString(l->inputShapes[0]);
         std::printf("%-4lld %-26s %-8s %-6s %-20s %-18s %-26s %9.1f %11s %9.1f  %s\n", static_cast<long long>(l->id),
-                    l->opType.c_str(), l->dataType.c_str(), l->target.c_str(), in.c_str(),
-                    shapeText(l->outputShapes).c_str(), cyclesText(*l).c_str(), l->timeUs, usage.c_str(), l->rwKB(),
+                    fusedOpType(*l, byName).c_str(), l->dataType.c_str(), l->target.c_str(), in.c_str(),
+                    shapeText(fusedOutputShapes(*l, byName)).c_str(), cyclesText(*l).c_str(), l->timeUs, usage.c_str(),
+                    l->rwKB(),
                     l->fullName.c_str());
     }
-    if (options.top > 0 && r.layers.size() > rows.size())
-        std::printf("(%zu slowest of %zu layers)\n", rows.size(), r.layers.size());
+    if (options.top > 0 && layerRows > rows.size())
+        std::printf("(%zu slowest of %zu layers)\n", rows.size(), layerRows);
+    if (folded > 0)
+        std::printf("(%zu nodes ran inside a fused layer: its row, OpType A+B, holds their time)\n", folded);
     struct OpTime {
         int calls = 0;
         double cpuUs = 0, npuUs = 0, totalUs = 0;
@@ -53,9 +91,10 @@ void printPerfDetailTable(const Report& r, const PerfTableOptions& options) {
     std::map<std::string, OpTime> byOp;
     for (const auto& l : r.layers) {
         rwKB += l.rwKB();
+        if (!l.fusedInto.empty()) continue;  // counted with its fused layer
         const bool onNpu = l.target != "CPU";
         (onNpu ? npuUs : cpuUs) += l.timeUs;
-        OpTime& op = byOp[l.opType];
+        OpTime& op = byOp[fusedOpType(l, byName)];
         op.calls++;
         (onNpu ? op.npuUs : op.cpuUs) += l.timeUs;
         op.totalUs += l.timeUs;

@@ -10,6 +10,7 @@
 #include "BoardProfile.h"
 #include "Commands.h"
 #include "InputShapeOption.h"
+#include "PerfTable.h"
 #include "ProfileRuntimeModel.h"
 #include "RunOptionsCli.h"
 #include "npuwb/ModelRuntimes.h"
@@ -42,8 +43,9 @@ std::string shapesText(const std::vector<std::vector<int64_t>>& shapes) {
 }
 
 void printTable(const Report& r, int top) {
-    std::vector<const LayerRow*> rows;
-    for (const auto& l : r.layers) rows.push_back(&l);
+    const std::map<std::string, const LayerRow*> byName = rowsByName(r);
+    std::vector<const LayerRow*> rows = layerRowsOf(r);
+    const size_t layerRows = rows.size(), folded = r.layers.size() - rows.size();
     if (top > 0) {
         std::sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->timeUs > b->timeUs; });
         if (rows.size() > static_cast<size_t>(top)) rows.resize(static_cast<size_t>(top));
@@ -52,16 +54,19 @@ void printTable(const Report& r, int top) {
                 "InputShape", "OutputShape", "Time(us)", "%", "MACs", "RW(KB)", "FullName");
     for (const LayerRow* l : rows) {
         std::string in = l->inputShapes.empty() ? "" : shapeToString(l->inputShapes[0]);
-        std::string out = shapesText(l->outputShapes);
+        std::string out = shapesText(fusedOutputShapes(*l, byName));
         std::printf("%-5lld %-22s %-9s %-6s %-22s %-22s %10.1f %6.2f %10s %10.1f  %s\n", static_cast<long long>(l->id),
-                    l->opType.c_str(), l->dataType.c_str(), l->target.c_str(), in.c_str(), out.c_str(), l->timeUs,
-                    l->timePercent, humanCount(l->macs).c_str(), l->rwKB(), l->fullName.c_str());
+                    fusedOpType(*l, byName).c_str(), l->dataType.c_str(), l->target.c_str(), in.c_str(), out.c_str(),
+                    l->timeUs, l->timePercent, humanCount(fusedMacs(*l, byName)).c_str(), l->rwKB(),
+                    l->fullName.c_str());
     }
     double layerSum = 0;
     for (const auto& l : r.layers) layerSum += l.timeUs;
+    if (folded > 0)
+        std::printf("(%zu nodes ran inside a fused layer: its row, OpType A+B, holds their time)\n", folded);
     std::printf("\nTotal: %zu layers, %.1f us per run (median of %lld runs after %lld warm-up; min %.1f us); "
                 "layer sum %.1f us\n",
-                r.layers.size(), r.run.medianUs, static_cast<long long>(r.run.runs), static_cast<long long>(r.run.warmup),
+                layerRows, r.run.medianUs, static_cast<long long>(r.run.runs), static_cast<long long>(r.run.warmup),
                 r.run.minUs, layerSum);
     std::printf("MACs: %s   weights: %s   arena: %s (lower bound %s)   I/O: %s   peak RSS: %s\n",
                 humanCount(r.model.macs).c_str(), humanBytes(r.memory.weightBytes).c_str(),

@@ -174,6 +174,7 @@ json toJson(const Report& r) {
                                       {"total", optionalJson(l.cyclesTotal)}}},
                           {"macUsagePercent", optionalJson(l.macUsagePercent)}});
         if (!l.fusedNodes.empty()) layers.back()["fusedNodes"] = l.fusedNodes;
+        if (!l.fusedInto.empty()) layers.back()["fusedInto"] = l.fusedInto;
     }
     json tensors = json::array();
     for (const auto& t : r.memory.tensors)
@@ -279,6 +280,7 @@ Report reportFromJson(const json& j) {
             }
             row.macUsagePercent = optionalFrom<double>(l, "macUsagePercent");
             row.fusedNodes = l.value("fusedNodes", std::vector<std::string>{});
+            row.fusedInto = l.value("fusedInto", std::string());
             r.layers.push_back(std::move(row));
         }
         const json& mem = j.at("memory");

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <random>
 #include <thread>
 #include <unordered_map>
@@ -30,7 +31,8 @@ int64_t valueBytes(const Value& v) {
 
 /// Records per-node wall time and, on the first run, shapes, bytes and tensor lifetimes. With a backend the first
 /// run is the reference learning run (it gives the shapes); later runs time backend kernels through kernelTimed:
-/// a fused kernel's time is split evenly over the ONNX nodes it covers, and a node timed by several kernels
+/// a fused kernel's time goes whole to its first node (the anchor, as the vendor's perf detail shows a fused layer
+/// as one row), its other nodes are listed on the anchor's row and point at it; a node timed by several kernels
 /// (e.g. a boundary reorder and the conv) gets their sum for the run.
 class ProfilingObserver : public ExecutionObserver {
 public:
@@ -45,10 +47,17 @@ public:
     bool wantsKernelTimes() const override { return true; }
     bool acceptsPlaceholderOutputs() const override { return true; }  // it records shapes, never values
     void kernelTimed(const std::vector<size_t>& steps, double microseconds) override {
-        for (size_t step : steps) addTime(step, microseconds / static_cast<double>(steps.size()));
+        if (steps.empty()) return;
+        const size_t anchor = *std::min_element(steps.begin(), steps.end());
+        addTime(anchor, microseconds);
+        if (steps.size() > 1) {
+            std::vector<size_t>& members = fusedMembers_[anchor];
+            for (size_t step : steps)
+                if (step != anchor && std::find(members.begin(), members.end(), step) == members.end())
+                    members.push_back(step);
+        }
         // Called as the kernel ends, on the running thread: now is its end (one clock read per kernel).
-        const size_t first = steps.empty() ? 0 : steps.front();
-        addKernel(first < rows_.size() ? rows_[first].fullName : std::string(), microseconds, true);
+        addKernel(anchor < rows_.size() ? rows_[anchor].fullName : std::string(), microseconds, true);
     }
     void nodeFinished(size_t step, const Node& node, const std::vector<const Value*>& inputs,
                       const std::vector<Value>& outputs) override {
@@ -103,6 +112,16 @@ public:
             total += out[i].timeUs;
         }
         for (auto& r : out) r.timePercent = total > 0 ? 100.0 * r.timeUs / total : 0.0;
+        // Members of a fused kernel that no kernel of their own timed: their time is the anchor's.
+        for (auto [anchor, members] : fusedMembers_) {
+            if (anchor >= out.size()) continue;
+            std::sort(members.begin(), members.end());
+            for (size_t m : members) {
+                if (m >= out.size() || (m < times_.size() && !times_[m].empty())) continue;
+                out[m].fusedInto = out[anchor].fullName;
+                out[anchor].fusedNodes.push_back(out[m].fullName);
+            }
+        }
         return out;
     }
 
@@ -148,6 +167,7 @@ private:
     std::vector<LayerRow> rows_;
     std::vector<std::vector<double>> times_;
     std::vector<double> current_;  // this run's time per step, -1 when not timed
+    std::map<size_t, std::vector<size_t>> fusedMembers_;  // a fused kernel's first step -> its other steps
 
     void addKernel(std::string name, double us, bool onBackend) {
         const double endUs = std::chrono::duration<double, std::micro>(Clock::now() - runStart_).count();

@@ -1,8 +1,12 @@
 #include "models/Format.h"
 
+#include <QCoreApplication>
 #include <QStringList>
 
+#include <algorithm>
 #include <cmath>
+
+#include "npuwb/Report.h"
 
 namespace npuwb::ui {
 
@@ -50,6 +54,16 @@ QString formatShapes(const std::vector<std::vector<int64_t>>& shapes) {
     QStringList parts;
     for (const auto& s : shapes) parts << formatShape(s);
     return parts.join(QLatin1Char(' '));
+}
+
+QString formatLayerCount(const std::vector<LayerRow>& layers) {
+    const auto folded =
+        std::count_if(layers.begin(), layers.end(), [](const LayerRow& l) { return !l.fusedInto.empty(); });
+    if (folded == 0) return QCoreApplication::translate("Format", "%n layer(s)", nullptr, int(layers.size()));
+    return QCoreApplication::translate("Format", "%1 layers (%2 nodes, %3 in fused kernels)")
+        .arg(qsizetype(layers.size()) - folded)
+        .arg(layers.size())
+        .arg(folded);
 }
 
 }  // namespace npuwb::ui

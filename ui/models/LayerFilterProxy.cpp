@@ -12,9 +12,10 @@ void LayerFilterProxy::setLayerFilter(const LayerFilter* filter, RowReader readR
 }
 
 bool LayerFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
-    if (filter_ && readRow_ && filter_->isActive() && !sourceParent.isValid()) {
+    if (readRow_ && !sourceParent.isValid()) {
         const RowLayer row = readRow_(sourceRow);
-        if (!filter_->matches(row.opType, row.target, row.name, row.timeUs))
+        if (row.foldedIntoAnother) return false;
+        if (filter_ && filter_->isActive() && !filter_->matches(row.opType, row.target, row.name, row.timeUs))
             return false;
     }
     return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);

@@ -15,6 +15,7 @@ public:
     struct RowLayer {
         QString opType, target, name;
         double timeUs = -1;  // < 0: no time
+        bool foldedIntoAnother = false;  // a fused kernel's node whose row is the kernel's first node's: hidden
     };
     using RowReader = std::function<RowLayer(int sourceRow)>;
 

@@ -13,6 +13,8 @@ void LayerTableModel::setLayers(std::vector<LayerRow> layers, bool timed) {
     beginResetModel();
     layers_ = std::move(layers);
     timed_ = timed;
+    rowOfName_.clear();
+    for (size_t i = 0; i < layers_.size(); ++i) rowOfName_.emplace(layers_[i].fullName, i);
     endResetModel();
 }
 
@@ -22,9 +24,34 @@ bool LayerTableModel::hasVendorColumns() const {
 }
 
 int LayerTableModel::rowOfLayer(int id) const {
-    for (size_t i = 0; i < layers_.size(); ++i)
-        if (layers_[i].id == id) return int(i);
+    for (size_t i = 0; i < layers_.size(); ++i) {
+        if (layers_[i].id != id) continue;
+        if (auto it = rowOfName_.find(layers_[i].fusedInto); !layers_[i].fusedInto.empty() && it != rowOfName_.end())
+            return int(it->second);
+        return int(i);
+    }
     return -1;
+}
+
+int64_t LayerTableModel::layerMacs(const LayerRow& row) const {
+    int64_t macs = row.macs;
+    for (const std::string& name : row.fusedNodes)
+        if (auto it = rowOfName_.find(name); it != rowOfName_.end()) macs += layers_[it->second].macs;
+    return macs;
+}
+
+const std::vector<std::vector<int64_t>>& LayerTableModel::layerOutputShapes(const LayerRow& row) const {
+    if (row.fusedNodes.empty()) return row.outputShapes;
+    auto last = rowOfName_.find(row.fusedNodes.back());
+    return last == rowOfName_.end() ? row.outputShapes : layers_[last->second].outputShapes;
+}
+
+QString LayerTableModel::opTypeText(const LayerRow& row) const {
+    QString text = QString::fromStdString(row.opType);
+    for (const std::string& name : row.fusedNodes)
+        if (auto it = rowOfName_.find(name); it != rowOfName_.end())
+            text += QLatin1Char('+') + QString::fromStdString(layers_[it->second].opType);
+    return text;
 }
 
 int LayerTableModel::rowCount(const QModelIndex& parent) const {
@@ -41,12 +68,12 @@ QVariant LayerTableModel::display(const LayerRow& row, int column) const {
     switch (column) {
         case IdColumn: return qlonglong(row.id);
         case NameColumn: return QString::fromStdString(row.fullName);
-        case OpTypeColumn: return QString::fromStdString(row.opType);
+        case OpTypeColumn: return opTypeText(row);
         case DataTypeColumn: return QString::fromStdString(row.dataType);
         case TargetColumn: return QString::fromStdString(row.target);
         case InputShapesColumn: return formatShapes(row.inputShapes);
-        case OutputShapesColumn: return formatShapes(row.outputShapes);
-        case MacsColumn: return row.macs > 0 ? formatCount(row.macs) : QString();
+        case OutputShapesColumn: return formatShapes(layerOutputShapes(row));
+        case MacsColumn: return layerMacs(row) > 0 ? formatCount(layerMacs(row)) : QString();
         case ReadWriteColumn: return timed_ ? QString::number(row.rwKB(), 'f', 1) : QString();  // measured by runs
         case TimeColumn: return QString::number(row.timeUs, 'f', 1);
         case TimeMinColumn: return QString::number(row.timeUsMin, 'f', 1);
@@ -64,7 +91,7 @@ QVariant LayerTableModel::display(const LayerRow& row, int column) const {
 QVariant LayerTableModel::sortKey(const LayerRow& row, int column) const {
     switch (column) {
         case IdColumn: return qlonglong(row.id);
-        case MacsColumn: return qlonglong(row.macs);
+        case MacsColumn: return qlonglong(layerMacs(row));
         case ReadWriteColumn: return row.rwKB();
         case TimeColumn: return row.timeUs;
         case TimeMinColumn: return row.timeUsMin;
@@ -83,9 +110,18 @@ QVariant LayerTableModel::data(const QModelIndex& index, int role) const {
         case SortRole: return sortKey(row, index.column());
         case LayerIdRole: return int(row.id);
         case Qt::ToolTipRole:
-            if (index.column() == NameColumn || index.column() == OpTypeColumn)
-                return QStringLiteral("%1 (%2)").arg(QString::fromStdString(row.fullName),
-                                                     QString::fromStdString(row.opType));
+            if (index.column() == NameColumn || index.column() == OpTypeColumn) {
+                QString tip = QStringLiteral("%1 (%2)").arg(QString::fromStdString(row.fullName), opTypeText(row));
+                if (!row.fusedNodes.empty()) {
+                    tip += tr("\nOne fused kernel; its time is this row's. Fused into it:");
+                    for (const std::string& name : row.fusedNodes)
+                        tip += QStringLiteral("\n  ") + QString::fromStdString(name);
+                }
+                if (!row.fusedInto.empty())
+                    tip += tr("\nRan inside the fused layer %1: its time is that row's").arg(
+                        QString::fromStdString(row.fusedInto));
+                return tip;
+            }
             if (index.column() == InputShapesColumn || index.column() == OutputShapesColumn)
                 return display(row, index.column());  // the column may be narrower than the shapes
             return {};

@@ -2,6 +2,8 @@
 // Per-layer rows of a model or a profile report as a Qt table (columns follow RKNN's eval_perf names).
 #include <QAbstractTableModel>
 
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "npuwb/Report.h"
@@ -44,8 +46,14 @@ public:
     /// Some row has the vendor's perf columns (cycles or MacUsage): a board runtime's report, a vendor log or an
     /// estimate. Views hide those columns otherwise.
     bool hasVendorColumns() const;
-    /// Row of the layer with this id, -1 when absent.
+    /// Row of the layer with this id (for a node fused into another layer, that layer's row), -1 when absent.
     int rowOfLayer(int id) const;
+    /// The op types of a fused layer joined in graph order ("Conv+Relu", as the vendor names fused layers), else
+    /// the row's own.
+    QString opTypeText(const LayerRow& row) const;
+    /// A fused layer's MACs (its nodes' sum) and outputs (its last node's); else the row's own.
+    int64_t layerMacs(const LayerRow& row) const;
+    const std::vector<std::vector<int64_t>>& layerOutputShapes(const LayerRow& row) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -57,6 +65,7 @@ private:
     QVariant sortKey(const LayerRow& row, int column) const;
 
     std::vector<LayerRow> layers_;
+    std::unordered_map<std::string, size_t> rowOfName_;
     bool timed_ = false;
 };
 

@@ -67,10 +67,10 @@ RunController::RunController(Workbench& workbench, QMainWindow* window)
     connect(profileJob_, &ProfileJob::progress, this, &RunController::onProgress);
     connect(profileJob_, &ProfileJob::finished, this, [this](std::shared_ptr<const Report> report, const QString& warning) {
         if (!warning.isEmpty()) workbench_.showMessage(warning, 15000);
-        finishRun(report, tr("Run finished: median %1 over %2 runs, %3 layers (%4)")
+        finishRun(report, tr("Run finished: median %1 over %2 runs, %3 (%4)")
                               .arg(formatMicros(report->run.medianUs))
                               .arg(report->run.runs)
-                              .arg(report->layers.size())
+                              .arg(formatLayerCount(report->layers))
                               .arg(backendText(*report)));
     });
     connect(profileJob_, &ProfileJob::cancelled, this, &RunController::onCancelled);
@@ -87,10 +87,10 @@ RunController::RunController(Workbench& workbench, QMainWindow* window)
     connect(boardJob_, &RemoteRunJob::progress, this, &RunController::onProgress);
     connect(boardJob_, &RemoteRunJob::telemetry, telemetry_, &TelemetryChart::addSample);
     connect(boardJob_, &RemoteRunJob::finished, this, [this](std::shared_ptr<const Report> report) {
-        finishRun(report, tr("Run on %1 finished: median %2 over %3 runs, %4 layers (%5)")
+        finishRun(report, tr("Run on %1 finished: median %2 over %3 runs, %4 (%5)")
                               .arg(QString::fromStdString(report->environment.device), formatMicros(report->run.medianUs))
                               .arg(report->run.runs)
-                              .arg(report->layers.size())
+                              .arg(formatLayerCount(report->layers))
                               .arg(backendText(*report, boardRunWasRuntime_)));
     });
     connect(boardJob_, &RemoteRunJob::cancelled, this, &RunController::onCancelled);

@@ -139,11 +139,16 @@ void LayerFilterBar::follow() {
         return;
     }
     const bool timed = workbench_.lastReport() != nullptr;
+    // A fused kernel's nodes after the first are its row, not layers of their own.
+    const auto shown = std::count_if(layers->begin(), layers->end(), [](const LayerRow& row) {
+        return row.fusedInto.empty();
+    });
     const auto matching = std::count_if(layers->begin(), layers->end(), [&](const LayerRow& row) {
-        return filter->matches(QString::fromStdString(row.opType), QString::fromStdString(row.target),
+        return row.fusedInto.empty() &&
+               filter->matches(QString::fromStdString(row.opType), QString::fromStdString(row.target),
                                QString::fromStdString(row.fullName), timed ? row.timeUs : -1.0);
     });
-    count_->setText(tr("%1 of %2 layers").arg(matching).arg(layers->size()));
+    count_->setText(tr("%1 of %2 layers").arg(matching).arg(shown));
 }
 
 void LayerFilterBar::saveSettings(QSettings& settings) const {

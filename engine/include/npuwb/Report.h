@@ -63,6 +63,9 @@ struct LayerRow {
     std::optional<double> macUsagePercent;
     /// Nodes fused into this layer after the anchor (fullName), in graph order; empty for a single node.
     std::vector<std::string> fusedNodes;
+    /// A node whose time is its fused layer's (profiles): that layer's fullName. The row keeps its ID and shapes,
+    /// its time is 0 and counted once, on the layer's row. Empty for a node with a time of its own.
+    std::string fusedInto;
     double rwKB() const { return double(bytesRead + bytesWritten) / 1024.0; }
 };
 

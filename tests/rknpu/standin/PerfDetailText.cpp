@@ -109,11 +109,12 @@ void LayerTimes::nodeFinished(size_t step, const Node&, const std::vector<const 
 }
 
 void LayerTimes::kernelTimed(const std::vector<size_t>& steps, double microseconds) {
-    // A fused kernel's time is split evenly over the ONNX nodes it covers, as the engine's profiler does.
-    for (size_t step : steps) {
-        grow(step + 1);
-        steps_[step].us += microseconds / static_cast<double>(steps.size());
-    }
+    // A fused kernel's time goes whole to its first node, as the engine's profiler and the vendor's perf detail
+    // count a fused layer once; its other nodes are listed with 0 us.
+    if (steps.empty()) return;
+    const size_t anchor = *std::min_element(steps.begin(), steps.end());
+    grow(anchor + 1);
+    steps_[anchor].us += microseconds;
 }
 
 std::string LayerTimes::table(const Session& session, int64_t items) const {

@@ -107,6 +107,7 @@ QColor heatColor(double t) { return heat(t); }
 QHash<QString, const LayerRow*> rowsByNode(const Report& report) {
     QHash<QString, const LayerRow*> rows;
     for (const LayerRow& row : report.layers) {
+        if (!row.fusedInto.empty()) continue;  // its layer's row below names it
         rows.insert(QString::fromStdString(row.fullName), &row);
         for (const std::string& fused : row.fusedNodes) rows.insert(QString::fromStdString(fused), &row);
     }

@@ -3,28 +3,17 @@
 #include <QHash>
 
 #include "models/LayerFilter.h"
+#include "views/graph/GraphColoring.h"
 
 namespace npuwb::ui {
-
-namespace {
-/// The layer row of every node name, a fused layer's nodes included.
-QHash<QString, const LayerRow*> rowsByNode(const Report* report) {
-    QHash<QString, const LayerRow*> rows;
-    if (!report) return rows;
-    for (const LayerRow& row : report->layers) {
-        rows.insert(QString::fromStdString(row.fullName), &row);
-        for (const std::string& fused : row.fusedNodes) rows.insert(QString::fromStdString(fused), &row);
-    }
-    return rows;
-}
-}  // namespace
 
 std::vector<bool> nodesMatchingFilter(const GraphData& data, const LayerFilter& filter, const Report* run,
                                       const Report* estimate) {
     std::vector<bool> matches(data.nodes.size(), true);
     if (!filter.isActive()) return matches;
-    const QHash<QString, const LayerRow*> runRows = rowsByNode(run);
-    const QHash<QString, const LayerRow*> estimateRows = rowsByNode(estimate);
+    const QHash<QString, const LayerRow*> runRows = run ? rowsByNode(*run) : QHash<QString, const LayerRow*>();
+    const QHash<QString, const LayerRow*> estimateRows =
+        estimate ? rowsByNode(*estimate) : QHash<QString, const LayerRow*>();
     for (size_t v = 0; v < data.nodes.size(); ++v) {
         const GraphNodeInfo& node = data.nodes[v];
         if (node.kind != GraphNodeInfo::Kind::Op) {

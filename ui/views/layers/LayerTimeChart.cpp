@@ -7,6 +7,8 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <string>
+#include <unordered_map>
 
 #include "models/LayerFilter.h"
 #include "models/OpTypeColors.h"
@@ -101,8 +103,9 @@ void LayerTimeChart::rebuild() {
     std::vector<const LayerRow*> layers;  // not copies: a 10,000-layer model's rows are megabytes of strings
     if (timed_)
         for (const LayerRow& row : layers_)
-            if (!filter_ || filter_->matches(QString::fromStdString(row.opType), QString::fromStdString(row.target),
-                                             QString::fromStdString(row.fullName), row.timeUs))
+            if (row.fusedInto.empty() &&  // a fused kernel is one bar, its first node's
+                (!filter_ || filter_->matches(QString::fromStdString(row.opType), QString::fromStdString(row.target),
+                                              QString::fromStdString(row.fullName), row.timeUs)))
                 layers.push_back(&row);
     const bool timed = timed_;
     plot_->clearPlottables();
@@ -155,6 +158,15 @@ void LayerTimeChart::rebuild() {
         barsOfLayer_.insert(int(row.id), bars);
         rankOfLayer_.insert(int(row.id), double(rank));
         maxTime = std::max(maxTime, row.timeUs);
+    }
+    // The nodes of a fused kernel select their layer's bar.
+    std::unordered_map<std::string, int> idOfName;
+    for (const LayerRow& row : layers_) idOfName.emplace(row.fullName, int(row.id));
+    for (const LayerRow& row : layers_) {
+        auto anchor = row.fusedInto.empty() ? idOfName.end() : idOfName.find(row.fusedInto);
+        if (anchor == idOfName.end() || !barsOfLayer_.contains(anchor->second)) continue;
+        barsOfLayer_.insert(int(row.id), barsOfLayer_.value(anchor->second));
+        rankOfLayer_.insert(int(row.id), rankOfLayer_.value(anchor->second));
     }
     // Legend ordered by the op type's slowest layer, as the bars are.
     plot_->legend->setVisible(true);

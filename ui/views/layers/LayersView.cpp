@@ -9,6 +9,7 @@
 
 #include "core/ViewRegistry.h"
 #include "core/Workbench.h"
+#include "models/Format.h"
 #include "models/InputShapes.h"
 #include "models/LayerSelection.h"
 #include "models/LayerTableModel.h"
@@ -82,9 +83,9 @@ void LayersView::updateHeader() {
     if (report && model_->isTimed()) {  // the rows are the run's: the shapes it ran with
         const QString where = QStringLiteral("%1, %2").arg(QString::fromStdString(report->environment.backend),
                                                            QString::fromStdString(report->environment.device));
-        header_->setText(tr("<b>%1</b> · %2 layers from the %3 on %4 · %5")
+        header_->setText(tr("<b>%1</b> · %2 from the %3 on %4 · %5")
                              .arg(file)
-                             .arg(report->layers.size())
+                             .arg(formatLayerCount(report->layers))
                              .arg(QString::fromStdString(report->kind), where.toHtmlEscaped(),
                                   inputShapesText(report->model).toHtmlEscaped()));
         return;

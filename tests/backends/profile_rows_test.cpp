@@ -1,0 +1,97 @@
+// Per-layer rows of a profile on a backend that fuses: a fused kernel is one row (its first node's) holding the
+// kernel's time once and naming the nodes fused into it; those nodes keep their own rows and IDs, time 0, pointing
+// at the layer that holds their time. The JSON report keeps both links.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "DifferentialHarness.h"
+#include "npuwb/Profiler.h"
+#include "npuwb/Report.h"
+
+using namespace npuwb;
+using namespace npuwb::difftest;
+
+namespace {
+
+bool onednnBuilt() {
+    const auto found = availableBackends();
+    return std::find(found.begin(), found.end(), "cpu-onednn") != found.end();
+}
+
+/// X[1,8,16,16] -> Conv 3x3 (8 -> 16) -> Relu -> MaxPool 2x2 -> Y: the Relu is the Conv's post-op.
+Case convReluPool() {
+    std::mt19937 rng(20261207);
+    std::vector<Node> nodes{
+        makeNode("Conv", {"X", "W", "B"}, {"c"},
+                 {{"kernel_shape", Attribute::ofInts({3, 3})}, {"pads", Attribute::ofInts({1, 1, 1, 1})}}),
+        makeNode("Relu", {"c"}, {"r"}),
+        makeNode("MaxPool", {"r"}, {"Y"},
+                 {{"kernel_shape", Attribute::ofInts({2, 2})}, {"strides", Attribute::ofInts({2, 2})}})};
+    nodes[0].name = "conv";
+    nodes[1].name = "relu";
+    nodes[2].name = "pool";
+    return makeCase("Conv+Relu+MaxPool", nodes, {{"X", {1, 8, 16, 16}}}, {"Y"},
+                    {{"W", randomTensor({16, 8, 3, 3}, rng)}, {"B", randomTensor({16}, rng)}}, rng);
+}
+
+const LayerRow& rowNamed(const Report& report, const std::string& name) {
+    for (const LayerRow& row : report.layers)
+        if (row.fullName == name) return row;
+    throw std::runtime_error("no row " + name);
+}
+
+}  // namespace
+
+TEST(ProfileRows, AFusedKernelIsOneRowAndItsNodesPointAtIt) {
+    if (!onednnBuilt()) GTEST_SKIP() << "cpu-onednn not built";
+    const Case c = convReluPool();
+    RunOptions options;
+    options.executor.backend = "cpu-onednn";
+    options.executor.threads = 1;
+    options.runs = 5;
+    options.warmup = 1;
+    options.inputs = c.inputs;
+    const Report report = profileModel(c.model, options);
+    ASSERT_EQ(report.environment.backend, "cpu-onednn");
+    ASSERT_EQ(report.layers.size(), 3u);
+    for (size_t i = 0; i < report.layers.size(); ++i) EXPECT_EQ(report.layers[i].id, int64_t(i));  // steps, all kept
+
+    const LayerRow& conv = rowNamed(report, "conv");
+    const LayerRow& relu = rowNamed(report, "relu");
+    const LayerRow& pool = rowNamed(report, "pool");
+    EXPECT_EQ(conv.fusedNodes, (std::vector<std::string>{"relu"}));
+    EXPECT_TRUE(conv.fusedInto.empty());
+    EXPECT_GT(conv.timeUs, 0.0);
+    EXPECT_EQ(relu.fusedInto, "conv");
+    EXPECT_EQ(relu.timeUs, 0.0);  // counted once, on the Conv's row
+    EXPECT_EQ(relu.timePercent, 0.0);
+    EXPECT_EQ(relu.outputShapes, (std::vector<Shape>{{1, 16, 16, 16}}));  // its shapes stay its own
+    EXPECT_TRUE(pool.fusedNodes.empty() && pool.fusedInto.empty());
+    EXPECT_GT(pool.timeUs, 0.0);
+    EXPECT_NEAR(conv.timePercent + pool.timePercent, 100.0, 1e-6);
+
+    const Report back = reportFromJson(toJson(report));
+    EXPECT_EQ(rowNamed(back, "conv").fusedNodes, conv.fusedNodes);
+    EXPECT_EQ(rowNamed(back, "relu").fusedInto, "conv");
+    EXPECT_TRUE(rowNamed(back, "pool").fusedInto.empty());
+}
+
+// The reference executor runs node by node: no row is fused, every node has its own time.
+TEST(ProfileRows, TheReferenceTimesEveryNodeOnItsOwn) {
+    const Case c = convReluPool();
+    RunOptions options;
+    options.executor.backend = "reference";
+    options.runs = 2;
+    options.warmup = 0;
+    options.inputs = c.inputs;
+    const Report report = profileModel(c.model, options);
+    ASSERT_EQ(report.layers.size(), 3u);
+    for (const LayerRow& row : report.layers) {
+        EXPECT_TRUE(row.fusedNodes.empty() && row.fusedInto.empty()) << row.fullName;
+        EXPECT_GT(row.timeUs, 0.0) << row.fullName;
+    }
+}
