@@ -3,7 +3,8 @@
 
     op_compare.py [--min] OURS.json ORT_PROFILE.json [RUNS]
 
-OURS.json: `npuwb-cli profile --json` (per-layer median times; a fused kernel's time is split over its nodes);
+OURS.json: `npuwb-cli profile --json` (per-layer median times; a fused kernel is its first node's row, counted under
+its op types joined, "Conv+Relu");
 ORT_PROFILE.json: `node ort_bench.mjs --profile PREFIX` (its "Node" kernel events, warm-up included, divided by the
 run count: RUNS, default the number of runs ORT's profile saw for the first node). ORT fuses nodes before it runs
 them, so its op types are those of its optimized graph (FusedConv, QLinearConv...): the table lists both sides' op
@@ -20,8 +21,12 @@ def ours(path, fastest=False):
     r = json.load(open(path))
     per = collections.Counter()
     fallen = {f["node"] for f in r.get("fallbacks", [])}
+    op_of = {layer["fullName"]: layer["opType"] for layer in r["layers"]}
     for layer in r["layers"]:
-        op = layer["opType"] + (" (ref)" if layer.get("fullName") in fallen else "")
+        if layer.get("fusedInto"):
+            continue  # its time is its fused layer's
+        op = "+".join([layer["opType"]] + [op_of.get(n, "?") for n in layer.get("fusedNodes", [])])
+        op += " (ref)" if layer.get("fullName") in fallen else ""
         per[op] += layer["timeUsMin" if fastest else "timeUs"] / 1e3
     return per
 
