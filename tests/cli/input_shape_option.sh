@@ -4,15 +4,7 @@
 set -u
 CLI="$1"; WORK="$2"; FIXED="$3"  # FIXED: a model with a fully static input 'image' [1,3,128,128]
 mkdir -p "$WORK"
-/usr/bin/python3 - "$WORK/dynamic.onnx" <<'PY' || exit 1
-import sys, onnx
-from onnx import helper, TensorProto
-x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, "H", "W"])
-y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
-g = helper.make_graph([helper.make_node("Relu", ["x"], ["r"]), helper.make_node("GlobalAveragePool", ["r"], ["y"])],
-                      "dyn", [x], [y])
-onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), sys.argv[1])
-PY
+/usr/bin/python3 "$(dirname "$0")/../tools/make_symbolic_input_model.py" "$WORK/dynamic.onnx" || exit 1
 failures=0
 expect() {  # expect NAME EXPECTED_SUBSTRING -- command...
   local name="$1" needle="$2"; shift 3

@@ -6,15 +6,7 @@ set -u
 GUI="$1"; WORK="$2"
 rm -rf "$WORK"; mkdir -p "$WORK"
 export QT_QPA_PLATFORM=offscreen XDG_CONFIG_HOME="$WORK/config"  # fresh settings: nothing remembered yet
-/usr/bin/python3 - "$WORK/dynamic.onnx" <<'PY' || exit 1
-import sys, onnx
-from onnx import helper, TensorProto
-x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, "H", "W"])
-y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
-g = helper.make_graph([helper.make_node("Relu", ["x"], ["r"]), helper.make_node("GlobalAveragePool", ["r"], ["y"])],
-                      "dyn", [x], [y])
-onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), sys.argv[1])
-PY
+/usr/bin/python3 "$(dirname "$0")/../tools/make_symbolic_input_model.py" "$WORK/dynamic.onnx" || exit 1
 M="$WORK/dynamic.onnx"
 failures=0
 run() {  # run NAME WANT_RC NEEDLE -- npuwb arguments...: exit status WANT_RC within 60 s, NEEDLE on stderr
