@@ -60,6 +60,20 @@ std::string fusedOpType(const LayerRow& row, const std::map<std::string, const L
     return s;
 }
 
+void printLayerNotes(const Report& r, size_t folded) {
+    if (folded > 0)
+        std::printf("(%zu nodes ran inside a fused layer: its row, OpType A+B, holds their time)\n", folded);
+    if (r.removedLayers.empty()) return;
+    std::map<std::string, size_t> byRewrite;
+    for (const RemovedLayer& l : r.removedLayers) ++byRewrite[l.removedBy];
+    std::string counts;
+    for (const auto& [rewrite, count] : byRewrite)
+        counts += (counts.empty() ? "" : ", ") + rewrite + " " + std::to_string(count);
+    std::printf("(%zu nodes of the model were removed before the run by exact rewrites (%s): no time of their own; "
+                "IDs are the model's)\n",
+                r.removedLayers.size(), counts.c_str());
+}
+
 void printPerfDetailTable(const Report& r, const PerfTableOptions& options) {
     const std::map<std::string, const LayerRow*> byName = rowsByName(r);
     std::vector<const LayerRow*> rows = layerRowsOf(r);
@@ -81,8 +95,7 @@ void printPerfDetailTable(const Report& r, const PerfTableOptions& options) {
     }
     if (options.top > 0 && layerRows > rows.size())
         std::printf("(%zu slowest of %zu layers)\n", rows.size(), layerRows);
-    if (folded > 0)
-        std::printf("(%zu nodes ran inside a fused layer: its row, OpType A+B, holds their time)\n", folded);
+    printLayerNotes(r, folded);
     struct OpTime {
         int calls = 0;
         double cpuUs = 0, npuUs = 0, totalUs = 0;

@@ -21,6 +21,9 @@ void printPerfDetailTable(const Report& report, const PerfTableOptions& options 
 std::vector<const LayerRow*> layerRowsOf(const Report& report);
 /// Rows by fullName, for fusedOpType.
 std::map<std::string, const LayerRow*> rowsByName(const Report& report);
+/// The notes under a per-layer table: nodes that ran inside a fused layer (`folded` of them) and the model's nodes
+/// removed before the run (Report::removedLayers), counted per rewrite.
+void printLayerNotes(const Report& report, size_t folded);
 /// A fused layer's op types joined in graph order ("Conv+Relu"), as the vendor names fused layers; else its own.
 std::string fusedOpType(const LayerRow& row, const std::map<std::string, const LayerRow*>& byName);
 /// A fused layer's MACs (its nodes' sum) and outputs (its last node's); else the row's own.

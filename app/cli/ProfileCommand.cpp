@@ -16,6 +16,7 @@
 #include "npuwb/ModelRuntimes.h"
 #include "npuwb/SchemaWarmUp.h"
 #include "npuwb/Profiler.h"
+#include "npuwb/RunSpread.h"
 #include "npuwb/Npy.h"
 
 namespace npuwb::cli {
@@ -62,8 +63,7 @@ void printTable(const Report& r, int top) {
     }
     double layerSum = 0;
     for (const auto& l : r.layers) layerSum += l.timeUs;
-    if (folded > 0)
-        std::printf("(%zu nodes ran inside a fused layer: its row, OpType A+B, holds their time)\n", folded);
+    printLayerNotes(r, folded);
     std::printf("\nTotal: %zu layers, %.1f us per run (median of %lld runs after %lld warm-up; min %.1f us); "
                 "layer sum %.1f us\n",
                 layerRows, r.run.medianUs, static_cast<long long>(r.run.runs), static_cast<long long>(r.run.warmup),
@@ -157,6 +157,7 @@ void runProfile(const ProfileCliOptions& o) {
         std::cerr << "report written to " << o.jsonPath << "\n";
     }
     printTable(report, o.top);
+    if (const std::string busy = busyMachineWarning(report); !busy.empty()) std::cerr << "warning: " << busy << "\n";
 }
 }  // namespace
 

@@ -8,8 +8,7 @@
 namespace npuwb::advisor {
 
 std::string nodeId(const Node& node) {
-    if (!node.name.empty()) return node.name;
-    return node.outputs.empty() ? node.opType : node.outputs[0];
+    return node.layerName();
 }
 
 std::vector<std::string> layerNodeIds(const PlannedLayer& layer) {

@@ -126,7 +126,7 @@ ModelSummary summarize(const Model& model, const ShapeLookup& shapeOf) {
         ++s.opHistogram[(n.domain.empty() ? "" : n.domain + ".") + n.opType];
         if (!hasMacs(n)) {
             if (bodiesHaveMacs(n))
-                s.uncountedNodes.push_back(!n.name.empty() ? n.name : n.outputs.empty() ? n.opType : n.outputs[0]);
+                s.uncountedNodes.push_back(n.layerName());
             continue;
         }
         std::vector<Shape> ins, outs;
@@ -146,7 +146,7 @@ ModelSummary summarize(const Model& model, const ShapeLookup& shapeOf) {
         if (complete)
             s.macs += nodeMacs(n, ins, outs);
         else
-            s.uncountedNodes.push_back(!n.name.empty() ? n.name : n.outputs.empty() ? n.opType : n.outputs[0]);
+            s.uncountedNodes.push_back(n.layerName());
     }
     return s;
 }

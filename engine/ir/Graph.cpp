@@ -76,6 +76,11 @@ std::string Node::label() const {
     return who + " (" + (domain.empty() ? "" : domain + ".") + opType + ")";
 }
 
+std::string Node::layerName() const {
+    if (!name.empty()) return name;
+    return outputs.empty() || outputs[0].empty() ? opType : outputs[0];
+}
+
 const ValueInfo* Graph::findValueInfo(const std::string& valueName) const {
     for (const auto& v : inputs)
         if (v.name == valueName) return &v;

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "npuwb/Error.h"
+#include "npuwb/LayerIds.h"
 #include "npuwb/ModelSummary.h"
 #include "npuwb/Profiler.h"
 #include "npuwb/Session.h"
@@ -267,6 +268,7 @@ Report partitionModel(std::shared_ptr<const Model> model, const DeviceProfile& d
     report.environment.backend = exec ? "partition (local workers)" : "device-model";
     PartitionSection section = describePlan(work, device, o, placement, plan, stageUs, transfer);
     fillLayers(report, work, device, placement);
+    LayerIds(model->graph).renumber(report.layers);  // the model's IDs, as its profile and the Layers table show them
 
     for (const auto& name : o.schedules) {
         ChainSchedule spec;

@@ -14,8 +14,6 @@ namespace npuwb::partition {
 
 namespace {
 
-std::string nodeLabel(const Node& n) { return !n.name.empty() ? n.name : n.outputs.empty() ? n.opType : n.outputs[0]; }
-
 DType valueDType(const Graph& g, const std::string& name) {
     if (auto it = g.initializers.find(name); it != g.initializers.end()) return it->second.dtype();
     if (const ValueInfo* vi = g.findValueInfo(name); vi && vi->type.dtype != DType::Undefined) return vi->type.dtype;
@@ -128,7 +126,7 @@ void foldTransposedGemmInputs(WorkGraph& work, const std::vector<NodeShapes>& sh
         const auto& users = readers[node.outputs[0]];
         bool onlyGemmB = !users.empty();
         for (const auto& [user, index] : users) onlyGemmB = onlyGemmB && user->opType == "MatMul" && index == 1;
-        if (onlyGemmB) work.nodes[k].foldedInto = nodeLabel(*users.front().first);
+        if (onlyGemmB) work.nodes[k].foldedInto = users.front().first->layerName();
     }
 }
 
@@ -182,7 +180,7 @@ WorkGraph buildWorkGraph(std::shared_ptr<const Model> model, const DeviceProfile
         const Node& node = *ns.node;
         WorkNode n;
         n.graphIndex = static_cast<size_t>(ns.node - g.nodes.data());
-        n.name = nodeLabel(node);
+        n.name = node.layerName();
         n.opType = node.opType;
         n.opClass = opClassOf(node.opType, device);
         n.constantOnly = true;

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "npuwb/Error.h"
+#include "npuwb/LayerIds.h"
 #include "npuwb/ModelSummary.h"
 #include "perfmodel/ModelPlan.h"
 
@@ -17,13 +18,16 @@ LayerRow rowFor(const PlannedLayer& layer, int64_t id) {
     const NodeShapes& anchor = *layer.nodes.front();
     const Node& n = *anchor.node;
     row.id = id;
-    row.fullName = n.name.empty() ? (n.outputs.empty() ? n.opType : n.outputs[0]) : n.name;
-    for (size_t i = 1; i < layer.nodes.size(); ++i) {
-        const Node& fused = *layer.nodes[i]->node;
-        row.fusedNodes.push_back(fused.name.empty() ? (fused.outputs.empty() ? fused.opType : fused.outputs[0])
-                                                    : fused.name);
-    }
-    row.inputShapes = anchor.inputs;
+    row.fullName = n.layerName();
+    for (size_t i = 1; i < layer.nodes.size(); ++i) row.fusedNodes.push_back(layer.nodes[i]->node->layerName());
+    // The feature maps first, then the constants (weights, a Mul's scalar): the InputShape column, RKNN's as ours,
+    // shows the first, which must be the activation the layer works on.
+    for (bool constants : {false, true})
+        for (size_t i = 0; i < anchor.inputs.size(); ++i) {
+            const bool constant = i < anchor.inputIsConstant.size() && anchor.inputIsConstant[i];
+            const bool absent = i < n.inputs.size() && n.inputs[i].empty();  // an optional input left out
+            if (constant == constants && !absent) row.inputShapes.push_back(anchor.inputs[i]);
+        }
     row.outputShapes = layer.nodes.back()->outputs;
     return row;
 }
@@ -144,6 +148,7 @@ Report estimateModel(const Model& model, const ChipProfile& chip, const Estimate
     int64_t weightBytes = 0;
     for (const PlannedLayer& l : plan.layers) weightBytes += l.work.weightBytes;
     report.memory.weightBytes = weightBytes;
+    LayerIds(model.graph).renumber(report.layers);  // the model's IDs, as its profile and the Layers table show them
     return report;
 }
 

@@ -182,7 +182,7 @@ AccuracySection analyzeAccuracy(const Model& floatModel, const Model& quantModel
         if (p == producer.end() || !detail::isFloatValue(fg, value)) continue;
         LayerAccum a;
         a.row.id = static_cast<int64_t>(pos);
-        a.row.fullName = nodeDisplayName(n);
+        a.row.fullName = n.layerName();
         a.row.opType = n.opType;
         a.row.value = value;
         a.quantIndex = p->second;

@@ -228,7 +228,7 @@ static QuantizeResult quantizeConverted(const Model& floatModel, const SampleSou
         for (const auto& v : lowCost) h.int8LatencyUs += v.second;
         const Graph& g = floatModel.graph;
         std::map<std::string, std::string> opOf;
-        for (const auto& n : g.nodes) opOf[n.name.empty() ? (n.outputs.empty() ? "" : n.outputs[0]) : n.name] = n.opType;
+        for (const auto& n : g.nodes) opOf[n.layerName()] = n.opType;
         if (h.cosineBefore < target) {
             // Sensitivity proxy for every layer at once: the accuracy analysis' "single" cosine of the all-low model.
             AccuracyOptions ao;

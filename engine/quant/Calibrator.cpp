@@ -42,7 +42,7 @@ std::vector<std::string> quantizableNodes(const Model& model) {
     const Graph& g = model.graph;
     const detail::QuantRoles roles(g);
     for (size_t i : g.topologicalOrder())
-        if (roles.role(g.nodes[i]) != detail::OpRole::None) out.push_back(nodeDisplayName(g.nodes[i]));
+        if (roles.role(g.nodes[i]) != detail::OpRole::None) out.push_back(g.nodes[i].layerName());
     return out;
 }
 

@@ -44,7 +44,7 @@ private:
     passes::GraphIndex index_;
     std::map<std::string, KeptKind> out_;
 
-    void mark(const Node& n, KeptKind kind) { out_.emplace(nodeDisplayName(n), kind); }
+    void mark(const Node& n, KeptKind kind) { out_.emplace(n.layerName(), kind); }
     /// `v` itself, or the initializer an Identity copies (exporters share equal weights that way).
     std::string throughIdentity(const std::string& v) const {
         const Node* p = v.empty() ? nullptr : index_.producer(v);

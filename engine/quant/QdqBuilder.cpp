@@ -389,7 +389,7 @@ Model buildQdqModel(const Model& floatModel, const Calibration& calibration, con
     for (size_t i : g.topologicalOrder()) {
         const Node& n = g.nodes[i];
         Precision p = fallback;
-        const std::string name = nodeDisplayName(n);
+        const std::string name = n.layerName();
         const auto kept = rw.roles().kept().find(name);
         const bool isKept = kept != rw.roles().kept().end() && rw.roles().role(n) == detail::OpRole::Kept;
         if (isKept) p = keptPrecision(kept->second);

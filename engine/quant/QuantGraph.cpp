@@ -179,12 +179,12 @@ std::vector<std::string> activationInputs(const Node& n, const Graph& g) {
 
 QuantRoles::QuantRoles(const Graph& graph) : graph_(graph), kept_(findKeptOps(graph)) {
     for (const auto& n : graph.nodes)
-        if (kept_.count(nodeDisplayName(n)))
+        if (kept_.count(n.layerName()))
             for (const auto& o : n.outputs) keptOutputs_.insert(o);
 }
 
 OpRole QuantRoles::role(const Node& n) const {
-    if (n.domain.empty() && kept_.count(nodeDisplayName(n))) return OpRole::Kept;
+    if (n.domain.empty() && kept_.count(n.layerName())) return OpRole::Kept;
     return opRole(n, graph_);
 }
 

@@ -94,13 +94,15 @@ AccuracySection accuracyFrom(const json& j) {
     return a;
 }
 
-/// The optional fields a board agent fills: environment arch/kernel/npuDriver/clocks and the run's time breakdown.
+/// The optional fields a board agent fills: environment arch/kernel/npuDriver/clocks and the run's time breakdown;
+/// and the load average any measured run records.
 void addBoardFields(json& out, const Report& r) {
     json& env = out["environment"];
     const Environment& e = r.environment;
     if (!e.arch.empty()) env["arch"] = e.arch;
     if (!e.kernel.empty()) env["kernel"] = e.kernel;
     if (e.npuDriver) env["npuDriver"] = *e.npuDriver;
+    if (e.loadAverage) env["loadAverage"] = *e.loadAverage;
     if (e.clocks)
         env["clocks"] = {{"cpuFreqKHz", e.clocks->cpuFreqKHz}, {"npuFreqHz", optionalJson(e.clocks->npuFreqHz)},
                          {"ddrFreqHz", optionalJson(e.clocks->ddrFreqHz)}, {"governors", e.clocks->governors}};
@@ -116,6 +118,7 @@ void readBoardFields(const json& j, Report& r) {
     r.environment.arch = e.value("arch", "");
     r.environment.kernel = e.value("kernel", "");
     r.environment.npuDriver = optionalFrom<std::string>(e, "npuDriver");
+    r.environment.loadAverage = optionalFrom<double>(e, "loadAverage");
     if (e.contains("clocks") && e.at("clocks").is_object()) {
         const json& c = e.at("clocks");
         BoardClocks clocks;
@@ -204,6 +207,12 @@ json toJson(const Report& r) {
                         {"peakRssBytes", r.memory.peakRssBytes}, {"tensors", tensors}}},
             {"suggestions", suggestions},
             {"fallbacks", fallbacks}};
+    if (!r.removedLayers.empty()) {
+        json removed = json::array();
+        for (const auto& l : r.removedLayers)
+            removed.push_back({{"id", l.id}, {"fullName", l.fullName}, {"opType", l.opType}, {"removedBy", l.removedBy}});
+        out["removedLayers"] = std::move(removed);
+    }
     addBoardFields(out, r);
     if (r.accuracy) out["accuracy"] = accuracyJson(*r.accuracy);
     if (r.partition) out["partition"] = partitionJson(*r.partition);
@@ -300,6 +309,9 @@ Report reportFromJson(const json& j) {
         // Optional: reports written before backends existed have no fallback list.
         for (const auto& f : j.value("fallbacks", json::array()))
             r.fallbacks.push_back({f.at("node").get<std::string>(), f.value("opType", ""), f.value("reason", "")});
+        for (const auto& l : j.value("removedLayers", json::array()))
+            r.removedLayers.push_back({l.at("id").get<int64_t>(), l.at("fullName").get<std::string>(),
+                                       l.value("opType", ""), l.value("removedBy", "")});
         readBoardFields(j, r);
         if (j.contains("accuracy") && !j.at("accuracy").is_null()) r.accuracy = accuracyFrom(j.at("accuracy"));
         if (j.contains("partition") && !j.at("partition").is_null()) r.partition = partitionFrom(j.at("partition"));

@@ -10,11 +10,6 @@
 
 namespace npuwb {
 
-std::string nodeDisplayName(const Node& node) {
-    if (!node.name.empty()) return node.name;
-    return node.outputs.empty() ? node.opType : node.outputs[0];
-}
-
 namespace {
 
 /// Ops whose output shapes follow from their input shapes and attributes alone (never from input values).
@@ -230,7 +225,7 @@ std::unique_ptr<BackendPlan> compileBackendPlan(Backend& backend, const Graph& g
     std::vector<size_t> positionOfIndex(graph.nodes.size(), SIZE_MAX), fullPosition(graph.nodes.size(), SIZE_MAX);
     for (size_t pos = 0; pos < fullOrder.size(); ++pos) {
         fullPosition[fullOrder[pos]] = pos;
-        plan->positionOfNode.emplace(nodeDisplayName(graph.nodes[fullOrder[pos]]), pos);
+        plan->positionOfNode.emplace(graph.nodes[fullOrder[pos]].layerName(), pos);
     }
     for (size_t pos = 0; pos < order.size(); ++pos) positionOfIndex[order[pos]] = pos;
     std::vector<int> segmentAt(order.size(), -1);

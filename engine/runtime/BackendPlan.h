@@ -44,9 +44,6 @@ struct BackendState {
     ~BackendState() { plan.reset(); }
 };
 
-/// The name a report and a backend use for a node: its name, else its first output.
-std::string nodeDisplayName(const Node& node);
-
 /// Records the dtype and shape of every tensor value a reference run produces, and the values of nodes that
 /// are constant for a plan compiled for fixed input shapes: nodes that depend on constants only (initializers the
 /// caller did not feed, and such nodes' outputs), and Shape/Size of values whose shapes are fixed by the input

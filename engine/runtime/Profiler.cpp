@@ -12,8 +12,10 @@
 #include <thread>
 #include <unordered_map>
 
+#include "npuwb/LayerIds.h"
 #include "npuwb/ModelSummary.h"
 #include "npuwb/ProcessMemory.h"
+#include "npuwb/RunSpread.h"
 #include "npuwb/sdk/MemoryPlanner.h"
 
 namespace npuwb {
@@ -63,12 +65,12 @@ public:
                       const std::vector<Value>& outputs) override {
         double us = std::chrono::duration<double, std::micro>(Clock::now() - start_).count();
         addTime(step, us);
-        addKernel(node.name.empty() ? node.outputs.empty() ? node.opType : node.outputs[0] : node.name, us, false);
+        addKernel(node.layerName(), us, false);
         if (!recordShapes_) return;
         if (rows_.size() <= step) rows_.resize(step + 1);
         LayerRow& row = rows_[step];
         row.id = static_cast<int64_t>(step);
-        row.fullName = node.name.empty() ? node.outputs.empty() ? node.opType : node.outputs[0] : node.name;
+        row.fullName = node.layerName();
         row.opType = (node.domain.empty() ? "" : node.domain + ".") + node.opType;
         std::vector<Shape> inShapes, outShapes;
         for (size_t i = 0; i < inputs.size(); ++i) {
@@ -263,6 +265,7 @@ Report profileModel(std::shared_ptr<const Model> model, const RunOptions& option
     if (options.runs < 1) failInput("runs must be at least 1");
     if (options.warmup < 0) failInput("warm-up runs cannot be negative");
     const SessionOptions so{.executor = options.executor, .profileKernels = options.layerTimes};
+    const std::optional<double> loadBefore = systemLoadAverage();  // what else had the cores, before ours start
     const auto createStart = Clock::now();
     Session session(model, so);
     double sessionCreateUs = std::chrono::duration<double, std::micro>(Clock::now() - createStart).count();
@@ -307,8 +310,10 @@ Report profileModel(std::shared_ptr<const Model> model, const RunOptions& option
     report.model = summarizeModel(*model);
     report.environment = localEnvironment(session.threads());  // the reference executor is single-threaded
     report.environment.backend = session.backendName();
+    report.environment.loadAverage = loadBefore;
     report.fallbacks = session.fallbacks();
     report.layers = observer.rows();
+    numberProfileLayers(report, model->graph, session.executionRewrites());
     int64_t observedMacs = 0;
     for (const auto& l : report.layers) observedMacs += l.macs;
     report.model.macs = std::max(report.model.macs, observedMacs);  // real shapes beat inferred ones

@@ -295,7 +295,7 @@ struct GraphRunner {
         std::vector<const Tensor*> inputs;
         inputs.reserve(seg.inputs.size());
         auto where = [&] {  // built on failure only: a string per run showed in small models' profiles
-            return "backend segment at node " + nodeDisplayName(model->graph.nodes[order[st.firstPos]]);
+            return "backend segment at node " + model->graph.nodes[order[st.firstPos]].layerName();
         };
         for (const auto& in : seg.inputs) {
             const Value* v = local.find(in);

@@ -11,7 +11,7 @@ namespace npuwb::onednn {
 
 namespace {
 
-std::string displayName(const Node& n) { return n.name.empty() ? (n.outputs.empty() ? n.opType : n.outputs[0]) : n.name; }
+std::string displayName(const Node& n) { return n.layerName(); }
 
 class OnednnBackend : public Backend {
 public:

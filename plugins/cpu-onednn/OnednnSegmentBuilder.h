@@ -182,7 +182,7 @@ struct Builder {
         return *d;
     }
     static std::string nodeName(const Node& n) {
-        return n.name.empty() ? (n.outputs.empty() ? n.opType : n.outputs[0]) : n.name;
+        return n.layerName();
     }
     static std::string int8Name(const std::string& value) { return value + "#int8"; }
 

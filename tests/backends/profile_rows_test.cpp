@@ -1,6 +1,7 @@
 // Per-layer rows of a profile on a backend that fuses: a fused kernel is one row (its first node's) holding the
 // kernel's time once and naming the nodes fused into it; those nodes keep their own rows and IDs, time 0, pointing
-// at the layer that holds their time. The JSON report keeps both links.
+// at the layer that holds their time. The JSON report keeps both links. Every row's ID is its node's position in
+// the model as given, and the nodes the session's exact rewrites removed are listed with theirs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "DifferentialHarness.h"
+#include "npuwb/LayerIds.h"
 #include "npuwb/Profiler.h"
 #include "npuwb/Report.h"
 
@@ -58,7 +60,7 @@ TEST(ProfileRows, AFusedKernelIsOneRowAndItsNodesPointAtIt) {
     const Report report = profileModel(c.model, options);
     ASSERT_EQ(report.environment.backend, "cpu-onednn");
     ASSERT_EQ(report.layers.size(), 3u);
-    for (size_t i = 0; i < report.layers.size(); ++i) EXPECT_EQ(report.layers[i].id, int64_t(i));  // steps, all kept
+    for (size_t i = 0; i < report.layers.size(); ++i) EXPECT_EQ(report.layers[i].id, int64_t(i));  // all kept
 
     const LayerRow& conv = rowNamed(report, "conv");
     const LayerRow& relu = rowNamed(report, "relu");
@@ -94,4 +96,51 @@ TEST(ProfileRows, TheReferenceTimesEveryNodeOnItsOwn) {
         EXPECT_TRUE(row.fusedNodes.empty() && row.fusedInto.empty()) << row.fullName;
         EXPECT_GT(row.timeUs, 0.0) << row.fullName;
     }
+}
+
+// Identity on the Conv's weights comes first in the file: the session bypasses it before running, so the run has
+// three steps. The rows keep the model's IDs (the Conv is 1, not step 0) and the Identity is listed as removed.
+TEST(ProfileRows, IdsAreTheModelsAndRemovedNodesAreListed) {
+    std::mt19937 rng(20261208);
+    std::vector<Node> nodes{
+        makeNode("Identity", {"W"}, {"W2"}),
+        makeNode("Conv", {"X", "W2", "B"}, {"c"},
+                 {{"kernel_shape", Attribute::ofInts({3, 3})}, {"pads", Attribute::ofInts({1, 1, 1, 1})}}),
+        makeNode("Relu", {"c"}, {"r"}),
+        makeNode("MaxPool", {"r"}, {"Y"},
+                 {{"kernel_shape", Attribute::ofInts({2, 2})}, {"strides", Attribute::ofInts({2, 2})}})};
+    nodes[0].name = "weights_identity";
+    nodes[1].name = "conv";
+    nodes[2].name.clear();  // an unnamed node: its row is named by its output
+    nodes[3].name = "pool";
+    const Case c = makeCase("Identity+Conv+Relu+MaxPool", nodes, {{"X", {1, 8, 16, 16}}}, {"Y"},
+                            {{"W", randomTensor({16, 8, 3, 3}, rng)}, {"B", randomTensor({16}, rng)}}, rng);
+    RunOptions options;
+    options.executor.backend = "reference";
+    options.runs = 1;
+    options.warmup = 0;
+    options.inputs = c.inputs;
+    const Report report = profileModel(c.model, options);
+    ASSERT_EQ(report.layers.size(), 3u);
+    EXPECT_EQ(rowNamed(report, "conv").id, 1);
+    EXPECT_EQ(rowNamed(report, "r").id, 2);
+    EXPECT_EQ(rowNamed(report, "pool").id, 3);
+    ASSERT_EQ(report.removedLayers.size(), 1u);
+    EXPECT_EQ(report.removedLayers[0].id, 0);
+    EXPECT_EQ(report.removedLayers[0].fullName, "weights_identity");
+    EXPECT_EQ(report.removedLayers[0].opType, "Identity");
+    EXPECT_FALSE(report.removedLayers[0].removedBy.empty());
+
+    const Report back = reportFromJson(toJson(report));
+    ASSERT_EQ(back.removedLayers.size(), 1u);
+    EXPECT_EQ(back.removedLayers[0].id, 0);
+    EXPECT_EQ(back.removedLayers[0].removedBy, report.removedLayers[0].removedBy);
+
+    // A name the model did not have (a rewrite made it) is numbered after the model's, once.
+    LayerIds ids(c.model->graph);
+    EXPECT_EQ(ids.modelLayers(), 4);
+    EXPECT_EQ(ids.idOf("fused_hardswish"), 4);
+    EXPECT_EQ(ids.idOf("fused_hardswish"), 4);
+    EXPECT_EQ(ids.idOf("conv"), 1);
+    EXPECT_FALSE(ids.find("never_seen").has_value());
 }

@@ -20,6 +20,7 @@
 #include <qcustomplot.h>
 
 #include <algorithm>
+#include <map>
 
 #include "core/Workbench.h"
 #include "models/LayerSelection.h"
@@ -237,6 +238,10 @@ void AnalysisViewsTest::estimateTableUsesTheLayersIdsAndVendorColumns() {
         if (l.target == "NPU") {
             QCOMPARE(table->index(row, EstimateTableModel::CyclesColumn).data().toString(),
                      QStringLiteral("%1/%2/%3").arg(*l.cyclesDdr).arg(*l.cyclesNpu).arg(*l.cyclesTotal));
+            // The tooltip adds the total up: max(DDR, NPU) plus the per-layer overhead, never negative.
+            const QString tip = table->index(row, EstimateTableModel::CyclesColumn).data(Qt::ToolTipRole).toString();
+            const qlonglong overhead = *l.cyclesTotal - std::max(*l.cyclesDdr, *l.cyclesNpu);
+            QVERIFY2(overhead >= 0 && tip.contains(QStringLiteral("+ %1 per-layer overhead").arg(overhead)), qPrintable(tip));
             const QString workLoad = table->index(row, EstimateTableModel::WorkLoadColumn).data().toString();
             QVERIFY2(workLoad.startsWith(QStringLiteral("100.0%/0.0%")), qPrintable(workLoad));  // one core of three
         }
@@ -447,6 +452,11 @@ void AnalysisViewsTest::applyAndUndoRestoreTheModel() {
     view->selectFinding(fixable);
     const auto before = window_->workbench()->currentModel();
     const size_t nodesBefore = before->graph.nodes.size();
+    // A run of this version (its rows stand in for one): the edit does not throw it away, undo brings it back.
+    auto run = std::make_shared<npuwb::Report>();
+    run->layers = window_->workbench()->loadedModel()->layers;
+    run->run.medianUs = 1234.5;
+    window_->workbench()->showReport(run);
 
     QSignalSpy changed(window_->workbench(), &Workbench::modelChanged);
     suggestions()->applySelectedFinding();
@@ -457,9 +467,13 @@ void AnalysisViewsTest::applyAndUndoRestoreTheModel() {
     QCOMPARE(window_->view<LayersView>()->tableModel()->rowCount(), int(after->graph.nodes.size()));
     QCOMPARE(window_->workbench()->undoStack()->count(), 1);
     QVERIFY(window_->statusBar()->currentMessage().contains(QStringLiteral("max abs diff")));
+    QVERIFY(!window_->workbench()->lastReport());  // the edited version has not run
 
     window_->workbench()->undoStack()->undo();
     QCOMPARE(window_->workbench()->currentModel(), before);
+    QVERIFY(window_->workbench()->lastReport());
+    QCOMPARE(window_->workbench()->lastReport()->run.medianUs, 1234.5);
+    QVERIFY(window_->view<LayersView>()->tableModel()->isTimed());
     QCOMPARE(window_->workbench()->currentModel()->graph.nodes.size(), nodesBefore);
     QCOMPARE(window_->view<LayersView>()->tableModel()->rowCount(), int(nodesBefore));
     window_->workbench()->undoStack()->redo();
@@ -476,17 +490,22 @@ void AnalysisViewsTest::aRunsLayerIdsReachTheEstimate() {
         estimate()->estimateAction()->trigger();
         QVERIFY(shown.wait(kTimeoutMs));
     }
-    // A run numbers the layers in its own execution order: table, bars and tooltips follow the run report's IDs.
+    // A report numbered otherwise (a vendor's, an older file) is shown with the model's IDs: the estimate's rows,
+    // bars and tooltips keep the IDs the Layers table had before it.
+    std::map<std::string, int64_t> modelIds;
+    for (const npuwb::LayerRow& l : window_->workbench()->loadedModel()->layers) modelIds[l.fullName] = l.id;
     auto renumbered = std::make_shared<npuwb::Report>();
     renumbered->layers = window_->workbench()->loadedModel()->layers;
     for (npuwb::LayerRow& l : renumbered->layers) l.id += 100;
     window_->workbench()->showReport(renumbered);
+    for (const npuwb::LayerRow& l : window_->workbench()->lastReport()->layers) QCOMPARE(l.id, modelIds.at(l.fullName));
     const EstimateResult* result = estimate()->result();
     QVERIFY(result);
     for (int row = 0; row < int(result->report.layers.size()); ++row) {
         const QString anchor = result->layerNodes[size_t(row)].front();
         const int id = window_->workbench()->selection()->layerOfNode(anchor);
-        QVERIFY2(id >= 100, qPrintable(anchor + QStringLiteral(" -> %1").arg(id)));
+        QVERIFY2(modelIds.count(anchor.toStdString()) && id == modelIds.at(anchor.toStdString()),
+                 qPrintable(anchor + QStringLiteral(" -> %1").arg(id)));
         QCOMPARE(estimate()->tableModel()->idText(row), QString::number(id));
         QCOMPARE(estimate()->timeChart()->tickLabel(row), QString::number(id));
     }

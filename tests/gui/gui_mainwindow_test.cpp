@@ -7,6 +7,8 @@
 #include <QComboBox>
 #include <QFileInfo>
 #include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
 #include <QMimeData>
 #include <QSettings>
 #include <QUrl>
@@ -25,6 +27,8 @@
 #include <qcustomplot.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "core/OnnxOnlyAction.h"
 #include "core/Workbench.h"
@@ -32,6 +36,7 @@
 #include "models/LayerSelection.h"
 #include "models/LayerTableModel.h"
 #include "models/ModelInfoModel.h"
+#include "npuwb/ModelIO.h"
 #include "npuwb/ModelRuntimes.h"
 #include "npuwb/Session.h"
 #include "run/RunController.h"
@@ -39,6 +44,7 @@
 #include "shell/FileActions.h"
 #include "shell/MainWindow.h"
 #include "shell/ModelInfoPanel.h"
+#include "shell/StartPage.h"
 #include "views/accuracy/AccuracyView.h"
 #include "views/estimate/EstimateView.h"
 #include "views/layers/LayerTableView.h"
@@ -73,6 +79,7 @@ private slots:
     void importsAVendorLogAsARun();
     void npuBoxesFillModelRunOptions();
     void compiledModelTurnsOffOnnxActions();
+    void layerIdsStayThroughARun();
     void remembersRunOptionsAndView();
     void cleanupTestCase();
 
@@ -121,7 +128,21 @@ void MainWindowTest::initTestCase() {
 }
 
 void MainWindowTest::opensModelAndShowsInfo() {
+    // Before any model: the start page, with the bundled sample one click away and no recent files yet.
+    StartPage* start = window_->startPage();
+    QVERIFY(start->isVisible());
+    QVERIFY(!window_->findChild<QTabWidget*>(QStringLiteral("viewTabs"))->isVisible());
+    QVERIFY(start->sampleButton()->isVisible());
+    QVERIFY2(start->sampleButton()->toolTip().endsWith(QStringLiteral(".onnx")), qPrintable(start->sampleButton()->toolTip()));
+    QCOMPARE(start->recentList()->count(), 1);  // the "(none yet …)" line
+    QVERIFY(!(start->recentList()->item(0)->flags() & Qt::ItemIsEnabled));
     QSignalSpy loaded(window_->workbench(), &Workbench::modelLoaded);
+    QTest::mouseClick(start->sampleButton(), Qt::LeftButton);
+    QVERIFY(loaded.wait(kTimeoutMs));
+    QCOMPARE(QDir::toNativeSeparators(loaded.takeFirst().first().toString()), start->sampleButton()->toolTip());
+    QVERIFY(!start->isVisible());  // the views replace it
+    QVERIFY(window_->findChild<QTabWidget*>(QStringLiteral("viewTabs"))->isVisible());
+
     window_->openModel(QStringLiteral(NPUWB_GUI_TEST_MODEL));
     QVERIFY(loaded.wait(kTimeoutMs));
     QVERIFY(window_->workbench()->hasModel());
@@ -525,6 +546,62 @@ void MainWindowTest::compiledModelTurnsOffOnnxActions() {
     QTest::keyClick(window_.get(), Qt::Key_F6);
     QVERIFY(estimated.wait(kTimeoutMs));
     QCOMPARE(failed.count(), 0);
+}
+
+void MainWindowTest::layerIdsStayThroughARun() {
+    // The sample with an Identity on a weight first in the file: the run bypasses it (an exact rewrite), so it has
+    // one step less than the model has nodes. Every row keeps the ID it had before the run; the Identity keeps its
+    // row, marked removed, instead of every later node moving up by one.
+    npuwb::Model model = npuwb::loadModel(NPUWB_GUI_TEST_MODEL);
+    std::string weight;
+    for (auto& node : model.graph.nodes)
+        for (std::string& input : node.inputs)
+            if (weight.empty() && model.graph.initializers.count(input)) {
+                weight = input;
+                input += "_through_identity";
+            }
+    QVERIFY(!weight.empty());
+    npuwb::Node identity;
+    identity.name = "weight_identity";
+    identity.opType = "Identity";
+    identity.inputs = {weight};
+    identity.outputs = {weight + "_through_identity"};
+    model.graph.nodes.insert(model.graph.nodes.begin(), identity);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("with_identity.onnx"));
+    npuwb::saveModel(model, path.toStdString());
+
+    QSignalSpy loaded(window_->workbench(), &Workbench::modelLoaded);
+    window_->openModel(path);
+    QVERIFY(loaded.wait(kTimeoutMs));
+    LayerTableModel* table = layers()->tableModel();
+    QCOMPARE(table->rowCount(), kLayers + 1);
+    std::map<std::string, int64_t> before;
+    for (const auto& row : table->layers()) before[row.fullName] = row.id;
+    QCOMPARE(before.at("weight_identity"), 0);
+
+    QSignalSpy finished(window_->runner(), &RunController::runFinished);
+    window_->runner()->startRun();
+    QVERIFY(finished.wait(kTimeoutMs));
+    QVERIFY(table->isTimed());
+    const npuwb::Report* report = window_->workbench()->lastReport();
+    QCOMPARE(int(report->layers.size()), kLayers);
+    QCOMPARE(table->rowCount(), kLayers + 1);  // the run's rows and the removed Identity
+    std::set<int64_t> ids;
+    for (int row = 0; row < table->rowCount(); ++row) {
+        const npuwb::LayerRow& layer = table->layers()[size_t(row)];
+        QVERIFY2(ids.insert(layer.id).second, qPrintable(QStringLiteral("ID %1 twice").arg(layer.id)));
+        QVERIFY2(before.count(layer.fullName), layer.fullName.c_str());
+        QCOMPARE(layer.id, before.at(layer.fullName));
+        if (layer.fullName == "weight_identity") {
+            QVERIFY(!table->removedBy(row).empty());
+            QCOMPARE(table->index(row, LayerTableModel::TimeColumn).data().toString(), QStringLiteral("removed"));
+        } else {
+            QVERIFY(table->removedBy(row).empty());
+        }
+    }
+    // The selection names layers by the same IDs.
+    QCOMPARE(window_->workbench()->selection()->layerOfNode(QStringLiteral("weight_identity")), 0);
 }
 
 void MainWindowTest::remembersRunOptionsAndView() {

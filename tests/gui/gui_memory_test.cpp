@@ -145,6 +145,12 @@ void MemoryViewTest::runDrawsEveryTensor() {
     QVERIFY(std::any_of(rows.begin(), rows.end(), [&](const MemoryBreakdownChart::Row& r) {
         return r.label == QStringLiteral("Weights") && r.bytes == report->memory.weightBytes;
     }));
+    // The model's own memory stands apart from the process's RSS (which holds the GUI too).
+    const npuwb::MemorySummary& m = report->memory;
+    QVERIFY(std::any_of(rows.begin(), rows.end(), [&](const MemoryBreakdownChart::Row& r) {
+        return r.label == QStringLiteral("Model total") && r.bytes == m.weightBytes + m.arenaBytes + m.ioBytes;
+    }));
+    for (const MemoryBreakdownChart::Row& r : rows) QVERIFY2(r.label != QStringLiteral("Peak RSS"), "RSS not named as the process's");
     QVERIFY(memory()->headerLabel()->text().contains(QStringLiteral("input input [1,3,224,224]")) ||
             memory()->headerLabel()->text().contains(QStringLiteral("[1,3,224,224]")));
     screenshot(window_.get(), QStringLiteral("mem-memory.png"));

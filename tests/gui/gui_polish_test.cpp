@@ -21,6 +21,7 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QTest>
+#include <QTextBrowser>
 #include <QTreeView>
 #include <qcustomplot.h>
 
@@ -92,8 +93,25 @@ void PolishTest::helpMenuHasAboutShortcutsAndAboutQt() {
     QVERIFY(entries.contains(QStringLiteral("Keyboard Shortcuts")));
     QVERIFY(entries.contains(QStringLiteral("About Qt")));
     QVERIFY(entries.contains(QStringLiteral("Documentation")));  // opens the README (installed or the source tree's)
+    // Menus in the usual order, and File ends with Quit even with the views' own entries (Save Partition Report…).
+    QStringList titles;
+    for (QAction* a : window_->menuBar()->actions()) titles << a->text().remove(QLatin1Char('&'));
+    QCOMPARE(titles, (QStringList{QStringLiteral("File"), QStringLiteral("Edit"), QStringLiteral("View"),
+                                  QStringLiteral("Run"), QStringLiteral("Analyze"), QStringLiteral("Help")}));
+    QMenu* file = menuTitled(*window_, QStringLiteral("File"));
+    QVERIFY(file && !file->actions().isEmpty());
+    QCOMPARE(file->actions().last()->text().remove(QLatin1Char('&')), QStringLiteral("Quit"));
     QCOMPARE(window_->findChild<QAction*>(QStringLiteral("documentationAction"))->shortcut(),
              QKeySequence(QKeySequence::HelpContents));
+    // The README opens here, rendered, with no other program (the build tree finds the source tree's).
+    window_->findChild<QAction*>(QStringLiteral("documentationAction"))->trigger();
+    auto* docs = window_->findChild<QDialog*>(QStringLiteral("documentationDialog"));
+    QVERIFY(docs);
+    auto* browser = docs->findChild<QTextBrowser*>(QStringLiteral("documentationBrowser"));
+    QVERIFY(browser);
+    QVERIFY2(browser->toPlainText().contains(QStringLiteral("NPU Workbench")), qPrintable(browser->toPlainText().left(200)));
+    QVERIFY(!browser->toPlainText().contains(QStringLiteral("## ")));  // Markdown rendered, not shown as text
+    docs->close();
 
     window_->findChild<QAction*>(QStringLiteral("aboutAction"))->trigger();
     auto* about = window_->findChild<QMessageBox*>(QStringLiteral("aboutDialog"));

@@ -76,12 +76,13 @@ void Workbench::openModel(const QString& path) {
 }
 
 void Workbench::setModel(std::shared_ptr<const LoadedModel> model) {
-    loaded_ = std::move(model);
+    auto numbered = std::make_shared<LoadedModel>(*model);
+    selection_->numberRows(numbered->layers);  // an edited model's nodes keep the IDs they had when it opened
+    loaded_ = std::move(numbered);
     report_.reset();
     estimate_.reset();
     accuracy_.reset();
     selection_->clear();
-    selection_->setLayers(loaded_->layers);
 }
 
 void Workbench::onLoaded(std::shared_ptr<const LoadedModel> model) {
@@ -90,6 +91,8 @@ void Workbench::onLoaded(std::shared_ptr<const LoadedModel> model) {
     lastEdit_.clear();
     quantization_.reset();
     inputShapes_.clear();  // asked again per opened file, prefilled from the last use
+    runOfVersion_.clear();
+    selection_->setModel(model->runtime.isEmpty() && model->model ? &model->model->graph : nullptr);
     setModel(std::move(model));
     const QString file = QFileInfo(loaded_->path).fileName();
     if (hasCompiledModel()) {  // no graph, so no node counts; say where it runs and what it cannot do
@@ -128,18 +131,24 @@ void Workbench::applyPass(const QString& pass, const QStringList& onlyAt) {
 
 void Workbench::onModelReplaced(std::shared_ptr<const LoadedModel> model, const QString& statusText) {
     hideProgress();
+    if (loaded_ && loaded_->model && report_) runOfVersion_[loaded_->model.get()] = {loaded_->model, report_};
     setModel(std::move(model));
     lastEdit_ = statusText;
+    emit modelChanged();
+    // A version that ran before (undo back to it, redo forward) shows that run again.
+    if (auto run = runOfVersion_.find(loaded_->model.get()); run != runOfVersion_.end()) showReport(run->second.second);
     setStatus(statusText);
     showMessage(statusText, 15000);
-    emit modelChanged();
     emit stateChanged();
 }
 
 void Workbench::showReport(std::shared_ptr<const Report> report) {
     const int keep = selection_->selectedLayer();
-    report_ = std::move(report);
-    selection_->setLayers(report_->layers);
+    auto numbered = std::make_shared<Report>(*report);  // the layers' IDs from the model as opened
+    selection_->numberRows(numbered->layers);
+    for (RemovedLayer& removed : numbered->removedLayers)
+        if (const int id = selection_->numberLayer(QString::fromStdString(removed.fullName)); id >= 0) removed.id = id;
+    report_ = std::move(numbered);
     emit reportChanged();
     // The views were reset: re-apply the selection so they agree again.
     selection_->clear();

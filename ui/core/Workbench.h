@@ -9,7 +9,9 @@
 #include <QStringList>
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "jobs/EstimateJob.h"
@@ -154,6 +156,9 @@ private:
     std::vector<QPointer<Job>> jobs_;
     std::shared_ptr<const LoadedModel> loaded_;
     std::shared_ptr<const Report> report_;
+    /// The last run of each version of the opened model an edit left (keyed by the version; the value keeps it
+    /// alive): undo and redo bring a version's run back with it, so an edit never throws a measurement away.
+    std::map<const Model*, std::pair<std::shared_ptr<const Model>, std::shared_ptr<const Report>>> runOfVersion_;
     std::shared_ptr<const EstimateResult> estimate_;
     std::shared_ptr<const AccuracySection> accuracy_;
     std::shared_ptr<const rknn::QuantizationFacts> quantization_;

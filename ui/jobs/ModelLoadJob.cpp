@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "npuwb/Error.h"
+#include "npuwb/LayerIds.h"
 #include "npuwb/ModelSummary.h"
 #include "npuwb/ModelIO.h"
 #include "npuwb/ModelRuntimes.h"
@@ -34,13 +35,12 @@ std::vector<LayerRow> staticLayerRows(const Model& model) {
         return shape;
     };
     std::vector<LayerRow> rows;
-    const std::vector<size_t> order = graph.topologicalOrder();
-    for (size_t step = 0; step < order.size(); ++step) {
-        const Node& node = graph.nodes[order[step]];
+    LayerIds ids(graph);
+    for (size_t index : graph.topologicalOrder()) {
+        const Node& node = graph.nodes[index];
         LayerRow row;
-        row.id = int64_t(step);
-        row.fullName = node.name;
-        if (row.fullName.empty()) (row.fullName = '#') += std::to_string(order[step]);  // as Node::label()
+        row.fullName = node.layerName();  // as profiles name it, so a run's rows replace these by name
+        row.id = ids.idOf(row.fullName);
         row.opType = node.opType;
         bool known = true;
         for (const auto& in : node.inputs)

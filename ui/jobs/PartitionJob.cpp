@@ -8,6 +8,7 @@
 
 #include "npuwb/DeviceProfile.h"
 #include "npuwb/Error.h"
+#include "npuwb/ModelIO.h"
 #include "npuwb/Partition.h"
 
 namespace npuwb::ui {
@@ -31,10 +32,13 @@ void PartitionJob::start(std::shared_ptr<const Model> model, const PartitionRequ
             if (self) emit self->progress(phase, done, total);
         }, Qt::QueuedConnection);
     };
-    watcher_.setFuture(QtConcurrent::run([this, model = std::move(model), request, report]() {
+    watcher_.setFuture(QtConcurrent::run([this, model = std::move(model), request, report]() mutable {
         Outcome outcome;
         outcome.failure = catchFailure([&] {  // no exception may cross into Qt's machinery
             const DeviceProfile device = findDeviceProfile(request.device.toStdString());
+            // Symbolic dims fixed as `npuwb-cli partition --input-shape` does: the same model, the same figures.
+            if (!request.inputShapes.empty())
+                model = std::make_shared<const Model>(withInputShapes(*model, request.inputShapes));
             PartitionOptions options;
             options.schedules.clear();
             for (const QString& schedule : request.schedules) options.schedules.push_back(schedule.toStdString());

@@ -20,6 +20,8 @@ struct PartitionRequest {
     QString device = QStringLiteral("local-2core");  // a profile name (resources/devices) or a .json path
     QStringList schedules = {QStringLiteral("single"), QStringLiteral("serial"), QStringLiteral("pipelined")};
     int frames = 10;  // few enough that every bar of the Gantt chart is readable
+    /// The sizes the user chose for symbolic input dims (Workbench::inputShapes), as every job uses them.
+    std::map<std::string, Shape> inputShapes;
 };
 
 class PartitionJob : public Job {

@@ -87,9 +87,17 @@ QVariant EstimateTableModel::data(const QModelIndex& index, int role) const {
                 for (const std::string& n : row.fusedNodes) fused << QString::fromStdString(n);
                 return tr("%1, fused with %2").arg(QString::fromStdString(row.fullName), fused.join(QStringLiteral(", ")));
             }
-            if (index.column() == CyclesColumn && row.cyclesDdr && row.cyclesNpu)
-                return *row.cyclesDdr > *row.cyclesNpu ? tr("Bandwidth-bound: more DDR than NPU cycles")
-                                                       : tr("Compute-bound: more NPU than DDR cycles");
+            if (index.column() == CyclesColumn && row.cyclesDdr && row.cyclesNpu && row.cyclesTotal) {
+                // The total in numbers, so the three figures visibly add up.
+                const int64_t bound = std::max(*row.cyclesDdr, *row.cyclesNpu);
+                return tr("%1\nTotal %2 = max(DDR %3, NPU %4) + %5 per-layer overhead")
+                    .arg(*row.cyclesDdr > *row.cyclesNpu ? tr("Bandwidth-bound: more DDR than NPU cycles")
+                                                         : tr("Compute-bound: more NPU than DDR cycles"))
+                    .arg(*row.cyclesTotal)
+                    .arg(*row.cyclesDdr)
+                    .arg(*row.cyclesNpu)
+                    .arg(*row.cyclesTotal - bound);
+            }
             if (index.column() == IdColumn && ids_[size_t(index.row())] < 0)
                 return tr("Not a row of the Layers table: estimate layer %1").arg(index.row());
             return {};
@@ -118,7 +126,10 @@ QVariant EstimateTableModel::headerData(int section, Qt::Orientation orientation
         switch (section) {
             case IdColumn: return tr("The layer's ID in the Layers table (the anchor node's)");
             case WorkLoadColumn: return tr("Share of the layer's work per NPU core, as the estimate spreads it");
-            case CyclesColumn: return tr("Estimated DDR, NPU and total cycles at the chip's NPU clock");
+            case CyclesColumn:
+                return tr("Estimated DDR, NPU and total cycles at the chip's NPU clock. Memory traffic and compute "
+                          "overlap, so total = max(DDR, NPU) + a fixed per-layer overhead (the layer's setup, fitted "
+                          "on real boards, paid once per pass over the data); time = total / clock");
             default: return {};
         }
     }

@@ -9,13 +9,28 @@
 
 namespace npuwb::ui {
 
-void LayerTableModel::setLayers(std::vector<LayerRow> layers, bool timed) {
+void LayerTableModel::setLayers(std::vector<LayerRow> layers, bool timed, const std::vector<RemovedLayer>& removed) {
     beginResetModel();
     layers_ = std::move(layers);
+    removedBy_.assign(layers_.size(), std::string());
+    for (const RemovedLayer& node : removed) {
+        LayerRow row;
+        row.id = node.id;
+        row.fullName = node.fullName;
+        row.opType = node.opType;
+        row.target = std::string();  // it ran nowhere
+        layers_.push_back(std::move(row));
+        removedBy_.push_back(node.removedBy);
+    }
     timed_ = timed;
     rowOfName_.clear();
     for (size_t i = 0; i < layers_.size(); ++i) rowOfName_.emplace(layers_[i].fullName, i);
     endResetModel();
+}
+
+const std::string& LayerTableModel::removedBy(int row) const {
+    static const std::string none;
+    return row >= 0 && size_t(row) < removedBy_.size() ? removedBy_[size_t(row)] : none;
 }
 
 bool LayerTableModel::hasVendorColumns() const {
@@ -105,6 +120,26 @@ QVariant LayerTableModel::sortKey(const LayerRow& row, int column) const {
 QVariant LayerTableModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
     const LayerRow& row = layers_[size_t(index.row())];
+    if (const std::string& by = removedBy(index.row()); !by.empty()) {
+        // A node that ran as no step of its own: it says so in the time column, and sorts below every timed row.
+        const bool timeColumn = index.column() == TimeColumn;
+        switch (role) {
+            case Qt::DisplayRole:
+                if (timeColumn) return tr("removed");
+                if (index.column() == TimePercentColumn || index.column() == TimeMinColumn) return {};
+                break;
+            case SortRole:
+                if (timeColumn || index.column() == TimePercentColumn || index.column() == TimeMinColumn) return -1.0;
+                break;
+            case Qt::ForegroundRole: return QColor(Qt::gray);
+            case Qt::ToolTipRole:
+                return tr("%1 (%2)\nRemoved before the run by the exact rewrite %3: no step and no time of its own; "
+                          "it keeps its ID")
+                    .arg(QString::fromStdString(row.fullName), QString::fromStdString(row.opType),
+                         QString::fromStdString(by));
+            default: break;
+        }
+    }
     switch (role) {
         case Qt::DisplayRole: return display(row, index.column());
         case SortRole: return sortKey(row, index.column());

@@ -38,11 +38,14 @@ public:
 
     using QAbstractTableModel::QAbstractTableModel;
 
-    /// `timed`: the rows come from a run; false for the static rows of a freshly opened model.
-    void setLayers(std::vector<LayerRow> layers, bool timed);
+    /// `timed`: the rows come from a run; false for the static rows of a freshly opened model. `removed`: the
+    /// model's nodes the run's exact rewrites removed, listed after the rows with their IDs and the rewrite's name.
+    void setLayers(std::vector<LayerRow> layers, bool timed, const std::vector<RemovedLayer>& removed = {});
     void clear() { setLayers({}, false); }
     const std::vector<LayerRow>& layers() const { return layers_; }
     bool isTimed() const { return timed_; }
+    /// The rewrite that removed this row's node before the run ("remove_identity"), empty for a row that ran.
+    const std::string& removedBy(int row) const;
     /// Some row has the vendor's perf columns (cycles or MacUsage): a board runtime's report, a vendor log or an
     /// estimate. Views hide those columns otherwise.
     bool hasVendorColumns() const;
@@ -66,6 +69,7 @@ private:
 
     std::vector<LayerRow> layers_;
     std::unordered_map<std::string, size_t> rowOfName_;
+    std::vector<std::string> removedBy_;  // per row
     bool timed_ = false;
 };
 

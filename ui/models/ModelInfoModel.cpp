@@ -140,7 +140,9 @@ void ModelInfoModel::setRunResult(const Report& report, bool fromRuntime) {
                                        .arg(report.environment.threads));
         addRow(run, tr("Activation arena"), formatBytes(report.memory.arenaBytes));
     }
-    if (report.memory.peakRssBytes > 0) addRow(run, tr("Peak RSS"), formatBytes(report.memory.peakRssBytes));
+    if (report.memory.peakRssBytes > 0)
+        addRow(run, tr("Process peak RSS"), formatBytes(report.memory.peakRssBytes),
+               tr("the whole process that ran it (a run from the GUI counts the GUI too), not the model's memory"));
     if (report.runtime) {  // per context: weights once (shared by rknn_dup_context or the backend), internal each
         const RuntimeSection& rt = *report.runtime;
         QStandardItem* memory = addSection(kRuntimeMemorySection);

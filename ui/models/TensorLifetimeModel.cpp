@@ -10,14 +10,15 @@ namespace npuwb::ui {
 void TensorLifetimeModel::setReport(const MemorySummary& memory, const std::vector<LayerRow>& layers) {
     beginResetModel();
     tensors_ = memory.tensors;
+    // A profile's rows are its execution steps in order; their IDs are the model's layer IDs, not steps.
     std::map<int64_t, const LayerRow*> byStep;
-    for (const LayerRow& row : layers) byStep[row.id] = &row;
+    for (size_t step = 0; step < layers.size(); ++step) byStep[int64_t(step)] = &layers[step];
     producer_.clear();
     producerName_.clear();
     int64_t lastStep = -1;
     for (const TensorLifetime& t : tensors_) {
         const auto it = byStep.find(t.firstStep);
-        producer_.push_back(it == byStep.end() ? -1 : static_cast<int>(it->first));
+        producer_.push_back(it == byStep.end() ? -1 : static_cast<int>(it->second->id));
         producerName_.push_back(it == byStep.end() ? QString() : QString::fromStdString(it->second->fullName));
         lastStep = std::max(lastStep, t.lastStep);
     }

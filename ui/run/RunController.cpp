@@ -19,6 +19,7 @@
 #include "models/Format.h"
 #include "run/RunOptionsBar.h"
 #include "run/TelemetryChart.h"
+#include "npuwb/RunSpread.h"
 
 namespace npuwb::ui {
 
@@ -278,7 +279,8 @@ void RunController::onProgress(const QString& phase, int done, int total) {
 void RunController::finishRun(std::shared_ptr<const Report> report, const QString& statusText) {
     workbench_.hideProgress();
     workbench_.showReport(report);
-    workbench_.setStatus(statusText);
+    const std::string busy = busyMachineWarning(*report);
+    workbench_.setStatus(busy.empty() ? statusText : tr("%1 · Warning: %2").arg(statusText, QString::fromStdString(busy)));
     emit runFinished(report);
 }
 

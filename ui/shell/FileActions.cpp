@@ -45,7 +45,7 @@ FileActions::FileActions(Workbench& workbench, QMainWindow* window, QMenu* menu,
     convertRknnAction_ = menu->addAction(tr("Convert to &RKNN…"), this, [this] { openConvertRknnDialog(); });
     convertRknnAction_->setToolTip(tr("Write an RKNN-Toolkit2 conversion script from this model, the target chip and "
                                       "the last quantization, and run it when the toolkit is installed"));
-    menu->addSeparator();
+    quitSeparator_ = menu->addSeparator();
     QAction* quit = menu->addAction(tr("&Quit"), window, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
     toolBar->addAction(openAction_);

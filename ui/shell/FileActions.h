@@ -33,6 +33,8 @@ public:
     QAction* exportAction() const { return exportAction_; }
     QAction* saveModelAction() const { return saveModelAction_; }
     QAction* convertRknnAction() const { return convertRknnAction_; }
+    /// Where the views' own File entries go: above Quit, as menus usually end with it.
+    QAction* quitSeparator() const { return quitSeparator_; }
     /// Opens the Convert to RKNN dialog for the current model (non-modal), or null without a model.
     RknnConvertDialog* openConvertRknnDialog();
 
@@ -51,6 +53,7 @@ private:
     QAction* exportAction_;
     QAction* importLogAction_;
     QAction* convertRknnAction_;
+    QAction* quitSeparator_ = nullptr;
 };
 
 }  // namespace npuwb::ui

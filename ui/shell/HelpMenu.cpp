@@ -3,7 +3,6 @@
 #include <QAction>
 #include <QApplication>
 #include <QDialog>
-#include <QDesktopServices>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileInfo>
@@ -12,13 +11,16 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QTableWidget>
+#include <QTextBrowser>
 #include <QUrl>
 #include <QVBoxLayout>
 
 #include <algorithm>
 
 #include "core/ItemViewCopy.h"
+#include "shell/InstalledFiles.h"
 
 namespace npuwb::ui {
 
@@ -93,34 +95,46 @@ void showAbout(QMainWindow* window) {
             .arg(QStringLiteral(NPUWB_UI_VERSION), QStringLiteral(QT_VERSION_STR)));
     box->show();
 }
-/// The installed README (PREFIX/share/doc/npuwb) beside the program; else the source tree's, found upwards from it.
+/// The installed README (PREFIX/share/doc/npuwb) beside the program; else the source tree's.
 QString documentationPath() {
-    const QDir bin(QCoreApplication::applicationDirPath());
-    const QString installed = bin.filePath(QStringLiteral("../share/doc/npuwb/README.md"));
-    if (QFileInfo::exists(installed)) return QFileInfo(installed).canonicalFilePath();
-    for (QDir dir = bin; !dir.isRoot(); dir.cdUp())
-        if (QFileInfo::exists(dir.filePath(QStringLiteral("README.md"))) &&
-            QFileInfo::exists(dir.filePath(QStringLiteral("engine/README.md"))))
-            return dir.filePath(QStringLiteral("README.md"));
-    return {};
+    return installedOrSourceFile(QStringLiteral("share/doc/npuwb/README.md"), QStringLiteral("README.md"));
 }
 
+/// The README rendered in a window of its own (Markdown, its links to the modules' READMEs followed in place), so
+/// reading it needs no other program; Back returns from a followed link.
 void showDocumentation(QMainWindow* window) {
     const QString path = documentationPath();
-    if (!path.isEmpty() && QDesktopServices::openUrl(QUrl::fromLocalFile(path))) return;
-    auto* box = new QMessageBox(window);
-    box->setObjectName(QStringLiteral("documentationDialog"));
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->setWindowTitle(QApplication::translate("HelpMenu", "Documentation"));
-    box->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    box->setText(path.isEmpty()
-                     ? QApplication::translate("HelpMenu", "The documentation (README.md) is not installed beside %1.")
-                           .arg(QCoreApplication::applicationFilePath())
-                     : QApplication::translate("HelpMenu", "The documentation is %1 (no program here opens it).")
-                           .arg(path));
-    box->setInformativeText(QApplication::translate("HelpMenu", "Every command of npuwb-cli explains itself with "
-                                                                "--help; each module's README.md describes its part."));
-    box->show();
+    if (path.isEmpty()) {
+        auto* box = new QMessageBox(window);
+        box->setObjectName(QStringLiteral("documentationDialog"));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->setWindowTitle(QApplication::translate("HelpMenu", "Documentation"));
+        box->setText(QApplication::translate("HelpMenu", "The documentation (README.md) is not installed beside %1.")
+                         .arg(QCoreApplication::applicationFilePath()));
+        box->setInformativeText(QApplication::translate("HelpMenu", "Every command of npuwb-cli explains itself "
+                                                                    "with --help."));
+        box->show();
+        return;
+    }
+    auto* dialog = new QDialog(window);
+    dialog->setObjectName(QStringLiteral("documentationDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(QApplication::translate("HelpMenu", "Documentation — %1").arg(QDir::toNativeSeparators(path)));
+    auto* browser = new QTextBrowser(dialog);
+    browser->setObjectName(QStringLiteral("documentationBrowser"));
+    browser->setOpenExternalLinks(true);  // web links go to the browser; README links stay here
+    browser->setSource(QUrl::fromLocalFile(path), QTextDocument::MarkdownResource);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+    QPushButton* back = buttons->addButton(QApplication::translate("HelpMenu", "Back"), QDialogButtonBox::ActionRole);
+    back->setEnabled(false);
+    QObject::connect(browser, &QTextBrowser::backwardAvailable, back, &QPushButton::setEnabled);
+    QObject::connect(back, &QPushButton::clicked, browser, &QTextBrowser::backward);
+    QObject::connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
+    auto* layout = new QVBoxLayout(dialog);
+    layout->addWidget(browser);
+    layout->addWidget(buttons);
+    dialog->resize(window->size() * 0.8);
+    dialog->show();
 }
 }  // namespace
 

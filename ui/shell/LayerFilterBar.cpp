@@ -95,6 +95,8 @@ void LayerFilterBar::fillOpTypes() {
     const auto* layers = currentLayers(workbench_);
     if (layers)
         for (const LayerRow& row : *layers) ops << QString::fromStdString(row.opType);
+    if (const Report* report = workbench_.lastReport())
+        for (const RemovedLayer& row : report->removedLayers) ops << QString::fromStdString(row.opType);
     const QSet<QString> chosen = workbench_.layerFilter()->opTypes();
     if (!layers) ops = QStringList(chosen.begin(), chosen.end());  // restored before a model: shown as chosen
     ops.removeDuplicates();
@@ -143,12 +145,18 @@ void LayerFilterBar::follow() {
     const auto shown = std::count_if(layers->begin(), layers->end(), [](const LayerRow& row) {
         return row.fusedInto.empty();
     });
-    const auto matching = std::count_if(layers->begin(), layers->end(), [&](const LayerRow& row) {
+    auto matching = std::count_if(layers->begin(), layers->end(), [&](const LayerRow& row) {
         return row.fusedInto.empty() &&
                filter->matches(QString::fromStdString(row.opType), QString::fromStdString(row.target),
                                QString::fromStdString(row.fullName), timed ? row.timeUs : -1.0);
     });
-    count_->setText(tr("%1 of %2 layers").arg(matching).arg(shown));
+    // The nodes a run's rewrites removed are rows of the table too: layers with no time of their own.
+    const std::vector<RemovedLayer> none;
+    const auto& removed = timed ? workbench_.lastReport()->removedLayers : none;
+    matching += std::count_if(removed.begin(), removed.end(), [&](const RemovedLayer& row) {
+        return filter->matches(QString::fromStdString(row.opType), QString(), QString::fromStdString(row.fullName), -1.0);
+    });
+    count_->setText(tr("%1 of %2 layers").arg(matching).arg(shown + qsizetype(removed.size())));
 }
 
 void LayerFilterBar::saveSettings(QSettings& settings) const {

@@ -12,6 +12,7 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QSettings>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
@@ -33,6 +34,8 @@
 #include "shell/HelpMenu.h"
 #include "shell/LayerFilterBar.h"
 #include "shell/ModelInfoPanel.h"
+#include "shell/RecentFiles.h"
+#include "shell/StartPage.h"
 #include "shell/TargetOptionsBar.h"
 #include "npuwb/ModelRuntimes.h"
 
@@ -60,7 +63,11 @@ MainWindow::MainWindow(QWidget* parent)
     centralLayout->setSpacing(0);
     filterBar_ = new LayerFilterBar(*workbench_, central);
     centralLayout->addWidget(filterBar_);
-    centralLayout->addWidget(tabs_, 1);
+    startPage_ = new StartPage(central);
+    pages_ = new QStackedWidget(central);
+    pages_->addWidget(startPage_);
+    pages_->addWidget(tabs_);
+    centralLayout->addWidget(pages_, 1);
     setCentralWidget(central);
 
     auto* info = new QDockWidget(tr("Model"), this);
@@ -95,6 +102,11 @@ MainWindow::MainWindow(QWidget* parent)
     connect(workbench_, &Workbench::modelLoaded, this, &MainWindow::updateTitle);
     connect(workbench_, &Workbench::modelChanged, this, &MainWindow::updateTitle);
     connect(workbench_, &Workbench::viewRequested, tabs_, &QTabWidget::setCurrentWidget);
+    // The start page until a model opens; the views from then on.
+    startPage_->setRecentFiles(files_->recentFiles()->files());
+    connect(startPage_, &StartPage::openRequested, files_->openAction(), &QAction::trigger);
+    connect(startPage_, &StartPage::fileChosen, this, &MainWindow::openModel);
+    connect(workbench_, &Workbench::modelLoaded, this, [this] { pages_->setCurrentWidget(tabs_); });
     restoreSettings();
     workbench_->setStatus(tr("Open an ONNX or compiled .rknn model (Ctrl+O) or drop one here"));
 }
@@ -106,11 +118,12 @@ MainWindow::~MainWindow() {
 }
 
 void MainWindow::createMenusAndViews() {
+    // The usual order: File, Edit, View, then the application's own menus, Help last (added by addHelpMenu).
     QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
-    QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
     QMenu* editMenu = menuBar()->addMenu(tr("&Edit"));
-    QMenu* analyzeMenu = menuBar()->addMenu(tr("&Analyze"));
     QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+    QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
+    QMenu* analyzeMenu = menuBar()->addMenu(tr("&Analyze"));
     viewMenu_ = viewMenu;
     // Hovering an entry shows its tool tip: a disabled one says why (e.g. core/OnnxOnlyAction.h).
     for (QMenu* menu : {fileMenu, runMenu, analyzeMenu}) menu->setToolTipsVisible(true);
@@ -151,7 +164,10 @@ void MainWindow::createMenusAndViews() {
                                             [this, view] { tabs_->setCurrentWidget(view); });
         show->setShortcut(QKeySequence(info.shortcut));
         for (const ViewAction& contributed : view->viewActions()) {
-            menus.value(contributed.menu)->addAction(contributed.action);
+            if (contributed.menu == MenuSlot::File)
+                fileMenu->insertAction(files_->quitSeparator(), contributed.action);
+            else
+                menus.value(contributed.menu)->addAction(contributed.action);
             if (QToolBar* bar = toolBars.value(contributed.toolBar)) bar->addAction(contributed.action);
         }
     }

@@ -6,6 +6,7 @@
 
 class QMenu;
 class QProgressBar;
+class QStackedWidget;
 class QTabWidget;
 
 namespace npuwb::ui {
@@ -14,6 +15,7 @@ class FileActions;
 class LayerFilterBar;
 class ModelInfoPanel;
 class RunController;
+class StartPage;
 class Workbench;
 class WorkbenchView;
 
@@ -29,6 +31,8 @@ public:
     ModelInfoPanel* modelInfo() const;
     QProgressBar* progressBar() const;
     LayerFilterBar* filterBar() const { return filterBar_; }
+    /// Shown instead of the views until a model is open.
+    StartPage* startPage() const { return startPage_; }
 
     /// The registered view called `name` (case-insensitive), nullptr when none.
     WorkbenchView* view(const QString& name) const;
@@ -62,6 +66,8 @@ private:
     RunController* runner_ = nullptr;
     QMenu* viewMenu_ = nullptr;
     LayerFilterBar* filterBar_ = nullptr;
+    StartPage* startPage_ = nullptr;
+    QStackedWidget* pages_ = nullptr;  // the start page, then the views' tabs
 };
 
 }  // namespace npuwb::ui

@@ -46,12 +46,14 @@ struct ModelSummary {
 bool macsUnknown(const ModelSummary& summary);
 
 struct LayerRow {
-    int64_t id = 0;              // execution step
+    /// The layer's ID: its node's position in the model as opened (npuwb/LayerIds.h), the same before and after
+    /// a run; nodes the model did not have (made by a rewrite) are numbered after the model's. Vendor logs: theirs.
+    int64_t id = 0;
     std::string fullName;        // node name (RKNN: FullName)
     std::string opType;
     std::string dataType;        // of the first output
     std::string target = "CPU";  // CPU / NPU / GPU
-    std::vector<std::vector<int64_t>> inputShapes;
+    std::vector<std::vector<int64_t>> inputShapes;  // node inputs; estimates list the feature maps first
     std::vector<std::vector<int64_t>> outputShapes;
     int64_t macs = 0;
     int64_t bytesRead = 0;
@@ -67,6 +69,13 @@ struct LayerRow {
     /// its time is 0 and counted once, on the layer's row. Empty for a node with a time of its own.
     std::string fusedInto;
     double rwKB() const { return double(bytesRead + bytesWritten) / 1024.0; }
+};
+
+struct RemovedLayer {
+    int64_t id = 0;         // the model's layer ID
+    std::string fullName;
+    std::string opType;
+    std::string removedBy;  // the rewrite: "constant_folding", "remove_identity", "fold_pad", "merge_chains"
 };
 
 struct TensorLifetime {
@@ -107,6 +116,8 @@ struct Environment {
     std::string kernel;  // uname -r
     std::optional<std::string> npuDriver;  // RKNPU driver version
     std::optional<BoardClocks> clocks;
+    /// The machine's 1-minute load average when the run started (measured runs; absent when unknown).
+    std::optional<double> loadAverage;
 };
 
 /// Where the time of one inference goes when deployed (RKNN SDK user guide V2.5.0, 5.2.1.2); filled by the board
@@ -153,7 +164,7 @@ struct FallbackRow {
 
 /// Quantization accuracy of one layer output (RKNN error_analysis.txt, richer): float vs quantized.
 struct AccuracyLayer {
-    int64_t id = 0;            // execution step in the float model
+    int64_t id = 0;            // the float model's layer ID (npuwb/LayerIds.h)
     std::string fullName;      // node name
     std::string opType;
     std::string value;         // the output value compared
@@ -322,6 +333,10 @@ struct Report {
     MemorySummary memory;
     std::vector<Suggestion> suggestions;
     std::vector<FallbackRow> fallbacks;  // empty for the reference executor
+    /// Nodes of the model that did not run as a step of their own: an exact rewrite before execution removed
+    /// them (a constant computed once, an identity bypassed, a Pad folded into the Conv after it). They keep the
+    /// model's layer IDs (npuwb/LayerIds.h), so a view can list them as removed instead of losing them.
+    std::vector<RemovedLayer> removedLayers;
     std::optional<AccuracySection> accuracy;  // quantization analysis (kind "accuracy")
     std::optional<PartitionSection> partition;  // heterogeneous partition and its schedules (kind "partition")
     std::vector<Trace> traces;                  // timelines (absent from the JSON when empty)

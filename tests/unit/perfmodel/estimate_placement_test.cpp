@@ -98,3 +98,27 @@ TEST(EstimatePlacement, Fp16IsSlowerThanInt8AndRejectedWhereMissing) {
     tooMany.cores = 2;
     EXPECT_THROW(estimateModel(m, chip, tooMany), Error);
 }
+
+// y = Mul(scale, x) with the constant first: the row's InputShape (its first input shape) is the feature map, as
+// RKNN's eval_perf shows it, not the scalar; the scalar follows. The row's ID is the node's in the model.
+TEST(EstimatePlacement, InputShapeIsTheFeatureMapNotAConstantOperand) {
+    Model m;
+    m.opsetImports[""] = 13;
+    m.graph.inputs.push_back(tensorInfo("x", {1, 8, 16, 16}));
+    m.graph.initializers["scale"] = Tensor(DType::F32, {1});
+    Node mul;
+    mul.name = "scale_mul";
+    mul.opType = "Mul";
+    mul.inputs = {"scale", "x"};
+    mul.outputs = {"y"};
+    m.graph.nodes = {mul};
+    m.graph.outputs.push_back(tensorInfo("y", {1, 8, 16, 16}));
+    Report r = estimateModel(loadModelFromBytes(serializeModel(m), ".", "scalemul.onnx"),
+                             loadChipProfile((kChipsDir / "rk3588.json").string()));
+    ASSERT_EQ(r.layers.size(), 1u);
+    const LayerRow& l = r.layers[0];
+    ASSERT_EQ(l.inputShapes.size(), 2u);
+    EXPECT_EQ(l.inputShapes[0], (std::vector<int64_t>{1, 8, 16, 16}));
+    EXPECT_EQ(l.inputShapes[1], (std::vector<int64_t>{1}));
+    EXPECT_EQ(l.id, 0);
+}

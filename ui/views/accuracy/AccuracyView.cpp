@@ -300,10 +300,10 @@ void AccuracyView::onJobEnded() {
 }
 
 void AccuracyView::showLayerIds() {
-    // One layer ID in every tab: the Layers table's (the last run report's) for the node, not the analysis' own
-    // step in its float graph, which a run's order need not share.
-    const LayerSelection* selection = workbench().selection();
-    model_->setLayerIds([selection](const QString& node) { return selection->layerOfNode(node); });
+    // One layer ID in every tab: the opened model's for the node, not the analysis' own step in its float graph
+    // (a prepared copy, whose fused nodes the model did not have: they get fresh numbers, never another's).
+    LayerSelection* selection = workbench().selection();
+    model_->setLayerIds([selection](const QString& node) { return selection->numberLayer(node); });
 }
 
 void AccuracyView::setAccuracy(const AccuracySection& accuracy, const QString& summary) {

@@ -203,12 +203,11 @@ void EstimateView::setResult(std::shared_ptr<const EstimateResult> result) {
 void EstimateView::showLayers() {
     if (!result_) return;
     const Report& report = result_->report;
-    // One ID per layer in every tab: the Layers table's ID of the layer's anchor node (the last run report's once
-    // the model ran), not the estimate's row.
+    // One ID per layer in every tab: the opened model's ID of the layer's anchor node, not the estimate's row.
     std::vector<int> ids;
     for (size_t i = 0; i < report.layers.size(); ++i) {
         const QStringList& nodes = result_->layerNodes[i];
-        ids.push_back(nodes.isEmpty() ? -1 : workbench().selection()->layerOfNode(nodes.front()));
+        ids.push_back(nodes.isEmpty() ? -1 : workbench().selection()->numberLayer(nodes.front()));
     }
     // The estimate names fused layers in RKNN's words (ConvolutionRelu); the filter's op types are ONNX's, so a
     // row also reads as the op type of its anchor node.

@@ -7,8 +7,7 @@
 namespace npuwb::ui {
 
 QString layerName(const Node& node) {
-    if (!node.name.empty()) return QString::fromStdString(node.name);
-    return QString::fromStdString(node.outputs.empty() ? node.opType : node.outputs[0]);
+    return QString::fromStdString(node.layerName());
 }
 
 int neighbour(const GraphData& data, int node, GraphMove move, int& from) {

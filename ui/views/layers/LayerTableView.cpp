@@ -55,7 +55,8 @@ void LayerTableView::setLayerFilter(const LayerFilter* filter) {
         const LayerRow& layer = model_->layers()[size_t(row)];
         return LayerFilterProxy::RowLayer{QString::fromStdString(layer.opType), QString::fromStdString(layer.target),
                                           QString::fromStdString(layer.fullName),
-                                          model_->isTimed() ? layer.timeUs : -1.0, !layer.fusedInto.empty()};
+                                          model_->isTimed() && model_->removedBy(row).empty() ? layer.timeUs : -1.0,
+                                          !layer.fusedInto.empty()};
     });
 }
 

@@ -13,6 +13,7 @@
 #include "models/InputShapes.h"
 #include "models/LayerSelection.h"
 #include "models/LayerTableModel.h"
+#include "npuwb/RunSpread.h"
 #include "views/layers/LayerTableView.h"
 #include "views/layers/LayerTimeChart.h"
 
@@ -65,7 +66,7 @@ void LayersView::showModelLayers() {
 void LayersView::showReport() {
     const Report& report = *workbench().lastReport();
     const bool firstTimes = !model_->isTimed();
-    model_->setLayers(report.layers, true);
+    model_->setLayers(report.layers, true, report.removedLayers);
     if (firstTimes)  // the first results: slowest layers on top, as in the chart; later runs keep the user's sort
         table_->tableView()->sortByColumn(LayerTableModel::TimeColumn, Qt::DescendingOrder);
     chart_->setLayers(report.layers, true);
@@ -83,11 +84,18 @@ void LayersView::updateHeader() {
     if (report && model_->isTimed()) {  // the rows are the run's: the shapes it ran with
         const QString where = QStringLiteral("%1, %2").arg(QString::fromStdString(report->environment.backend),
                                                            QString::fromStdString(report->environment.device));
-        header_->setText(tr("<b>%1</b> · %2 from the %3 on %4 · %5")
-                             .arg(file)
-                             .arg(formatLayerCount(report->layers))
-                             .arg(QString::fromStdString(report->kind), where.toHtmlEscaped(),
-                                  inputShapesText(report->model).toHtmlEscaped()));
+        QString layers = formatLayerCount(report->layers);
+        if (!report->removedLayers.empty())
+            layers += tr(", %n removed before it ran", nullptr, int(report->removedLayers.size()));
+        QString text = tr("<b>%1</b> · %2 from the %3 on %4 · %5")
+                           .arg(file)
+                           .arg(layers)
+                           .arg(QString::fromStdString(report->kind), where.toHtmlEscaped(),
+                                inputShapesText(report->model).toHtmlEscaped());
+        if (const std::string busy = busyMachineWarning(*report); !busy.empty())  // the times below carry noise
+            text += QStringLiteral("<br><span style='color:#b00020'>%1</span>")
+                        .arg(tr("Warning: %1.").arg(QString::fromStdString(busy)).toHtmlEscaped());
+        header_->setText(text);
         return;
     }
     // Before a run: the shapes are the model's own, a symbolic dim ("p2o.DynamicDimension.0") shown as ?; say what

@@ -33,9 +33,13 @@ std::vector<MemoryBreakdownChart::Row> MemoryBreakdownChart::rowsOf(const Report
     if (m.lowerBoundBytes > 0)
         rows.push_back({tr("Lower bound"), m.lowerBoundBytes, tr("the most intermediate bytes live at one step")});
     rows.push_back({tr("Inputs + outputs"), m.ioBytes, tr("graph inputs and outputs")});
+    // What the model needs, apart from the process that happened to run it.
+    rows.push_back({tr("Model total"), m.weightBytes + m.arenaBytes + m.ioBytes,
+                    tr("weights + activation arena + inputs and outputs: what the model itself needs")});
     if (m.peakRssBytes > 0)
-        rows.push_back({tr("Peak RSS"), m.peakRssBytes, tr("the whole process's peak resident set (code, runtime, "
-                                                          "allocator, the GUI itself)")});
+        rows.push_back({tr("Process peak RSS"), m.peakRssBytes,
+                        tr("the peak resident set of the whole process that ran it (code, runtime, allocator and, "
+                           "for a run from the GUI, the GUI itself): not the model's memory")});
     if (const auto& rt = report.runtime) {
         const QString runtime = QString::fromStdString(rt->runtime);
         rows.push_back({tr("%1: weights (shared)").arg(runtime), rt->weightBytes,

@@ -61,12 +61,14 @@ QString summaryOf(const Report& report) {
                       .arg(QString::fromStdString(s.unit).toHtmlEscaped())
                       .arg(s.nodes.size())
                       .arg(formatMicros(s.predictedUs));
-    QString text = TimelineView::tr("<b>%1</b> (%2): %3 stage(s): %4 · %5 cut tensor(s), %6 per frame · %7 per hand-off")
+    // The input shapes it was planned for lead: per-frame bytes and times mean nothing without them.
+    QString text = TimelineView::tr("<b>%1</b> (%2) · %8: %3 stage(s): %4 · %5 cut tensor(s), %6 per frame · %7 per "
+                                    "hand-off")
                        .arg(QString::fromStdString(p.device).toHtmlEscaped(), QString::fromStdString(p.strategy))
                        .arg(p.stages.size())
                        .arg(stages.join(QStringLiteral(" · ")))
                        .arg(p.cuts.size())
-                       .arg(formatBytes(cutBytes), formatMicros(p.syncUs));
+                       .arg(formatBytes(cutBytes), formatMicros(p.syncUs), inputShapesText(report.model).toHtmlEscaped());
     text += QStringLiteral("<table cellspacing='0' cellpadding='2'><tr><th align='left'>%1</th><th align='left'>%2</th>"
                            "<th align='right'>%3</th><th align='right'>%4</th><th align='right'>%5</th>"
                            "<th align='right'>%6</th><th align='right'>%7</th></tr>")
@@ -308,13 +310,22 @@ bool TimelineView::saveReportTo(const QString& path) {
 void TimelineView::startPartition() {
     // A compiled model has no graph to split.
     if (!workbench().hasOnnxModel() || workbench().isBusy() || job_->isRunning()) return;
+    workbench().afterInputShapes([this] {  // symbolic input dims: asks for sizes first, as a run does
+        if (workbench().hasOnnxModel() && !workbench().isBusy() && !job_->isRunning()) partition();
+    });
+}
+
+void TimelineView::partition() {
     PartitionRequest request;
+    request.inputShapes = workbench().inputShapes();
     request.device = device_->currentText();
     const QString schedule = schedule_->currentData().toString();
     if (schedule != kAllSchedules) request.schedules = {schedule};
     request.frames = frames_->value();
     workbench().showProgress(0, 0);
-    workbench().setStatus(tr("Partitioning on %1 …").arg(request.device));
+    workbench().setStatus(request.inputShapes.empty()
+                              ? tr("Partitioning on %1 …").arg(request.device)
+                              : tr("Partitioning on %1 at %2 …").arg(request.device, inputShapesText(request.inputShapes)));
     job_->start(workbench().currentModel(), request);
 }
 

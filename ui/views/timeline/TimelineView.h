@@ -73,6 +73,7 @@ signals:
     void partitionShown(std::shared_ptr<const Report> report);
 
 private:
+    void partition();  // startPartition once the input shapes are known
     void clear(const QString& hint);
     void showSchedule();
     void onStageClicked(int64_t stage);

@@ -82,6 +82,8 @@ struct Node {
     const Graph* attrGraph(const std::string& attrName) const;  // nullptr when absent
     /// "'name' (OpType)" or "#index (OpType)" for unnamed nodes: the label every error message uses.
     std::string label() const;
+    /// Its name, else its first output, else its op type: how every report and view names its layer row.
+    std::string layerName() const;
 };
 
 struct Graph {
