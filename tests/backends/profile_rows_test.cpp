@@ -24,18 +24,24 @@ bool onednnBuilt() {
     return std::find(found.begin(), found.end(), "cpu-onednn") != found.end();
 }
 
-/// X[1,8,16,16] -> Conv 3x3 (8 -> 16) -> Relu -> MaxPool 2x2 -> Y: the Relu is the Conv's post-op.
-Case convReluPool() {
+/// X[1,8,16,16] -> Conv 3x3 (8 -> 16) -> Relu -> MaxPool 2x2 -> Y: the Relu is the Conv's post-op. With
+/// `weightsIdentity`, an Identity named "weights_identity" feeds the Conv its weights, first in the file, and the
+/// Relu is unnamed (its row is named by its output, "r").
+Case convReluPool(bool weightsIdentity = false) {
     std::mt19937 rng(20261207);
     std::vector<Node> nodes{
-        makeNode("Conv", {"X", "W", "B"}, {"c"},
+        makeNode("Conv", {"X", weightsIdentity ? "W2" : "W", "B"}, {"c"},
                  {{"kernel_shape", Attribute::ofInts({3, 3})}, {"pads", Attribute::ofInts({1, 1, 1, 1})}}),
         makeNode("Relu", {"c"}, {"r"}),
         makeNode("MaxPool", {"r"}, {"Y"},
                  {{"kernel_shape", Attribute::ofInts({2, 2})}, {"strides", Attribute::ofInts({2, 2})}})};
     nodes[0].name = "conv";
-    nodes[1].name = "relu";
+    nodes[1].name = weightsIdentity ? "" : "relu";
     nodes[2].name = "pool";
+    if (weightsIdentity) {
+        nodes.insert(nodes.begin(), makeNode("Identity", {"W"}, {"W2"}));
+        nodes[0].name = "weights_identity";
+    }
     return makeCase("Conv+Relu+MaxPool", nodes, {{"X", {1, 8, 16, 16}}}, {"Y"},
                     {{"W", randomTensor({16, 8, 3, 3}, rng)}, {"B", randomTensor({16}, rng)}}, rng);
 }
@@ -101,20 +107,7 @@ TEST(ProfileRows, TheReferenceTimesEveryNodeOnItsOwn) {
 // Identity on the Conv's weights comes first in the file: the session bypasses it before running, so the run has
 // three steps. The rows keep the model's IDs (the Conv is 1, not step 0) and the Identity is listed as removed.
 TEST(ProfileRows, IdsAreTheModelsAndRemovedNodesAreListed) {
-    std::mt19937 rng(20261208);
-    std::vector<Node> nodes{
-        makeNode("Identity", {"W"}, {"W2"}),
-        makeNode("Conv", {"X", "W2", "B"}, {"c"},
-                 {{"kernel_shape", Attribute::ofInts({3, 3})}, {"pads", Attribute::ofInts({1, 1, 1, 1})}}),
-        makeNode("Relu", {"c"}, {"r"}),
-        makeNode("MaxPool", {"r"}, {"Y"},
-                 {{"kernel_shape", Attribute::ofInts({2, 2})}, {"strides", Attribute::ofInts({2, 2})}})};
-    nodes[0].name = "weights_identity";
-    nodes[1].name = "conv";
-    nodes[2].name.clear();  // an unnamed node: its row is named by its output
-    nodes[3].name = "pool";
-    const Case c = makeCase("Identity+Conv+Relu+MaxPool", nodes, {{"X", {1, 8, 16, 16}}}, {"Y"},
-                            {{"W", randomTensor({16, 8, 3, 3}, rng)}, {"B", randomTensor({16}, rng)}}, rng);
+    const Case c = convReluPool(/*weightsIdentity=*/true);
     RunOptions options;
     options.executor.backend = "reference";
     options.runs = 1;
