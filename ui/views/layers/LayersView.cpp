@@ -34,6 +34,7 @@ LayersView::LayersView(Workbench& workbench, QWidget* parent)
     header_->setTextFormat(Qt::RichText);
     header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     header_->setContentsMargins(6, 4, 6, 2);
+    header_->setWordWrap(true);  // several inputs' shapes and a busy-run warning must not widen the window
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
