@@ -1,6 +1,7 @@
 // `npuwb-cli advise MODEL --target CHIP [--dtype int8|fp16] [--cores N] [--json OUT] [--input-shape NAME=dims]`:
-// the advisor's findings for a chip, grouped by rule and sorted by estimated gain; --json writes the estimate
-// report with the findings as suggestions[].
+// the advisor's findings for a chip, grouped by rule and sorted by estimated gain (a fixing pass's gain measured by
+// applying it to a copy), and what applying every fixing pass gives; --json writes the estimate report with the
+// findings as suggestions[].
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -27,7 +28,8 @@ void printRules() {
     for (const auto& r : advisor::listRules()) std::printf("%-20s %s\n", r.name.c_str(), r.description.c_str());
 }
 
-void printFindings(const std::vector<advisor::Finding>& findings, const Report& estimate, size_t total) {
+void printFindings(const std::vector<advisor::Finding>& findings, const advisor::Advice& advice, size_t total) {
+    const Report& estimate = advice.estimate;
     // Groups in the order of their best finding (findings arrive sorted by gain).
     std::vector<std::string> order;
     std::map<std::string, std::vector<const advisor::Finding*>> byRule;
@@ -44,17 +46,29 @@ void printFindings(const std::vector<advisor::Finding>& findings, const Report& 
         std::printf("\n== %s: %zu finding(s), estimated gain %.1f us summed -- %s\n", rule.c_str(), list.size(), sum,
                     descriptions[rule].c_str());
         for (auto* f : list) {
-            std::printf("  [%-6s] %9.1f us  %s\n", f->severity.c_str(), f->estimatedGainUs, f->hazard.c_str());
+            // "=": measured by applying the pass to a copy; "~": the cost model's figure for the site.
+            std::printf("  [%-6s] %c%9.1f us  %s\n", f->severity.c_str(), f->gainMeasured ? '=' : '~',
+                        f->estimatedGainUs, f->hazard.c_str());
             std::printf("  %27s evidence: %s\n", "", advisor::evidenceText(*f).c_str());
             std::printf("  %27s fix: %s%s%s\n", "", f->mitigation.c_str(),
                         f->pass.empty() ? "" : ("  [pass: " + f->pass + "]").c_str(),
                         f->guideSection.empty() ? "" : ("  [" + citeVendorGuide(f->guideSection) + "]").c_str());
         }
     }
-    std::printf("\n%zu finding(s)%s. Gains are per finding from the cost model and overlap (two findings on one layer "
-                "share its time); the estimate is %.1f us per frame.\n",
+    std::printf("\n%zu finding(s)%s; the estimate is %.1f us per frame. A gain marked = is what applying its pass to "
+                "a copy changed in the estimate (its share of the pass's whole change); ~ is the cost model's "
+                "figure. Gains overlap (two findings on one layer share its time): do not add them.\n",
                 total, findings.size() < total ? (" (" + std::to_string(findings.size()) + " shown)").c_str() : "",
                 estimate.run.medianUs);
+    const advisor::PassesGain& all = advice.allPasses;
+    if (all.passes.empty()) return;
+    std::string names;
+    for (const std::string& p : all.passes) names += (names.empty() ? "" : ", ") + p;
+    if (!all.error.empty())
+        std::printf("Applying every fixing pass (%s) failed on a copy: %s\n", names.c_str(), all.error.c_str());
+    else
+        std::printf("Applying every fixing pass (%s): %.1f -> %.1f us per frame (%.1f us less).\n", names.c_str(),
+                    all.beforeUs, all.afterUs, all.beforeUs - all.afterUs);
 }
 
 void runAdvise(const AdviseCliOptions& o) {
@@ -81,7 +95,7 @@ void runAdvise(const AdviseCliOptions& o) {
                 e.layers.size(), static_cast<long long>(cpuLayers));
     std::vector<advisor::Finding> shown = advice.findings;
     if (o.top > 0 && shown.size() > size_t(o.top)) shown.resize(size_t(o.top));
-    printFindings(shown, e, advice.findings.size());
+    printFindings(shown, advice, advice.findings.size());
 }
 }  // namespace
 

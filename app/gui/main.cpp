@@ -201,7 +201,18 @@ int main(int argc, char** argv) {
                     if (!window.files()->exportReport(reportFile)) return;  // operationFailed quits with 1
                     if (screenshot.isEmpty()) QApplication::exit(0);
                 }, Qt::SingleShotConnection);
-            shootWhen(window.runner(), &npuwb::ui::RunController::runFinished);
+            if (view) {
+                // The view's own work (an estimate, a partition), if any, follows the run; the picture waits for it.
+                QObject::connect(window.runner(), &npuwb::ui::RunController::runFinished, &window, [&, view] {
+                    QTimer::singleShot(0, &window, [&, view] {  // once the run's job no longer counts as busy
+                        phase(view->objectName());
+                        if (view->startFromCommandLine()) shootWhen(view, &npuwb::ui::WorkbenchView::resultShown);
+                        else if (!screenshot.isEmpty()) grabAndQuit(&window, screenshot, probe);
+                    });
+                }, Qt::SingleShotConnection);
+            } else {
+                shootWhen(window.runner(), &npuwb::ui::RunController::runFinished);
+            }
             window.runner()->startRun();
         } else if (view && view->startFromCommandLine()) {
             shootWhen(view, &npuwb::ui::WorkbenchView::resultShown);

@@ -1,12 +1,14 @@
 #include "advisor/Rule.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "advisor/RuleSupport.h"
 #include "npuwb/CostModel.h"
 #include "perfmodel/LayerShapes.h"
 #include "perfmodel/ModelPlan.h"
 #include "npuwb/Error.h"
+#include "npuwb/ModelIO.h"
 #include "npuwb/VendorGuide.h"
 
 namespace npuwb::advisor {
@@ -87,7 +89,16 @@ Advice runRules(const Model& model, const ChipProfile& chip, const AdviseOptions
 }  // namespace
 
 Advice adviseWithEstimate(const Model& model, const ChipProfile& chip, const AdviseOptions& options) {
-    return runRules(model, chip, options, RuleRegistry::instance().createAll());
+    std::optional<Model> shaped;
+    if (!options.inputShapes.empty()) shaped = withInputShapes(model, options.inputShapes);
+    Advice advice = runRules(shaped ? *shaped : model, chip, options, RuleRegistry::instance().createAll());
+    if (options.measurePassGains) {
+        measurePassGains(model, chip, options, advice);
+        sortFindings(advice.findings);
+        advice.estimate.suggestions.clear();
+        for (const auto& f : advice.findings) advice.estimate.suggestions.push_back(toSuggestion(f));
+    }
+    return advice;
 }
 
 std::vector<Finding> advise(const Model& model, const ChipProfile& chip, const AdviseOptions& options) {

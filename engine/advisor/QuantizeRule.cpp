@@ -43,7 +43,10 @@ public:
             if (n.opType == "Conv" || n.opType == "Gemm" || n.opType == "MatMul") f.nodes.push_back(nodeId(n));
         f.evidence = {evidence("int8 estimate", int8Us, "us")};
         if (fp16Us > 0) f.evidence.push_back(evidence("fp16 estimate", fp16Us, "us"));
-        f.estimatedGainUs = fp16Us > int8Us ? fp16Us - int8Us : 0.0;
+        const double fp16Penalty = fp16Us > int8Us ? fp16Us - int8Us : 0.0;
+        // The gain is what quantizing changes in this estimate: at int8 it already assumes the converter quantizes,
+        // so nothing; the fp16 penalty stays in the evidence and the severity.
+        f.estimatedGainUs = fp16 ? fp16Penalty : 0.0;
         f.guideSection = "5.2.3";
         if (fp16) {
             f.hazard = "The model is advised at fp16 on " + c.chip.name + ": the NPU's int8 rate is " +
@@ -56,8 +59,8 @@ public:
             f.severity = "high";
         } else {
             f.hazard = "The model is float (no Q/DQ nodes): the int8 estimate assumes the converter quantizes it; "
-                       "unquantized it runs at fp16";
-            f.severity = maxSeverity("medium", severityForGain(f.estimatedGainUs, fp16Us));
+                       "unquantized it runs at fp16, " + num(fp16Penalty) + " us slower";
+            f.severity = maxSeverity("medium", severityForGain(fp16Penalty, fp16Us));
         }
         f.mitigation = "Quantize to int8 with a representative calibration set (RKNN-Toolkit2 do_quantization; "
                        "hybrid quantization for the layers that lose accuracy), then check the accuracy.";

@@ -54,4 +54,8 @@ private:
 /// Runs one rule alone on a prepared context (tests, and the GUI re-checking a single rule).
 std::vector<Finding> runRule(const std::string& ruleName, const Model& model, const ChipProfile& chip,
                              const AdviseOptions& options = {});
+
+/// Replaces the cost model's gains of findings that have a fixing pass by what applying that pass to a copy of
+/// `model` changes in the estimate, and fills `advice.allPasses` (PassGains.cpp).
+void measurePassGains(const Model& model, const ChipProfile& chip, const AdviseOptions& options, Advice& advice);
 }  // namespace npuwb::advisor

@@ -27,6 +27,8 @@
 #include "models/EstimateTableModel.h"
 #include "models/LayerTableModel.h"
 #include "models/SuggestionTreeModel.h"
+#include "npuwb/ChipProfile.h"
+#include "npuwb/CostModel.h"
 #include "npuwb/ModelIO.h"
 #include "shell/FileActions.h"
 #include "shell/MainWindow.h"
@@ -416,10 +418,21 @@ void AnalysisViewsTest::applyToAllSitesRewritesEverySite() {
     QVERIFY(g >= 0);
     view->selectGroup(g);
     const auto before = window_->workbench()->currentModel();
+    // The gain shown is what Apply changes in the estimate (measured on a copy), within 10%.
+    const double shown = view->model()->index(g, SuggestionTreeModel::GainColumn).data(SuggestionTreeModel::SortRole)
+                             .toDouble();
+    const npuwb::ChipProfile chip = npuwb::findChipProfile(window_->workbench()->target().chip.toStdString());
+    const double estimateBefore = npuwb::estimateModel(*before, chip).run.medianUs;
+    QVERIFY2(view->summaryLabel()->text().contains(QStringLiteral("applying all")),
+             qPrintable(view->summaryLabel()->text()));
     QSignalSpy changed(window_->workbench(), &Workbench::modelChanged);
     view->applyAllAction()->trigger();
     QVERIFY(changed.wait(kTimeoutMs));
     QCOMPARE(countOps(*window_->workbench()->currentModel(), "Clip"), 0);
+    const double achieved =
+        estimateBefore - npuwb::estimateModel(*window_->workbench()->currentModel(), chip).run.medianUs;
+    QVERIFY2(std::abs(shown - achieved) <= 0.1 * std::max(std::abs(achieved), 1.0),
+             qPrintable(QStringLiteral("shown %1 us, Apply changed the estimate by %2 us").arg(shown).arg(achieved)));
     QVERIFY(window_->statusBar()->currentMessage().contains(QStringLiteral("at 2 sites")));
     QTRY_VERIFY_WITH_TIMEOUT(!window_->workbench()->isBusy(), kTimeoutMs);
     QCOMPARE(groupOfPass(*view->model(), "fuse_hardswish"), -1);

@@ -16,6 +16,7 @@
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QTest>
 #include <qcustomplot.h>
@@ -25,7 +26,9 @@
 
 #include "core/Workbench.h"
 #include "dialogs/InputShapesDialog.h"
+#include "models/Format.h"
 #include "models/LayerSelection.h"
+#include "models/ModelInfoModel.h"
 #include "models/TensorLifetimeModel.h"
 #include "npuwb/ChipProfile.h"
 #include "npuwb/CostModel.h"
@@ -33,6 +36,7 @@
 #include "run/RunController.h"
 #include "run/RunOptionsBar.h"
 #include "shell/MainWindow.h"
+#include "shell/ModelInfoPanel.h"
 #include "views/estimate/EstimateView.h"
 #include "views/suggestions/SuggestionsView.h"
 #include "views/memory/LifetimeChart.h"
@@ -91,6 +95,17 @@ private:
     std::unique_ptr<MainWindow> window_;
     std::vector<std::unique_ptr<QAbstractItemModelTester>> testers_;
 };
+
+// The Model panel's rows as "key=value", every section.
+static QStringList panelRows(const QStandardItemModel* model) {
+    QStringList rows;
+    for (int r = 0; r < model->rowCount(); ++r) {
+        const QStandardItem* section = model->item(r, 0);
+        for (int c = 0; c < section->rowCount(); ++c)
+            rows << section->child(c, 0)->text() + QLatin1Char('=') + section->child(c, 1)->text();
+    }
+    return rows;
+}
 
 void MemoryViewTest::open(const QString& path) {
     QSignalSpy loaded(window_->workbench(), &Workbench::modelLoaded);
@@ -204,6 +219,16 @@ void MemoryViewTest::singleRunTimelineLaysLayersEndToEnd() {
     QCOMPARE(timeline()->shownScheduleBox()->currentData().toString(), QStringLiteral("run"));
     // Clicking a layer's bar selects it everywhere; a layer selected elsewhere is outlined.
     QVERIFY(window_->setCurrentView(QStringLiteral("timeline")));
+    // A legend names the colours: every op type with a bar, with its count.
+    QVERIFY(timeline()->legendLabel()->isVisible());
+    std::set<std::string> barOps;
+    for (const npuwb::TraceEvent& e : timelineOf->trace.events)
+        for (const npuwb::LayerRow& r : report->layers)
+            if (r.fullName == e.name) barOps.insert(r.opType);
+    QCOMPARE(timelineOf->legend.size(), barOps.size());
+    for (const std::string& op : barOps)
+        QVERIFY2(timeline()->legendLabel()->text().contains(QString::fromStdString(op) + QStringLiteral("\u00a0×")),
+                 op.c_str());
     GanttChart* chart = timeline()->chart();
     QTest::qWait(50);  // laid out at the tab's size
     chart->plot()->replot();
@@ -274,6 +299,12 @@ void MemoryViewTest::symbolicInputsAreAskedForBeforeEstimate() {
     QVERIFY(dialog->noteLabel()->text().contains(QStringLiteral("fixed to 3")));
     x->setText(QStringLiteral("1,3,480,480"));
     QVERIFY(dialog->buttons()->button(QDialogButtonBox::Ok)->isEnabled());
+    // Each dim by its role: the fixed 3 after the batch marks an NCHW image.
+    auto* declared = dialog->findChild<QLabel*>(QStringLiteral("declared_x"));
+    QVERIFY(declared);
+    QCOMPARE(declared->text(), QStringLiteral("declared [p2o.DynamicDimension.0 (batch), 3 (channels), "
+                                              "p2o.DynamicDimension.1 (height), p2o.DynamicDimension.2 (width)]"));
+    QCOMPARE(x->placeholderText(), QStringLiteral("batch,3,height,width"));
     if (const QByteArray dir = qgetenv("NPUWB_SCREENSHOT_DIR"); !dir.isEmpty()) {  // the dialog over the window
         QTest::qWait(300);
         QPixmap shot = window_->grab();
@@ -287,8 +318,23 @@ void MemoryViewTest::symbolicInputsAreAskedForBeforeEstimate() {
         QVERIFY(shot.save(QString::fromLocal8Bit(dir) + QStringLiteral("/mem-shapes-dialog.png")));
     }
     QSignalSpy shown(estimate, &EstimateView::estimateShown);
+    QSignalSpy resolved(window_->workbench(), &Workbench::shapesResolved);
     dialog->buttons()->button(QDialogButtonBox::Ok)->click();
     QVERIFY(shown.wait(kRunTimeoutMs));
+    // The sizes given resolve the symbolic dims everywhere: the Model panel's input and MACs, the graph's shapes.
+    QVERIFY(resolved.count() > 0 || resolved.wait(kRunTimeoutMs));
+    const auto shaped = window_->workbench()->shapedModel();
+    QVERIFY(shaped);
+    QVERIFY(!npuwb::macsUnknown(shaped->summary));
+    QVERIFY(shaped->summary.macs > 1000000000);  // 1.29 G at 480x480 (at 1x1 it would be a few thousand)
+    QCOMPARE(shaped->summary.inputs.at(0).shape, (std::vector<std::string>{"1", "3", "480", "480"}));
+    const QStringList panel = panelRows(window_->modelInfo()->infoModel());
+    QVERIFY2(panel.contains(QStringLiteral("Shapes at=input x [1,3,480,480]")), qPrintable(panel.join(u'|')));
+    QVERIFY2(panel.contains(QStringLiteral("x=float32 [1,3,480,480]")), qPrintable(panel.join(u'|')));
+    QVERIFY2(panel.contains(QStringLiteral("MACs=") + formatCount(shaped->summary.macs)), qPrintable(panel.join(u'|')));
+    const auto& stem = window_->workbench()->currentModel()->graph.nodes.at(0);
+    const npuwb::Shape* convOut = shaped->shapes.find(stem.outputs.at(0));
+    QVERIFY(convOut && convOut->size() == 4 && convOut->at(2) == 240);  // the stem's stride-2 output at 480 input
     // The estimate is the engine's at 480x480 (what `npuwb-cli estimate --input-shape x=1,3,480,480` prints).
     const npuwb::Model reshaped =
         npuwb::withInputShapes(*window_->workbench()->currentModel(), {{"x", {1, 3, 480, 480}}});

@@ -16,17 +16,30 @@
 #include "models/Format.h"
 #include "models/LayerFilter.h"
 #include "models/LayerSelection.h"
+#include "models/OpTypeColors.h"
 #include "npuwb/ChipProfile.h"
 
 namespace npuwb::ui {
 
 Workbench::Workbench(QWidget* window)
-    : QObject(window), window_(window), loadJob_(new ModelLoadJob(this)), editor_(new ModelEditor(this)),
+    : QObject(window), window_(window), loadJob_(new ModelLoadJob(this)), shapesJob_(new ShapesJob(this)),
+      editor_(new ModelEditor(this)),
       selection_(new LayerSelection(this)), filter_(new LayerFilter(this)), boards_(new BoardListModel(this)) {
     trackJob(loadJob_);
     trackJob(editor_);
     connect(loadJob_, &ModelLoadJob::loaded, this, &Workbench::onLoaded);
     connect(loadJob_, &ModelLoadJob::failed, this, &Workbench::onLoadFailed);
+    connect(shapesJob_, &ShapesJob::resolved, this, [this](std::shared_ptr<const ShapedModel> shaped) {
+        if (!loaded_ || shaped->model != loaded_->model || shaped->inputShapes != inputShapes_) return;  // stale
+        shaped_ = std::move(shaped);
+        if (!macsUnknown(shaped_->summary))
+            showMessage(tr("At %1: %2 MACs").arg(inputShapesText(inputShapes_), formatCount(shaped_->summary.macs)));
+        emit shapesResolved();
+    });
+    // A run of the same shapes reports the same error with its context; here a word is enough.
+    connect(shapesJob_, &ShapesJob::failed, this, [this](const QString& message) {
+        showMessage(tr("Shapes at the chosen input sizes not known: %1").arg(message), 15000);
+    });
     connect(editor_, &ModelEditor::modelReplaced, this, &Workbench::onModelReplaced);
     connect(editor_, &ModelEditor::failed, this, [this](const QString& message) {
         hideProgress();
@@ -91,8 +104,13 @@ void Workbench::onLoaded(std::shared_ptr<const LoadedModel> model) {
     lastEdit_.clear();
     quantization_.reset();
     inputShapes_.clear();  // asked again per opened file, prefilled from the last use
+    shaped_.reset();
     runOfVersion_.clear();
     selection_->setModel(model->runtime.isEmpty() && model->model ? &model->model->graph : nullptr);
+    // One palette per opened file, kept through edits, so a colour means the same op type in every view.
+    std::vector<std::pair<QString, long long>> opCounts;
+    for (const auto& [op, count] : model->summary.opHistogram) opCounts.emplace_back(QString::fromStdString(op), count);
+    useOpTypesOfModel(opCounts);
     setModel(std::move(model));
     const QString file = QFileInfo(loaded_->path).fileName();
     if (hasCompiledModel()) {  // no graph, so no node counts; say where it runs and what it cannot do
@@ -134,6 +152,8 @@ void Workbench::onModelReplaced(std::shared_ptr<const LoadedModel> model, const 
     if (loaded_ && loaded_->model && report_) runOfVersion_[loaded_->model.get()] = {loaded_->model, report_};
     setModel(std::move(model));
     lastEdit_ = statusText;
+    shaped_.reset();
+    resolveShapes();  // the edited model's values at the same input sizes
     emit modelChanged();
     // A version that ran before (undo back to it, redo forward) shows that run again.
     if (auto run = runOfVersion_.find(loaded_->model.get()); run != runOfVersion_.end()) showReport(run->second.second);
@@ -162,7 +182,18 @@ void Workbench::setInputShapes(const InputShapeMap& shapes) {
         QSettings settings;
         rememberShapes(settings, loaded_->path, shapes);
     }
+    shaped_.reset();
+    resolveShapes();
     emit inputShapesChanged();
+}
+
+void Workbench::resolveShapes() {
+    if (hasOnnxModel() && !inputShapes_.empty()) shapesJob_->start(loaded_->model, inputShapes_);
+}
+
+std::shared_ptr<const ShapedModel> Workbench::shapedModel() const {
+    return shaped_ && loaded_ && shaped_->model == loaded_->model && shaped_->inputShapes == inputShapes_ ? shaped_
+                                                                                                       : nullptr;
 }
 
 bool Workbench::needsInputShapes() const {

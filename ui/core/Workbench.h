@@ -16,6 +16,7 @@
 
 #include "jobs/EstimateJob.h"
 #include "jobs/ModelLoadJob.h"
+#include "jobs/ShapesJob.h"
 #include "models/InputShapes.h"
 #include "npuwb/Report.h"
 #include "npuwb/RknnConversion.h"
@@ -70,6 +71,9 @@ public:
     void afterInputShapes(std::function<void()> proceed);
     using InputShapesAsker = std::function<void(std::function<void()> proceed)>;
     void setInputShapesAsker(InputShapesAsker asker) { askShapes_ = std::move(asker); }
+    /// The open model at inputShapes() (concrete value shapes, MACs, inputs), nullptr until shapesResolved
+    /// follows setInputShapes or an edit; nullptr too when no shapes were given.
+    std::shared_ptr<const ShapedModel> shapedModel() const;
 
     // The last run (local, on a board, or an imported vendor log)
     const Report* lastReport() const { return report_.get(); }
@@ -126,6 +130,8 @@ signals:
     void modelChanged();
     void reportChanged();
     void inputShapesChanged();
+    /// shapedModel() is the open model at the current input shapes.
+    void shapesResolved();
     void estimateChanged();
     void accuracyChanged();
     void targetChanged();
@@ -146,9 +152,12 @@ private:
     void onLoadFailed(const QString& path, const QString& message);
     void onModelReplaced(std::shared_ptr<const LoadedModel> model, const QString& statusText);
     void setModel(std::shared_ptr<const LoadedModel> model);
+    void resolveShapes();
 
     QPointer<QWidget> window_;
     ModelLoadJob* loadJob_;
+    ShapesJob* shapesJob_;
+    std::shared_ptr<const ShapedModel> shaped_;
     ModelEditor* editor_;
     LayerSelection* selection_;
     LayerFilter* filter_;

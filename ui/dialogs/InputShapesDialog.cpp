@@ -31,8 +31,24 @@ InputShapesDialog::InputShapesDialog(const QString& modelName, const std::vector
         } else if (given != prefill.end()) {
             edit->setText(dimsText(given->second));
         }
-        edit->setPlaceholderText(tr("e.g. %1").arg(formatShape(in.dimNames).mid(1).chopped(1)));
-        auto* declared = new QLabel(tr("declared %1").arg(formatShape(in.dimNames)), this);
+        // Each dim by its role where the model says it ("batch, 3, height, width"), else as declared.
+        const QStringList roles = dimRoles(in);
+        QStringList parts;
+        for (size_t i = 0; i < in.dimNames.size(); ++i) {
+            const QString declared = QString::fromStdString(in.dimNames[i]);
+            const QString role = qsizetype(i) < roles.size() ? roles[qsizetype(i)] : QString();
+            parts << (in.dims[i] >= 0 || role.isEmpty() ? declared : role);
+        }
+        edit->setPlaceholderText(parts.join(QLatin1Char(',')));
+        QStringList described;
+        for (qsizetype i = 0; i < parts.size(); ++i) {
+            const QString role = i < roles.size() ? roles[i] : QString();
+            const QString declared = QString::fromStdString(in.dimNames[size_t(i)]);
+            described << (role.isEmpty() || role == declared ? declared : tr("%1 (%2)").arg(declared, role));
+        }
+        auto* declared = new QLabel(tr("declared [%1]").arg(described.join(QStringLiteral(", "))), this);
+        declared->setObjectName(QStringLiteral("declared_") + QString::fromStdString(in.name));
+        declared->setWordWrap(true);  // long generated dim names must not widen the dialog off the screen
         declared->setTextInteractionFlags(Qt::TextSelectableByMouse);
         auto* row = new QVBoxLayout;
         row->setSpacing(2);

@@ -24,13 +24,14 @@ void AdviseJob::start(std::shared_ptr<const Model> model, const TargetOptions& t
     watcher_.setFuture(QtConcurrent::run([model = std::move(model), target, shapes]() mutable {
         Outcome outcome;  // everything is caught here: no exception may cross into Qt's machinery
         try {
-            if (!shapes.empty()) model = std::make_shared<const Model>(withInputShapes(*model, shapes));
             const ChipProfile chip = findChipProfile(target.chip.toStdString());
             advisor::AdviseOptions options;
             options.dtype = target.dtype.toStdString();
             options.cores = target.cores;
-            outcome.findings = std::make_shared<const std::vector<advisor::Finding>>(
-                advisor::advise(*model, chip, options));
+            options.inputShapes = shapes;  // passes are measured on the model as Apply rewrites it, as opened
+            advisor::Advice advice = advisor::adviseWithEstimate(*model, chip, options);
+            outcome.findings = std::make_shared<const std::vector<advisor::Finding>>(std::move(advice.findings));
+            outcome.allPasses = std::move(advice.allPasses);
         } catch (const std::exception& e) {
             outcome.error = QString::fromStdString(e.what());
         } catch (...) {
@@ -44,7 +45,7 @@ void AdviseJob::onFinished() {
     setRunning(false);  // before emitting, so handlers may start the next job
     const Outcome outcome = watcher_.result();
     if (outcome.findings)
-        emit finished(outcome.findings);
+        emit finished(outcome.findings, outcome.allPasses);
     else
         emit failed(outcome.error);
 }

@@ -25,12 +25,14 @@ public:
                const std::map<std::string, Shape>& shapes = {});
 
 signals:
-    void finished(std::shared_ptr<const std::vector<advisor::Finding>> findings);
+    /// `allPasses`: what applying every fixing pass together gives (single gains overlap and are never summed).
+    void finished(std::shared_ptr<const std::vector<advisor::Finding>> findings, const advisor::PassesGain& allPasses);
     void failed(const QString& message);
 
 private:
     struct Outcome {
         std::shared_ptr<const std::vector<advisor::Finding>> findings;
+        advisor::PassesGain allPasses;
         QString error;
     };
     void onFinished();

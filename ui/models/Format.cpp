@@ -29,6 +29,9 @@ QString formatCount(int64_t value) {
 
 QString formatBytes(int64_t bytes) {
     static const char* const units[] = {" B", " KiB", " MiB", " GiB", " TiB"};
+    // A size is never negative: a negative figure is a difference, and "-591.9 KiB" reads as a broken size.
+    if (bytes < 0)
+        return QCoreApplication::translate("Format", "%1 less").arg(scaled(-double(bytes), units, 5, 1024.0, 1));
     return scaled(double(bytes), units, 5, 1024.0, 1);
 }
 

@@ -13,7 +13,7 @@ struct LayerRow;
 namespace npuwb::ui {
 
 QString formatCount(int64_t value);  // 11.69 M, 1.82 G
-QString formatBytes(int64_t bytes);  // 44.6 MiB
+QString formatBytes(int64_t bytes);  // 44.6 MiB; a negative difference: "591.9 KiB less"
 QString formatMicros(double us);     // 812 µs, 12.4 ms
 QString formatShape(const std::vector<int64_t>& shape);      // [1,3,224,224], unknown dims as ?
 QString formatShape(const std::vector<std::string>& shape);  // [batch,3,224,224]

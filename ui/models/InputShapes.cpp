@@ -2,7 +2,9 @@
 
 #include <QCryptographicHash>
 #include <QFileInfo>
+#include <QMap>
 #include <QObject>
+#include <QRegularExpression>
 #include <QSettings>
 
 #include <algorithm>
@@ -48,6 +50,33 @@ std::vector<DeclaredInput> declaredInputs(const Model& model) {
         out.push_back(std::move(d));
     }
     return out;
+}
+
+QStringList dimRoles(const DeclaredInput& input) {
+    const qsizetype rank = qsizetype(input.dims.size());
+    QStringList roles(rank);
+    // An image: a fixed channel count right after the batch (NCHW) or last (NHWC), the other dims free or sized.
+    auto isChannels = [&](qsizetype i) { return input.dims[size_t(i)] == 1 || input.dims[size_t(i)] == 3 ||
+                                                input.dims[size_t(i)] == 4; };
+    if (rank == 4 && isChannels(1) && !isChannels(3))
+        roles = {QStringLiteral("batch"), QStringLiteral("channels"), QStringLiteral("height"), QStringLiteral("width")};
+    else if (rank == 4 && isChannels(3) && !isChannels(1))
+        roles = {QStringLiteral("batch"), QStringLiteral("height"), QStringLiteral("width"), QStringLiteral("channels")};
+    // A name the exporter gave wins over the layout guess; generated names ("p2o.DynamicDimension.0", "unk__12",
+    // "s0") say nothing.
+    static const QRegularExpression word(QStringLiteral("^[A-Za-z][A-Za-z_ ]*[A-Za-z]$|^[NCHWLTBS]$"));
+    static const QMap<QString, QString> letters = {
+        {QStringLiteral("N"), QStringLiteral("batch")},    {QStringLiteral("B"), QStringLiteral("batch")},
+        {QStringLiteral("C"), QStringLiteral("channels")}, {QStringLiteral("H"), QStringLiteral("height")},
+        {QStringLiteral("W"), QStringLiteral("width")},    {QStringLiteral("L"), QStringLiteral("length")},
+        {QStringLiteral("T"), QStringLiteral("time")},     {QStringLiteral("S"), QStringLiteral("sequence")}};
+    for (qsizetype i = 0; i < rank && i < qsizetype(input.dimNames.size()); ++i) {
+        const QString name = QString::fromStdString(input.dimNames[size_t(i)]);
+        if (input.dims[size_t(i)] >= 0 || !word.match(name).hasMatch() || name.startsWith(QLatin1String("unk")))
+            continue;
+        roles[i] = letters.value(name, QString(name).replace(QLatin1Char('_'), QLatin1Char(' ')));
+    }
+    return roles;
 }
 
 bool hasSymbolicInputs(const std::vector<DeclaredInput>& inputs) {

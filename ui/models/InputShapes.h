@@ -27,6 +27,10 @@ struct DeclaredInput {
 };
 
 std::vector<DeclaredInput> declaredInputs(const Model& model);
+/// What each dim of `input` stands for, where the model says it: a symbolic dim's own name when it is a word
+/// ("batch_size", "sequence"; N/C/H/W spelled out), else the image layout a fixed channel dim of 1, 3 or 4 marks
+/// (NCHW or NHWC: batch, channels, height, width). Empty for a dim nothing names.
+QStringList dimRoles(const DeclaredInput& input);
 bool hasSymbolicInputs(const std::vector<DeclaredInput>& inputs);
 /// Whether `shapes` gives every symbolic input a shape of its rank that keeps its fixed dims.
 bool coversSymbolicInputs(const std::vector<DeclaredInput>& inputs, const InputShapeMap& shapes);

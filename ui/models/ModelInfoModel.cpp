@@ -56,11 +56,15 @@ void ModelInfoModel::addRow(QStandardItem* parent, const QString& key, const QSt
     parent->appendRow({k, v});
 }
 
-void ModelInfoModel::setSummary(const ModelSummary& s) {
+void ModelInfoModel::setSummary(const ModelSummary& s, const QString& atShapes) {
     clearAll();
     const QString path = QString::fromStdString(s.path);
     QStandardItem* model = addSection(tr("Model"));
     addRow(model, tr("File"), QFileInfo(path).fileName(), path);
+    if (!atShapes.isEmpty())
+        addRow(model, tr("Shapes at"), atShapes,
+               tr("Symbolic dims resolved for the input shapes chosen (Run > Input Shapes…): MACs and shapes below "
+                  "are at these sizes"));
     if (!s.name.empty()) addRow(model, tr("Graph"), QString::fromStdString(s.name));
     if (!s.producer.empty()) addRow(model, tr("Producer"), QString::fromStdString(s.producer));
     addRow(model, tr("IR / opset"), QStringLiteral("%1 / %2").arg(s.irVersion).arg(s.opset));

@@ -12,7 +12,8 @@ class ModelInfoModel : public QStandardItemModel {
 public:
     explicit ModelInfoModel(QObject* parent = nullptr);
 
-    void setSummary(const ModelSummary& summary);
+    /// `atShapes` ("input x [1,3,480,480]"): the summary's shapes and MACs are at these input sizes, and a row says so.
+    void setSummary(const ModelSummary& summary, const QString& atShapes = {});
     /// A compiled model (.rknn) run by `runtime`: the file, and its inputs and outputs as the board's runtime
     /// reported them in `report` (null: not run yet, the rows say so).
     void setCompiledModel(const ModelSummary& summary, const QString& runtime, const Report* report);

@@ -108,10 +108,15 @@ QList<int> SuggestionTreeModel::sitesOf(const QModelIndex& index) const {
     return QList<int>(g->sites.begin(), g->sites.end());
 }
 
+QString SuggestionTreeModel::gainText(double gainUs, bool measured) {
+    if (gainUs == 0) return {};
+    return (measured ? QString() : QStringLiteral("~")) + QString::number(gainUs, 'f', 1);
+}
+
 QVariant SuggestionTreeModel::groupDisplay(const Group& g, int column) const {
     const advisor::Finding& top = findings_[size_t(g.sites.front())];
     switch (column) {
-        case GainColumn: return g.gainUs > 0 ? QString::number(g.gainUs, 'f', 1) : QString();
+        case GainColumn: return gainText(g.gainUs, top.gainMeasured);
         case SitesColumn: return int(g.sites.size());
         case SeverityColumn: return QString::fromStdString(g.severity);
         case RuleColumn: return QString::fromStdString(g.rule);
@@ -128,7 +133,7 @@ QVariant SuggestionTreeModel::groupDisplay(const Group& g, int column) const {
 
 QVariant SuggestionTreeModel::siteDisplay(const advisor::Finding& f, int column) const {
     switch (column) {
-        case GainColumn: return f.estimatedGainUs > 0 ? QString::number(f.estimatedGainUs, 'f', 1) : QString();
+        case GainColumn: return gainText(f.estimatedGainUs, f.gainMeasured);
         case SitesColumn: return QString();
         case SeverityColumn: return QString::fromStdString(f.severity);
         case RuleColumn:
@@ -163,8 +168,16 @@ QVariant SuggestionTreeModel::data(const QModelIndex& index, int role) const {
         case Qt::ToolTipRole:
             if (column == NodesColumn) return nodesOf(sitesOf(index)).join(QLatin1Char('\n'));
             if (column == HazardColumn) return QString::fromStdString(f.hazard + "\n\n" + f.mitigation);
-            if (column == GainColumn && isGroup) return tr("Sum of the estimated gains of the %1 site(s)")
-                                                            .arg(g->sites.size());
+            if (column == GainColumn && f.gainMeasured)
+                return isGroup ? tr("Measured: what applying %1 to a copy of the model changed in the estimate")
+                                     .arg(QString::fromStdString(f.pass))
+                               : tr("This site's share of what applying %1 changed in the estimate (by the cost "
+                                    "model's site figures)").arg(QString::fromStdString(f.pass));
+            if (column == GainColumn)
+                return isGroup ? tr("~: the cost model's figure, summed over the %1 site(s); no pass applies it, so "
+                                    "it is not measured").arg(g->sites.size())
+                               : tr("~: the cost model's figure for this site; no pass applies it, so it is not "
+                                    "measured");
             return {};
         case Qt::ForegroundRole:
             if (column == SeverityColumn && (isGroup ? g->severity : f.severity) == "high")
@@ -186,7 +199,9 @@ QVariant SuggestionTreeModel::headerData(int section, Qt::Orientation orientatio
         return tr(titles[section]);
     }
     if (role == Qt::ToolTipRole && section == GainColumn)
-        return tr("Estimated time saved on the chosen chip (a group: the sum over its sites)");
+        return tr("Estimated time saved on the chosen chip: measured by applying the fixing pass to a copy, or the "
+                  "cost model's figure (~). Gains of different rows overlap: the summary line says what applying "
+                  "every pass gives");
     return {};
 }
 

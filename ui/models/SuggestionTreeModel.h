@@ -59,6 +59,8 @@ private:
     // internalId: 0 for a group row, group index + 1 for a site row.
     const Group* groupOf(const QModelIndex& index) const;
     QList<int> sitesOf(const QModelIndex& index) const;
+    /// "2209.1" when measured, "~378.4" for the cost model's figure, "" for none (negative: the pass costs time).
+    static QString gainText(double gainUs, bool measured);
     QVariant groupDisplay(const Group& group, int column) const;
     QVariant siteDisplay(const advisor::Finding& finding, int column) const;
 

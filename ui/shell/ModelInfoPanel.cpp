@@ -3,6 +3,7 @@
 #include <QHeaderView>
 
 #include "core/Workbench.h"
+#include "models/InputShapes.h"
 #include "models/ModelInfoModel.h"
 
 namespace npuwb::ui {
@@ -24,12 +25,21 @@ ModelInfoPanel::ModelInfoPanel(Workbench& workbench, QWidget* parent)
     };
     auto showModel = [this, &workbench, runtimeReport] {
         const auto loaded = workbench.loadedModel();
-        if (loaded->runtime.isEmpty()) model_->setSummary(loaded->summary);
-        else model_->setCompiledModel(loaded->summary, loaded->runtime, runtimeReport());
+        if (!loaded->runtime.isEmpty())
+            model_->setCompiledModel(loaded->summary, loaded->runtime, runtimeReport());
+        else if (const auto shaped = workbench.shapedModel())  // symbolic dims resolved at the chosen sizes
+            model_->setSummary(shaped->summary, inputShapesText(shaped->inputShapes));
+        else
+            model_->setSummary(loaded->summary);
         expandAll();
     };
     connect(&workbench, &Workbench::modelLoaded, this, showModel);
     connect(&workbench, &Workbench::modelChanged, this, showModel);
+    connect(&workbench, &Workbench::shapesResolved, this, [this, &workbench, showModel] {
+        showModel();
+        if (const Report* report = workbench.lastReport()) model_->setRunResult(*report, false);
+        expandAll();
+    });
     connect(&workbench, &Workbench::reportChanged, this, [this, &workbench, showModel, runtimeReport] {
         const auto loaded = workbench.loadedModel();
         const bool compiled = loaded && !loaded->runtime.isEmpty() && runtimeReport();
@@ -37,6 +47,10 @@ ModelInfoPanel::ModelInfoPanel(Workbench& workbench, QWidget* parent)
         model_->setRunResult(*workbench.lastReport(), compiled);
         expandAll();
     });
+}
+
+QSize ModelInfoPanel::sizeHint() const {
+    return {fontMetrics().averageCharWidth() * 50, QTreeView::sizeHint().height()};
 }
 
 }  // namespace npuwb::ui

@@ -14,6 +14,8 @@ public:
     ModelInfoPanel(Workbench& workbench, QWidget* parent);
 
     ModelInfoModel* infoModel() const { return model_; }
+    /// Wide enough for "float32 [1,3,480,480]" beside its key: the width the dock starts with.
+    QSize sizeHint() const override;
 
 private:
     ModelInfoModel* model_;

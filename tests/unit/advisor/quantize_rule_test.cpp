@@ -1,4 +1,5 @@
-// quantize: float models and fp16 runs get the fp16-minus-int8 estimate as gain; Q/DQ models at int8 do not.
+// quantize: an fp16 run gains the fp16-minus-int8 estimate; at int8 the estimate already assumes quantization, so a
+// float model gains nothing in it (the finding says what fp16 would cost); Q/DQ models at int8 get no finding.
 #include "AdvisorTestUtil.h"
 
 using namespace npuwb;
@@ -17,13 +18,16 @@ Model qdqConv() {
 }
 }  // namespace
 
-TEST(QuantizeRule, FloatModelGainsTheFp16MinusInt8Estimate) {
+TEST(QuantizeRule, AnFp16RunGainsTheFp16MinusInt8Estimate) {
     Model m = singleConv(64, 64, 32, 32, 3);
-    auto f = findings("quantize", m);
+    auto f = findings("quantize", m, "rk3588", "fp16");
     ASSERT_EQ(f.size(), 1u);
     double gain = estimateOf(m, "rk3588", "fp16").run.medianUs - estimateOf(m).run.medianUs;
     EXPECT_GT(gain, 0.0);
     EXPECT_NEAR(f[0].estimatedGainUs, gain, 1e-6);
+    f = findings("quantize", m);  // at int8 the estimate already assumes quantization: nothing to gain in it
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].estimatedGainUs, 0.0);
     EXPECT_EQ(f[0].guideSection, "5.2.3");
     ASSERT_EQ(findings("quantize", m, "rk3588", "fp16").size(), 1u);
     EXPECT_EQ(findings("quantize", m, "rk3588", "fp16")[0].severity, "high");

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <exception>
 
+#include "core/LayerNameDelegate.h"
 #include "core/OnnxOnlyAction.h"
 #include "core/ViewRegistry.h"
 #include "core/Workbench.h"
@@ -136,8 +137,7 @@ AccuracyView::AccuracyView(Workbench& workbench, QWidget* parent)
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->setAlternatingRowColors(true);
-    // Long paths ("/backbone/layer1/conv/Conv") differ at both ends: keep them, the tooltip has the whole name.
-    table_->setTextElideMode(Qt::ElideMiddle);
+    table_->setItemDelegateForColumn(AccuracyModel::LayerColumn, new LayerNameDelegate(table_));
     table_->verticalHeader()->hide();
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);

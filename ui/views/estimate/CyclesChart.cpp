@@ -44,7 +44,7 @@ CyclesChart::CyclesChart(QWidget* parent)
         axis->setNumberPrecision(0);
     }
     plot_->xAxis->setLabel(tr("NPU cycles (compute)"));
-    plot_->yAxis->setLabel(tr("DDR cycles (memory traffic)"));
+    plot_->yAxis->setLabel(tr("DDR cycles\n(memory traffic)"));  // two lines: the axis is short
     // y = x is a straight line on log-log axes: through (1,1) and (10,10).
     auto* diagonal = new QCPItemStraightLine(plot_);
     diagonal->point1->setCoords(1, 1);

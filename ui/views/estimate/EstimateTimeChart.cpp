@@ -61,7 +61,7 @@ EstimateTimeChart::EstimateTimeChart(QWidget* parent)
     plot_->xAxis->setTicker(QSharedPointer<LayerIdTicker>::create(*this));
     plot_->setMouseTracking(true);
     connect(plot_, &QCustomPlot::mouseMove, this, &EstimateTimeChart::onMouseMove);
-    plot_->yAxis->setLabel(tr("Estimated time (µs)"));
+    plot_->yAxis->setLabel(tr("Time (µs)"));  // the view says it is an estimate; the axis is short
     plot_->xAxis->grid()->setVisible(false);
     plot_->legend->setVisible(true);
     plot_->legend->setFont(QFont(font().family(), font().pointSize() - 1));

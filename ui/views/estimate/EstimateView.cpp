@@ -10,6 +10,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "core/LayerNameDelegate.h"
 #include "core/OnnxOnlyAction.h"
 #include "core/ViewRegistry.h"
 #include "core/Workbench.h"
@@ -33,6 +34,7 @@ EstimateView::EstimateView(Workbench& workbench, QWidget* parent)
       tableModel_(new EstimateTableModel(this)), tableProxy_(new LayerFilterProxy(this)),
       table_(new QTableView(this)) {
     totals_->setTextFormat(Qt::RichText);
+    totals_->setWordWrap(true);  // unwrapped, its length would be the view's minimum width and squeeze the docks
     totals_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     details_->setWordWrap(true);
@@ -55,6 +57,7 @@ EstimateView::EstimateView(Workbench& workbench, QWidget* parent)
     table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
     table_->setAlternatingRowColors(true);
     table_->setWordWrap(false);
+    table_->setItemDelegateForColumn(EstimateTableModel::FullNameColumn, new LayerNameDelegate(table_));
     table_->verticalHeader()->hide();
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     table_->horizontalHeader()->setStretchLastSection(true);

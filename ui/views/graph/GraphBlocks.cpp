@@ -29,7 +29,10 @@ QStringList scopesOf(const QString& name) {
     return scopes;
 }
 
-std::optional<Shape> concreteShape(const Graph& graph, const std::string& value) {
+std::optional<Shape> concreteShape(const GraphData& data, const std::string& value) {
+    const Graph& graph = data.graph();
+    if (data.shapes)
+        if (const Shape* known = data.shapes->find(value)) return *known;  // at the input sizes the user chose
     if (const auto init = graph.initializers.find(value); init != graph.initializers.end()) return init->second.shape();
     const ValueInfo* info = graph.findValueInfo(value);
     if (!info || !info->type.shape) return std::nullopt;
@@ -41,20 +44,20 @@ std::optional<Shape> concreteShape(const Graph& graph, const std::string& value)
     return shape;
 }
 
-/// MACs of a node from declared shapes; nullopt when a shape is unknown.
-std::optional<int64_t> staticMacs(const Graph& graph, const Node& node) {
+/// MACs of a node from its shapes at the chosen input sizes, else declared ones; nullopt when a shape is unknown.
+std::optional<int64_t> staticMacs(const GraphData& data, const Node& node) {
     std::vector<Shape> in, out;
     for (const std::string& v : node.inputs) {
         if (v.empty()) {
             in.emplace_back();
             continue;
         }
-        auto s = concreteShape(graph, v);
+        auto s = concreteShape(data, v);
         if (!s) return std::nullopt;
         in.push_back(std::move(*s));
     }
     for (const std::string& v : node.outputs) {
-        auto s = v.empty() ? std::optional<Shape>(Shape{}) : concreteShape(graph, v);
+        auto s = v.empty() ? std::optional<Shape>(Shape{}) : concreteShape(data, v);
         if (!s) return std::nullopt;
         out.push_back(std::move(*s));
     }
@@ -81,7 +84,7 @@ void summarize(const GraphData& data, GraphBlock& block) {
             const auto init = graph.initializers.find(in);
             if (init != graph.initializers.end() && weights.insert(in).second) block.params += init->second.numel();
         }
-        if (const auto macs = staticMacs(graph, node))
+        if (const auto macs = staticMacs(data, node))
             block.macs += *macs;
         else if (doesMacs(node.opType))  // a Shape or Gather of unknown size misses nothing
             block.macsComplete = false;

@@ -173,9 +173,8 @@ NodeColors colorNodes(const GraphData& data, GraphMetric metric, const MetricSou
         QList<std::pair<int, QString>> byCount;
         for (auto it = counts.begin(); it != counts.end(); ++it) byCount.append({-it.value(), it.key()});
         std::sort(byCount.begin(), byCount.end());
-        for (int i = 0; i < std::min<int>(12, int(byCount.size())); ++i)
-            out.legend.push_back({opTypeColor(byCount[i].second),
-                                  QStringLiteral("%1 ×%2").arg(byCount[i].second).arg(-byCount[i].first)});
+        for (const auto& [negativeCount, op] : byCount)  // every op type: the legend wraps, it never drops one
+            out.legend.push_back({opTypeColor(op), QStringLiteral("%1 ×%2").arg(op).arg(-negativeCount)});
         out.source = tr("the model");
         return out;
     }
@@ -239,10 +238,9 @@ NodeColors colorNodes(const GraphData& data, GraphMetric metric, const MetricSou
 
 QString legendHtml(GraphMetric metric, const NodeColors& colors) {
     QString html = tr("<b>%1</b> (%2):").arg(metricTitle(metric).toHtmlEscaped(), colors.source.toHtmlEscaped());
-    for (const auto& [color, text] : colors.legend)
-        html += QStringLiteral("&nbsp;&nbsp;<span style=\"color:%1\">&#9632;</span>&nbsp;%2")
-                    .arg(color.name(), text.toHtmlEscaped());
-    return html;
+    std::vector<std::pair<QString, QColor>> entries;  // lines break between entries only, never in "Resize ×6"
+    for (const auto& [color, text] : colors.legend) entries.emplace_back(text, color);
+    return html + colourLegendHtml(entries);
 }
 
 std::vector<QStringList> fusedLayerGroups(const std::vector<QStringList>* estimateLayerNodes, const Report* run) {

@@ -33,13 +33,16 @@ int neighbour(const GraphData& data, int node, GraphMove move, int& from) {
     return siblings[size_t((i + (move == GraphMove::NextSibling ? 1 : n - 1)) % n)];
 }
 
-QString describeValue(const Graph& graph, const std::string& value) {
+QString describeValue(const GraphData& data, const std::string& value) {
+    const Graph& graph = data.graph();
     if (const auto init = graph.initializers.find(value); init != graph.initializers.end())
         return QStringLiteral("%1 %2").arg(QString::fromStdString(shapeToString(init->second.shape())),
                                            QString::fromUtf8(dtypeName(init->second.dtype())));
     const ValueInfo* info = graph.findValueInfo(value);
-    if (!info) return {};
-    const QString type = QString::fromUtf8(dtypeName(info->type.dtype));
+    const Shape* known = data.shapes ? data.shapes->find(value) : nullptr;
+    if (!info && !known) return {};
+    const QString type = info ? QString::fromUtf8(dtypeName(info->type.dtype)) : QString();
+    if (known) return QStringLiteral("%1 %2").arg(QString::fromStdString(shapeToString(*known)), type).trimmed();
     if (!info->type.shape) return type;
     return QStringLiteral("%1 %2").arg(QString::fromStdString(symShapeToString(*info->type.shape)), type);
 }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "npuwb/ShapeLearning.h"
 #include "npuwb/ir/Graph.h"
 
 namespace npuwb::ui {
@@ -35,6 +36,8 @@ struct GraphData {
     std::vector<std::vector<int>> consumers;  // per node, in graph order
     QHash<QString, int> nodeOfName;
     int opNodes = 0;
+    /// The values' concrete shapes at the input sizes the user chose (null before or without them).
+    std::shared_ptr<const LearnedShapes> shapes;
 
     const Graph& graph() const { return model->graph; }
 };
@@ -50,7 +53,8 @@ int neighbour(const GraphData& data, int node, GraphMove move, int& from);
 /// The layer name of `node` as reports write it (node name, else first output, else op type).
 QString layerName(const Node& node);
 GraphData buildGraphData(std::shared_ptr<const Model> model);
-/// "[1,64,56,56] float32" from the value's declared type or initializer, "" when unknown.
-QString describeValue(const Graph& graph, const std::string& value);
+/// "[1,64,56,56] float32" from the value's initializer, its shape at the chosen input sizes (data.shapes) or its
+/// declared type; "" when unknown.
+QString describeValue(const GraphData& data, const std::string& value);
 
 }  // namespace npuwb::ui

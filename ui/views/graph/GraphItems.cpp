@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "models/Format.h"
+#include "models/OpTypeColors.h"
 
 namespace npuwb::ui {
 namespace {
@@ -101,7 +102,7 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
     }
     const double radius = io ? box_.height() / 2 : 4.0;
     painter->drawRoundedRect(box_, radius, radius);
-    const QColor text = !io && fill_.lightnessF() < 0.5 ? Qt::white : Qt::black;
+    const QColor text = io ? QColor(Qt::black) : readableTextOn(fill_);
     painter->setPen(text);
     const QRectF inner = box_.adjusted(kPadding / 2, kPadding / 2, -kPadding / 2, -kPadding / 2);
     const QRectF top(inner.left(), inner.top(), inner.width(), inner.height() / 2);
@@ -113,7 +114,8 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
     painter->drawText(bottom, Qt::AlignCenter, metrics.elidedText(name_, Qt::ElideMiddle, inner.width()));
 }
 
-GraphEdgeItem::GraphEdgeItem(const std::vector<QPointF>& route, bool splines) {
+GraphEdgeItem::GraphEdgeItem(const std::vector<QPointF>& route, bool splines, std::vector<int> dataEdges)
+    : dataEdges_(std::move(dataEdges)) {
     QPainterPath path;
     if (route.size() >= 2) {
         path.moveTo(route[0]);
@@ -207,7 +209,7 @@ void GraphBlockItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* op
         return;
     }
     painter->drawRoundedRect(front, 4.0, 4.0);
-    painter->setPen(fill_.isValid() && fill_.lightnessF() < 0.5 ? Qt::white : Qt::black);
+    painter->setPen(fill_.isValid() ? readableTextOn(fill_) : QColor(Qt::black));
     const QRectF inner = front.adjusted(kPadding, kPadding / 2, -kPadding, -kPadding / 2);
     const double line = inner.height() / std::max<qsizetype>(1, lines_.size());
     for (qsizetype i = 0; i < lines_.size(); ++i) {

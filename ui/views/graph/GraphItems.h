@@ -68,13 +68,16 @@ protected:
 class GraphEdgeItem : public QGraphicsPathItem {
 public:
     /// `route`: Bezier control points (1 + 3k) when `splines`, else a polyline ending at the consumer's border.
-    GraphEdgeItem(const std::vector<QPointF>& route, bool splines);
+    /// `dataEdges`: the GraphData edges this drawn edge stands for (one, or several across a collapsed block).
+    GraphEdgeItem(const std::vector<QPointF>& route, bool splines, std::vector<int> dataEdges);
+    const std::vector<int>& dataEdges() const { return dataEdges_; }
     QRectF boundingRect() const override;
     QPainterPath shape() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
 private:
     QPolygonF arrow_;
+    std::vector<int> dataEdges_;
 };
 
 /// A collapsed repeated block (GraphBlocks): one box standing for its nodes, drawn as a stack of cards with its

@@ -53,9 +53,8 @@ GraphView::GraphView(Workbench& workbench, QWidget* parent)
     minimap_->setFixedHeight(170);
 
     status_->setObjectName(QStringLiteral("graphStatus"));
-    // A long status must not widen the tab (and squeeze the window's docks): it is cut, its tooltip has it all.
-    status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    status_->setMinimumWidth(120);
+    // A line of its own that wraps: a long status neither widens the tab nor is cut.
+    status_->setWordWrap(true);
     status_->setText(tr("Open a model to see its graph"));
     legend_->setObjectName(QStringLiteral("graphLegend"));
     legend_->setTextFormat(Qt::RichText);
@@ -83,14 +82,16 @@ GraphView::GraphView(Workbench& workbench, QWidget* parent)
     fit->setToolTip(tr("Show the whole graph (0); zoom with the wheel or +/-, drag to pan"));
 
     auto* header = new QHBoxLayout;
-    header->addWidget(status_, 1);
-    header->addWidget(cancel_);
     header->addWidget(new QLabel(tr("Colour by"), this));
     header->addWidget(metric_);
     header->addWidget(search_);
     header->addWidget(hitsLabel_);
     header->addWidget(blocksButton);
     header->addWidget(fit);
+    header->addStretch(1);
+    auto* statusRow = new QHBoxLayout;
+    statusRow->addWidget(status_, 1);
+    statusRow->addWidget(cancel_);
     auto* side = new QWidget(this);
     auto* sideLayout = new QVBoxLayout(side);
     sideLayout->setContentsMargins(0, 0, 0, 0);
@@ -105,6 +106,7 @@ GraphView::GraphView(Workbench& workbench, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(header);
+    layout->addLayout(statusRow);
     layout->addWidget(legend_);
     layout->addWidget(splitter_, 1);
 
@@ -140,6 +142,7 @@ GraphView::GraphView(Workbench& workbench, QWidget* parent)
         onModelChanged();
     });
     connect(&workbench, &Workbench::modelChanged, this, &GraphView::onModelChanged);
+    connect(&workbench, &Workbench::shapesResolved, this, &GraphView::onShapesResolved);
     connect(&workbench, &Workbench::reportChanged, this, &GraphView::onGroupsMaybeChanged);
     connect(&workbench, &Workbench::estimateChanged, this, &GraphView::onGroupsMaybeChanged);
     connect(&workbench, &Workbench::accuracyChanged, this, [this] {
@@ -198,6 +201,7 @@ void GraphView::onModelChanged() {
         if (generation != buildGeneration_) return;  // another model came meanwhile
         buildPending_ = false;
         data_ = buildGraphData(model);
+        data_.shapes = shapesAtChosenSizes();
         applyBlockState(fresh, collapsedBefore);
         layoutPending_ = true;
         if (isVisible() || std::exchange(startWhenBuilt_, false))
@@ -205,6 +209,38 @@ void GraphView::onModelChanged() {
         else
             status_->setText(tr("%1 nodes: laid out when this tab is shown").arg(data_.nodes.size()));
     });
+}
+
+std::shared_ptr<const LearnedShapes> GraphView::shapesAtChosenSizes() const {
+    const auto shaped = workbench().shapedModel();
+    if (!shaped || shaped->model != data_.model) return nullptr;
+    return {shaped, &shaped->shapes};  // shares the ShapedModel's lifetime
+}
+
+void GraphView::onShapesResolved() {
+    if (!data_.model) return;
+    data_.shapes = shapesAtChosenSizes();
+    blocks_ = findBlocks(data_);  // the same blocks (same graph), their MACs now counted at these sizes
+    for (QGraphicsItem* item : scene_->items())
+        if (auto* edge = dynamic_cast<GraphEdgeItem*>(item)) edge->setToolTip(edgeToolTip(edge->dataEdges()));
+    refreshProperties();
+}
+
+QString GraphView::edgeToolTip(const std::vector<int>& dataEdges) const {
+    // A block's edge may stand for many values: the first few are listed.
+    constexpr int kListedValues = 12;
+    QStringList tip;
+    int more = 0;
+    for (const int dataEdge : dataEdges)
+        for (const QString& value : data_.edges[size_t(dataEdge)].values) {
+            if (tip.size() >= kListedValues) {
+                ++more;
+                continue;
+            }
+            tip << QStringLiteral("%1: %2").arg(value, describeValue(data_, value.toStdString()));
+        }
+    if (more > 0) tip << tr("… and %n more", nullptr, more);
+    return tip.join(QLatin1Char('\n'));
 }
 
 void GraphView::onGroupsMaybeChanged() {
@@ -348,21 +384,8 @@ void GraphView::addItemsInTurns(std::shared_ptr<const LayoutResult> result, qint
         }
         const size_t e = i - nodes;
         if (e >= result->edgeRoutes.size() || result->edgeRoutes[e].empty()) continue;
-        auto* edge = new GraphEdgeItem(result->edgeRoutes[e], result->splines);
-        // A block's edge may stand for many values: the first few are listed.
-        constexpr int kListedValues = 12;
-        QStringList tip;
-        int more = 0;
-        for (const int dataEdge : folded_.edges[e].dataEdges)
-            for (const QString& value : data_.edges[size_t(dataEdge)].values) {
-                if (tip.size() >= kListedValues) {
-                    ++more;
-                    continue;
-                }
-                tip << QStringLiteral("%1: %2").arg(value, describeValue(data_.graph(), value.toStdString()));
-            }
-        if (more > 0) tip << tr("… and %n more", nullptr, more);
-        edge->setToolTip(tip.join(QLatin1Char('\n')));
+        auto* edge = new GraphEdgeItem(result->edgeRoutes[e], result->splines, folded_.edges[e].dataEdges);
+        edge->setToolTip(edgeToolTip(folded_.edges[e].dataEdges));
         scene_->addItem(edge);
     }
     if (to < total) {

@@ -99,6 +99,10 @@ protected:
 private:
     void onModelChanged();
     void onGroupsMaybeChanged();
+    /// The input sizes the user chose are resolved: value shapes and block MACs at those sizes.
+    void onShapesResolved();
+    std::shared_ptr<const LearnedShapes> shapesAtChosenSizes() const;
+    QString edgeToolTip(const std::vector<int>& dataEdges) const;
     void startLayout();
     void onLayoutFinished(std::shared_ptr<const LayoutResult> result, qint64 elapsedMs);
     void onLayoutFailed(const QString& message);

@@ -120,7 +120,7 @@ NodeProperties::NodeProperties(QWidget* parent)
     tree_->setObjectName(QStringLiteral("graphProperties"));
     tree_->setModel(model_);
     tree_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    // Long tensor names must not push the values out of sight: both columns share the width, elided in the middle.
+    // Long tensor names must not push the values out of sight: the keys take at most 60 % (fitKeyColumn).
     tree_->header()->setSectionResizeMode(0, QHeaderView::Interactive);
     tree_->header()->setStretchLastSection(true);
     tree_->header()->resizeSection(0, 150);
@@ -237,6 +237,25 @@ void NodeProperties::showNode(const GraphData& data, int index, const MetricSour
     model_->removeRows(0, model_->rowCount());
     fill(data, index, sources);
     tree_->expandAll();
+    fitKeyColumn();
+}
+
+void NodeProperties::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitKeyColumn();
+}
+
+void NodeProperties::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    fitKeyColumn();  // a hidden tree measures its contents as nothing
+}
+
+void NodeProperties::fitKeyColumn() {
+    if (!tree_->isVisible()) return;
+    // Keys whole ("Cycles NPU / DDR", a tensor's name) while the values keep at least 40 % of the width.
+    tree_->resizeColumnToContents(0);
+    const int most = tree_->viewport()->width() * 6 / 10;
+    if (most > 0 && tree_->columnWidth(0) > most) tree_->setColumnWidth(0, most);
 }
 
 void NodeProperties::fill(const GraphData& data, int index, const MetricSources& sources) {
@@ -250,7 +269,7 @@ void NodeProperties::fill(const GraphData& data, int index, const MetricSources&
     QStandardItem* identity = section(info.kind == GraphNodeInfo::Kind::Op ? tr("Node") : info.opType);
     addRow(identity, tr("Name"), info.name);
     if (info.kind != GraphNodeInfo::Kind::Op) {
-        addRow(identity, tr("Type"), describeValue(graph, info.value));
+        addRow(identity, tr("Type"), describeValue(data, info.value));
         histogram_->setData({});
         return;
     }
@@ -267,10 +286,10 @@ void NodeProperties::fill(const GraphData& data, int index, const MetricSources&
     }
     QStandardItem* inputs = section(tr("Inputs"));
     for (const std::string& in : node.inputs)
-        if (!in.empty()) addRow(inputs, QString::fromStdString(in), describeValue(graph, in));
+        if (!in.empty()) addRow(inputs, QString::fromStdString(in), describeValue(data, in));
     QStandardItem* outputs = section(tr("Outputs"));
     for (const std::string& out : node.outputs)
-        if (!out.empty()) addRow(outputs, QString::fromStdString(out), describeValue(graph, out));
+        if (!out.empty()) addRow(outputs, QString::fromStdString(out), describeValue(data, out));
     addWeights(graph, node);
 }
 
@@ -325,10 +344,11 @@ void NodeProperties::showBlock(const GraphData& data, const GraphBlock& block, c
         }
     }
     QStandardItem* inputs = section(tr("Inputs"));
-    for (const QString& value : in) addRow(inputs, value, describeValue(data.graph(), value.toStdString()));
+    for (const QString& value : in) addRow(inputs, value, describeValue(data, value.toStdString()));
     QStandardItem* outputs = section(tr("Outputs"));
-    for (const QString& value : out) addRow(outputs, value, describeValue(data.graph(), value.toStdString()));
+    for (const QString& value : out) addRow(outputs, value, describeValue(data, value.toStdString()));
     tree_->expandAll();
+    fitKeyColumn();
 }
 
 }  // namespace npuwb::ui

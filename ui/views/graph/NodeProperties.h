@@ -52,7 +52,12 @@ public:
     QTreeView* tree() const { return tree_; }
     WeightHistogram* histogram() const { return histogram_; }
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+
 private:
+    void fitKeyColumn();
     void fill(const GraphData& data, int node, const MetricSources& sources);
     QStandardItem* section(const QString& title);
     void addMetrics(const Report& report, const QString& title, const QString& name);

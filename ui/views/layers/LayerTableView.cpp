@@ -7,6 +7,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "core/LayerNameDelegate.h"
 #include "models/LayerFilterProxy.h"
 #include "models/LayerTableModel.h"
 
@@ -31,7 +32,8 @@ LayerTableView::LayerTableView(LayerTableModel* model, QWidget* parent)
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->setAlternatingRowColors(true);
     table_->setWordWrap(false);
-    table_->setTextElideMode(Qt::ElideMiddle);  // "/backbone/…/Conv": both ends tell layers apart
+    table_->setTextElideMode(Qt::ElideMiddle);  // symbolic shapes: both ends tell them apart
+    table_->setItemDelegateForColumn(LayerTableModel::NameColumn, new LayerNameDelegate(table_));
     table_->verticalHeader()->hide();
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     table_->horizontalHeader()->setStretchLastSection(true);

@@ -10,6 +10,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/LayerNameDelegate.h"
 #include "models/LayerFilter.h"
 #include "models/OpTypeColors.h"
 
@@ -18,17 +19,7 @@ namespace npuwb::ui {
 namespace {
 constexpr int kInitialVisibleBars = 25;  // more would squeeze the labels; the rest is a wheel/drag away
 constexpr int kLegendColumns = 8;
-constexpr int kMaxLabelChars = 34;
-
-// Middle elision keeps both the block prefix (/layer2/...) and the op suffix (.../Conv) that tell layers apart.
-QString barLabel(const LayerRow& row) {
-    QString name = QString::fromStdString(row.fullName);
-    if (name.size() > kMaxLabelChars) {
-        const int head = (kMaxLabelChars - 1) / 2;
-        name = name.left(head) + QStringLiteral("…") + name.right(kMaxLabelChars - 1 - head);
-    }
-    return name;
-}
+constexpr int kLabelWidthChars = 34;  // the label column's width, in average characters
 }  // namespace
 
 LayerTimeChart::LayerTimeChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
@@ -136,6 +127,8 @@ void LayerTimeChart::rebuild() {
 
     // One series per op type: the legend then names the colors, and QCustomPlot selects per series.
     std::map<QString, QCPBars*> seriesOfOp;
+    const QFontMetrics labelMetrics(plot_->yAxis->tickLabelFont());
+    const int labelWidth = labelMetrics.averageCharWidth() * kLabelWidthChars;
     double maxTime = 0.0;
     for (size_t rank = 1; rank <= order.size(); ++rank) {
         const LayerRow& row = *layers[order[rank - 1]];
@@ -154,7 +147,7 @@ void LayerTimeChart::rebuild() {
         }
         bars->addData(double(rank), row.timeUs);
         layerOfRank_.push_back(int(row.id));
-        labelOfRank_.push_back(barLabel(row));
+        labelOfRank_.push_back(elideLayerName(QString::fromStdString(row.fullName), labelMetrics, labelWidth));
         barsOfLayer_.insert(int(row.id), bars);
         rankOfLayer_.insert(int(row.id), double(rank));
         maxTime = std::max(maxTime, row.timeUs);

@@ -103,12 +103,13 @@ void MemoryView::showReport() {
     if (report->runtime)
         where += tr(", %1 context(s), batch %2").arg(report->runtime->contexts.size()).arg(report->runtime->batch);
     const QString shapes = inputShapesText(report->model);
-    QString text = tr("<b>%1</b> · %2 of %3 · %4 · weights %5, arena %6 (lower bound %7), I/O %8")
+    QString text = tr("<b>%1</b> · %2 of %3 · %4 · model: weights %5, arena %6 (lower bound %7), I/O %8")
                        .arg(QFileInfo(QString::fromStdString(report->model.path)).fileName().toHtmlEscaped(),
                             QString::fromStdString(report->kind), where.toHtmlEscaped(), shapes.toHtmlEscaped())
                        .arg(formatBytes(report->memory.weightBytes), formatBytes(report->memory.arenaBytes),
                             formatBytes(report->memory.lowerBoundBytes), formatBytes(report->memory.ioBytes));
-    if (report->memory.peakRssBytes > 0) text += tr(", peak RSS %1").arg(formatBytes(report->memory.peakRssBytes));
+    if (report->memory.peakRssBytes > 0)  // the whole process that ran it, the GUI included: not the model's
+        text += tr(" · process peak RSS %1").arg(formatBytes(report->memory.peakRssBytes));
     if (report->memory.tensors.empty())
         text += tr("<br>This report has no tensor lifetimes (a board runtime or an imported log plans its own "
                    "memory).");

@@ -15,6 +15,7 @@
 #include "core/ViewRegistry.h"
 #include "core/Workbench.h"
 #include "jobs/AdviseJob.h"
+#include "models/Format.h"
 #include "models/InputShapes.h"
 #include "models/LayerSelection.h"
 #include "models/SuggestionTreeModel.h"
@@ -55,6 +56,13 @@ SuggestionsView::SuggestionsView(Workbench& workbench, QWidget* parent)
         const int maxWidth = fontMetrics().horizontalAdvance(QLatin1Char('x')) * 70;  // tooltip has the rest
         for (int c : {SuggestionTreeModel::HazardColumn, SuggestionTreeModel::NodesColumn})
             tree_->setColumnWidth(c, std::min(tree_->columnWidth(c), maxWidth));
+    });
+    // A group's sites sit one indentation deeper: their gains must fit too once it is opened.
+    connect(tree_, &QTreeView::expanded, this, [this] {
+        const int before = tree_->columnWidth(SuggestionTreeModel::GainColumn);
+        tree_->resizeColumnToContents(SuggestionTreeModel::GainColumn);
+        tree_->setColumnWidth(SuggestionTreeModel::GainColumn,
+                              std::max(before, tree_->columnWidth(SuggestionTreeModel::GainColumn)));
     });
 
     summary_->setWordWrap(true);
@@ -153,7 +161,16 @@ void SuggestionsView::start() {
     job_->start(advised_, workbench().target(), advisedShapes_);
 }
 
-void SuggestionsView::onFinished(std::shared_ptr<const std::vector<advisor::Finding>> findings) {
+QString SuggestionsView::allPassesText(const advisor::PassesGain& all) {
+    // The gains of single findings overlap: only applying them together says what they give together.
+    if (all.passes.empty()) return {};
+    if (!all.error.empty()) return tr(" · applying every fixing pass failed on a copy");
+    return tr(" · applying all %n fixing pass(es): %1 → %2", nullptr, int(all.passes.size()))
+        .arg(formatMicros(all.beforeUs), formatMicros(all.afterUs));
+}
+
+void SuggestionsView::onFinished(std::shared_ptr<const std::vector<advisor::Finding>> findings,
+                                 const advisor::PassesGain& allPasses) {
     if (advised_ != workbench().currentModel()) {  // the model changed (undo, redo) while it ran: advise on that one
         if (workbench().hasOnnxModel()) start();
         return;
@@ -169,7 +186,8 @@ void SuggestionsView::onFinished(std::shared_ptr<const std::vector<advisor::Find
                                .arg(target.chip, target.dtype)
                                .arg(target.cores)
                                .arg(fixable) +  // after setFindings: the groups are the model's
-                      (advisedShapes_.empty() ? QString() : QStringLiteral(" · ") + inputShapesText(advisedShapes_)));
+                      (advisedShapes_.empty() ? QString() : QStringLiteral(" · ") + inputShapesText(advisedShapes_)) +
+                      allPassesText(allPasses));
     workbench().setStatus(tr("%1 finding(s)").arg(findings->size()));
     workbench().hideProgress();
     emit adviceShown(findings);

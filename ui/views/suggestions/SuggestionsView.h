@@ -74,7 +74,9 @@ signals:
 
 private:
     void start();
-    void onFinished(std::shared_ptr<const std::vector<advisor::Finding>> findings);
+    void onFinished(std::shared_ptr<const std::vector<advisor::Finding>> findings,
+                    const advisor::PassesGain& allPasses);
+    static QString allPassesText(const advisor::PassesGain& all);
     void onModelChanged();
     void onCurrentRowChanged();
     void updateActions();

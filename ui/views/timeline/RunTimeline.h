@@ -9,6 +9,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <optional>
 
@@ -20,6 +22,8 @@ struct RunTimeline {
     Trace trace;
     QString title;  // what the lanes are and where the times come from
     std::map<std::string, QColor> colours;  // kernel bars: their layer's op type colour (models/OpTypeColors)
+    /// What the colours mean: every op type with a bar, with its colour and bar count (empty: bars are not layers).
+    std::vector<std::pair<QString, QColor>> legend;
 };
 
 class LayerFilter;

@@ -19,6 +19,7 @@
 #include <exception>
 #include <optional>
 
+#include "core/LayerNameDelegate.h"
 #include "core/OnnxOnlyAction.h"
 #include "core/ViewRegistry.h"
 #include "core/Workbench.h"
@@ -27,6 +28,7 @@
 #include "models/InputShapes.h"
 #include "models/LayerFilter.h"
 #include "models/LayerSelection.h"
+#include "models/OpTypeColors.h"
 #include "models/PartitionTableModel.h"
 #include "npuwb/DeviceProfile.h"
 #include "views/timeline/GanttChart.h"
@@ -121,7 +123,7 @@ TimelineView::TimelineView(Workbench& workbench, QWidget* parent)
       cancelAction_(new QAction(tr("Cancel Partition"), this)),
       saveAction_(new QAction(tr("Save &Partition Report…"), this)), device_(new QComboBox(this)),
       schedule_(new QComboBox(this)), frames_(new QSpinBox(this)), shown_(new QComboBox(this)),
-      summary_(new QLabel(this)), chart_(new GanttChart(this)), model_(new PartitionTableModel(this)),
+      summary_(new QLabel(this)), legend_(new QLabel(this)), chart_(new GanttChart(this)), model_(new PartitionTableModel(this)),
       proxy_(new QSortFilterProxyModel(this)), table_(new QTableView(this)), hover_(new QLabel(this)) {
     device_->setObjectName(QStringLiteral("timelineDevice"));
     for (const std::string& name : availableDeviceProfiles()) device_->addItem(QString::fromStdString(name));
@@ -145,6 +147,10 @@ TimelineView::TimelineView(Workbench& workbench, QWidget* parent)
     for (QComboBox* box : {device_, schedule_}) box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     summary_->setTextFormat(Qt::RichText);
     summary_->setWordWrap(true);
+    legend_->setObjectName(QStringLiteral("timelineLegend"));
+    legend_->setTextFormat(Qt::RichText);
+    legend_->setWordWrap(true);  // wraps between entries, never drops one
+    legend_->hide();
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     hover_->setObjectName(QStringLiteral("timelineHover"));
     hover_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -188,6 +194,7 @@ TimelineView::TimelineView(Workbench& workbench, QWidget* parent)
     // The reason gets the room; a long node name shows in full in its tooltip and when widened.
     table_->horizontalHeader()->setSectionResizeMode(PartitionTableModel::NodeColumn, QHeaderView::Interactive);
     table_->setColumnWidth(PartitionTableModel::NodeColumn, 240);
+    table_->setItemDelegateForColumn(PartitionTableModel::NodeColumn, new LayerNameDelegate(table_));
     connect(table_, &QTableView::clicked, this, [this](const QModelIndex& index) {
         const int row = proxy_->mapToSource(index).row();
         if (row >= 0) emit nodesClicked({model_->index(row, PartitionTableModel::NodeColumn).data().toString()});
@@ -215,6 +222,7 @@ TimelineView::TimelineView(Workbench& workbench, QWidget* parent)
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(controls);
     layout->addWidget(summary_);
+    layout->addWidget(legend_);
     layout->addWidget(splitter, 1);
     layout->addWidget(hover_);
 
@@ -405,8 +413,12 @@ void TimelineView::showSchedule() {
                                    : runTimeline_->colours);
         table_->hide();  // the placement table is the partition's
         hover_->setText(tr("Hover a bar for its times; click a layer's bar to select it everywhere."));
+        const QString legend = colourLegendHtml(runTimeline_->legend);
+        legend_->setText(legend.isEmpty() ? QString() : tr("<b>Op type</b>:") + legend);
+        legend_->setVisible(!legend.isEmpty());
         return;
     }
+    legend_->hide();
     table_->show();
     if (!report_) return;
     const std::string name = shown_->currentText().toStdString();

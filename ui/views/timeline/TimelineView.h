@@ -56,6 +56,7 @@ public:
     QTableView* table() const { return table_; }
     QLabel* summaryLabel() const { return summary_; }
     QLabel* hoverLabel() const { return hover_; }
+    QLabel* legendLabel() const { return legend_; }
     const Report* report() const { return report_.get(); }
 
 public slots:
@@ -92,6 +93,7 @@ private:
     QSpinBox* frames_;
     QComboBox* shown_;
     QLabel* summary_;
+    QLabel* legend_;  // the last run's op type colours
     GanttChart* chart_;
     PartitionTableModel* model_;
     QSortFilterProxyModel* proxy_;
