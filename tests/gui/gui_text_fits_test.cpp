@@ -3,10 +3,12 @@
 // text (or wraps it into its height), every visible table header section holds its title, every chart's axis label
 // fits along its axis and its legend lists every named series inside the plot, the property trees' keys are whole,
 // and the Model panel keeps its width from tab to tab; the graph's legend names every op type, no two in colours a
-// reader could confuse. A failure names the view, the widget and the text that was cut. Runs offscreen.
+// reader could confuse. A failure names the view, the widget and the text that was cut. Runs offscreen; with
+// NPUWB_SCREENSHOT_DIR set it saves every view there.
 #include <QAbstractItemView>
 #include <QApplication>
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
 #include <QSignalSpy>
@@ -244,6 +246,12 @@ void TextFitsTest::everyViewFits() {
         window_->setCurrentView(view->objectName());
         QTest::qWait(50);  // layouts settle and charts replot
         QCoreApplication::processEvents();
+        if (const QByteArray dir = qgetenv("NPUWB_SCREENSHOT_DIR"); !dir.isEmpty())  // to look at, view by view
+            QVERIFY(window_->grab().save(QStringLiteral("%1/fits-%2-%3x%4-%5.png")
+                                             .arg(QString::fromLocal8Bit(dir), QFileInfo(model).baseName())
+                                             .arg(size.width())
+                                             .arg(size.height())
+                                             .arg(view->objectName())));
         int checked = 0;
         for (const QString& text : cutTexts(window_.get(), &checked))
             cut << view->objectName() + QStringLiteral(": ") + text;

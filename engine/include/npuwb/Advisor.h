@@ -39,8 +39,8 @@ struct AdviseOptions {
     std::string dtype = "int8";  // "int8" | "fp16": the precision the model will run at on the NPU
     int cores = 1;
     int64_t symbolicDimValue = 1;
-    /// Apply each fixing pass to a copy and estimate again, so a finding's gain is what Apply changes (a pass and
-    /// its proof per finding kind, then all of them together; off: the cost model's per-site figures only).
+    /// Apply each fixing pass to a copy and estimate again, so a finding's gain is what Apply changes (a rewrite and
+    /// an estimate per fixing pass, then all of them together; off: the cost model's per-site figures only).
     bool measurePassGains = true;
     /// Sizes for symbolic input dims. The rules and estimates see the model at these; fixing passes are applied
     /// to the model as given (as the GUI's Apply does, on the model as opened) and the result estimated at them.

@@ -102,7 +102,7 @@ GraphView::GraphView(Workbench& workbench, QWidget* parent)
     splitter_->addWidget(side);
     splitter_->setStretchFactor(0, 3);
     splitter_->setStretchFactor(1, 1);
-    splitter_->setSizes({1000, 380});
+    splitter_->setSizes({900, 480});  // the properties' keys whole and most values beside them at 1400x900
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(header);

@@ -124,7 +124,7 @@ NodeProperties::NodeProperties(QWidget* parent)
     tree_->header()->setSectionResizeMode(0, QHeaderView::Interactive);
     tree_->header()->setStretchLastSection(true);
     tree_->header()->resizeSection(0, 150);
-    tree_->setTextElideMode(Qt::ElideMiddle);
+    tree_->setTextElideMode(Qt::ElideMiddle);  // a value too long keeps both ends; the tooltip has it all
     tree_->setWordWrap(false);
     tree_->setUniformRowHeights(true);
     histogram_->setObjectName(QStringLiteral("weightHistogram"));
