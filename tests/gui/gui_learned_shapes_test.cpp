@@ -5,6 +5,7 @@
 #include <QAbstractItemModelTester>
 #include <QCoreApplication>
 #include <QSettings>
+#include <QStandardItemModel>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QtTest>
@@ -12,6 +13,10 @@
 #include <memory>
 
 #include "core/Workbench.h"
+#include "models/Format.h"
+#include "models/ModelInfoModel.h"
+#include "run/RunController.h"
+#include "shell/ModelInfoPanel.h"
 #include "shell/MainWindow.h"
 #include "views/estimate/EstimateView.h"
 #include "views/suggestions/SuggestionsView.h"
@@ -34,6 +39,7 @@ private slots:
     void estimateSizesTheLayersAfterTheComputedResize();
     void suggestionsFinish();
     void partitionFinishes();
+    void aRunCountsWhatTheModelPanelCouldNot();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -58,6 +64,28 @@ void LearnedShapesGuiTest::modelPanelNamesWhatItCannotCountYet() {
     QCOMPARE(loaded->summary.macs, kConv1Macs);
     QCOMPARE(loaded->summary.uncountedNodes.size(), size_t(1));
     QCOMPARE(QString::fromStdString(loaded->summary.uncountedNodes.front()), QStringLiteral("conv2"));
+}
+
+void LearnedShapesGuiTest::aRunCountsWhatTheModelPanelCouldNot() {
+    // After a run the sizes are known: the Model panel counts conv2 and shows the output's concrete shape.
+    QVERIFY(!window_->workbench()->shapedModel());
+    QSignalSpy resolved(window_->workbench(), &Workbench::shapesResolved);
+    QSignalSpy finished(window_->runner(), &RunController::runFinished);
+    window_->runner()->startRun();
+    QVERIFY(finished.wait(kTimeoutMs));
+    QVERIFY(resolved.count() > 0 || resolved.wait(kTimeoutMs));
+    const auto shaped = window_->workbench()->shapedModel();
+    QVERIFY(shaped && shaped->ran);
+    QCOMPARE(shaped->summary.macs, kConv1Macs + kConv2Macs);
+    QVERIFY(shaped->summary.uncountedNodes.empty());
+    QCOMPARE(shaped->summary.outputs.at(0).shape, (std::vector<std::string>{"1", "8", "64", "64"}));
+    const QStandardItemModel* panel = window_->modelInfo()->infoModel();
+    QStringList rows;
+    for (int r = 0; r < panel->rowCount(); ++r)
+        for (int c = 0; c < panel->item(r, 0)->rowCount(); ++c)
+            rows << panel->item(r, 0)->child(c, 0)->text() + u'=' + panel->item(r, 0)->child(c, 1)->text();
+    QVERIFY2(rows.contains(QStringLiteral("MACs=") + formatCount(kConv1Macs + kConv2Macs)), qPrintable(rows.join(u'|')));
+    QVERIFY2(rows.contains(QStringLiteral("y=float32 [1,8,64,64]")), qPrintable(rows.join(u'|')));
 }
 
 void LearnedShapesGuiTest::estimateSizesTheLayersAfterTheComputedResize() {

@@ -33,7 +33,9 @@ Workbench::Workbench(QWidget* window)
         if (!loaded_ || shaped->model != loaded_->model || shaped->inputShapes != inputShapes_) return;  // stale
         shaped_ = std::move(shaped);
         if (!macsUnknown(shaped_->summary))
-            showMessage(tr("At %1: %2 MACs").arg(inputShapesText(inputShapes_), formatCount(shaped_->summary.macs)));
+            showMessage(inputShapes_.empty()
+                            ? tr("Shapes known after the run: %1 MACs").arg(formatCount(shaped_->summary.macs))
+                            : tr("At %1: %2 MACs").arg(inputShapesText(inputShapes_), formatCount(shaped_->summary.macs)));
         emit shapesResolved();
     });
     // A run of the same shapes reports the same error with its context; here a word is enough.
@@ -162,6 +164,13 @@ void Workbench::onModelReplaced(std::shared_ptr<const LoadedModel> model, const 
     emit stateChanged();
 }
 
+void Workbench::resolveShapesAfterRun() {
+    // A model whose shapes need a run (a Resize sized by a Shape chain) counts its MACs only now: the user ran it.
+    if (!hasOnnxModel() || loaded_->summary.uncountedNodes.empty() || needsInputShapes()) return;
+    if (const auto shaped = shapedModel(); shaped && shaped->ran) return;
+    shapesJob_->start(loaded_->model, inputShapes_, true);
+}
+
 void Workbench::showReport(std::shared_ptr<const Report> report) {
     const int keep = selection_->selectedLayer();
     auto numbered = std::make_shared<Report>(*report);  // the layers' IDs from the model as opened
@@ -169,6 +178,7 @@ void Workbench::showReport(std::shared_ptr<const Report> report) {
     for (RemovedLayer& removed : numbered->removedLayers)
         if (const int id = selection_->numberLayer(QString::fromStdString(removed.fullName)); id >= 0) removed.id = id;
     report_ = std::move(numbered);
+    if (report_->kind == "profile") resolveShapesAfterRun();
     emit reportChanged();
     // The views were reset: re-apply the selection so they agree again.
     selection_->clear();

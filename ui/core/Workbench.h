@@ -72,7 +72,7 @@ public:
     using InputShapesAsker = std::function<void(std::function<void()> proceed)>;
     void setInputShapesAsker(InputShapesAsker asker) { askShapes_ = std::move(asker); }
     /// The open model at inputShapes() (concrete value shapes, MACs, inputs), nullptr until shapesResolved
-    /// follows setInputShapes or an edit; nullptr too when no shapes were given.
+    /// follows setInputShapes, an edit, or a run of a model whose shapes need one; else nullptr.
     std::shared_ptr<const ShapedModel> shapedModel() const;
 
     // The last run (local, on a board, or an imported vendor log)
@@ -153,6 +153,7 @@ private:
     void onModelReplaced(std::shared_ptr<const LoadedModel> model, const QString& statusText);
     void setModel(std::shared_ptr<const LoadedModel> model);
     void resolveShapes();
+    void resolveShapesAfterRun();
 
     QPointer<QWidget> window_;
     ModelLoadJob* loadJob_;

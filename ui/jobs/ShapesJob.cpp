@@ -25,8 +25,8 @@ ShapesJob::~ShapesJob() {
     watcher_.waitForFinished();
 }
 
-void ShapesJob::start(std::shared_ptr<const Model> model, const InputShapeMap& inputShapes) {
-    Request request{std::move(model), inputShapes};
+void ShapesJob::start(std::shared_ptr<const Model> model, const InputShapeMap& inputShapes, bool allowRun) {
+    Request request{std::move(model), inputShapes, allowRun};
     if (isRunning()) {
         waiting_ = std::move(request);
         return;
@@ -41,9 +41,13 @@ ShapesJob::Outcome ShapesJob::resolve(const Request& request) {
         auto shaped = std::make_shared<ShapedModel>();
         shaped->model = request.model;
         shaped->inputShapes = request.inputShapes;
-        // Inference only: a reference run of a big model could take seconds, and a run measures the rest anyway.
+        // Inference first: a reference run of a big model takes seconds, worth it only after the user ran it.
         shaped->shapes = learnShapes(
             *request.model, ShapeLearningOptions{.inputShapes = request.inputShapes, .allowReferenceRun = false});
+        if (request.allowRun && !shaped->shapes.unresolved.empty()) {
+            shaped->shapes = learnShapes(*request.model, ShapeLearningOptions{.inputShapes = request.inputShapes});
+            shaped->ran = true;
+        }
         shaped->summary = summaryAtShapes(*request.model, shaped->shapes);
         outcome.shaped = std::move(shaped);
     });
@@ -57,7 +61,7 @@ void ShapesJob::onFinished() {
     if (waiting_) {  // the shapes changed meanwhile: this result is already stale
         Request next = std::move(*waiting_);
         waiting_.reset();
-        start(std::move(next.model), next.inputShapes);
+        start(std::move(next.model), next.inputShapes, next.allowRun);
         return;
     }
     if (outcome.shaped)

@@ -1,6 +1,7 @@
 #pragma once
 // Resolves a model's symbolic dims for the input shapes the user chose, on a worker: ONNX shape inference for the
-// concrete sizes (milliseconds, never a run). The model panel's MACs and inputs, and the Graph view's value shapes,
+// concrete sizes (milliseconds); after a run, for shapes only a run finds (a Resize whose sizes the graph computes),
+// one run of the reference kernels. The model panel's MACs and inputs, and the Graph view's value shapes,
 // then show "[1,3,480,480]" instead of "[?,3,?,?]". A request made while one is in flight replaces the queued one.
 #include <QFutureWatcher>
 
@@ -19,6 +20,7 @@ namespace npuwb::ui {
 struct ShapedModel {
     std::shared_ptr<const Model> model;  // the version these shapes are of
     InputShapeMap inputShapes;
+    bool ran = false;  // a reference run found the shapes inference could not
     LearnedShapes shapes;
     /// The summary at these shapes: MACs counted, inputs and outputs with their concrete dims.
     ModelSummary summary;
@@ -34,8 +36,9 @@ public:
     explicit ShapesJob(QObject* parent = nullptr);
     /// Waits for the worker: it must not outlive the object it reports to.
     ~ShapesJob() override;
-    /// Starts now, or after the request in flight (replacing any request still waiting).
-    void start(std::shared_ptr<const Model> model, const InputShapeMap& inputShapes);
+    /// Starts now, or after the request in flight (replacing any request still waiting). `allowRun`: where inference
+    /// stops, run the model once on the reference kernels (the user just ran it: work was expected).
+    void start(std::shared_ptr<const Model> model, const InputShapeMap& inputShapes, bool allowRun = false);
 
 signals:
     void resolved(std::shared_ptr<const ShapedModel> shaped);
@@ -46,6 +49,7 @@ private:
     struct Request {
         std::shared_ptr<const Model> model;
         InputShapeMap inputShapes;
+        bool allowRun = false;
     };
     struct Outcome {
         std::shared_ptr<const ShapedModel> shaped;

@@ -76,7 +76,7 @@ void ModelInfoModel::setSummary(const ModelSummary& s, const QString& atShapes) 
                tr("MACs depend on the input shape: run the model and read them per layer in the Layers table"));
     else if (!s.uncountedNodes.empty())
         addRow(model, tr("MACs"),
-               tr("%1 + %2 node(s) not counted").arg(formatCount(s.macs)).arg(s.uncountedNodes.size()),
+               tr("%1 + %2 uncounted").arg(formatCount(s.macs)).arg(s.uncountedNodes.size()),
                tr("Shapes of these nodes are known only after a run: %1")
                    .arg(QString::fromStdString(s.uncountedNodes.front()) +
                         (s.uncountedNodes.size() > 1 ? QStringLiteral(", ...") : QString())));
